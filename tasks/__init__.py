@@ -1,0 +1,1 @@
+"""lm-eval task folders; pass this directory to `--include_path`."""
