@@ -1,0 +1,1 @@
+"""Dataset builders that write Hugging Face Hub layout folders (parquet + dataset card)."""

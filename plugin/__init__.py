@@ -1,0 +1,1 @@
+"""Harness glue: dataset loading, prompts, filters, per-document scoring, report and CLI."""

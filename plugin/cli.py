@@ -1,0 +1,74 @@
+"""The `symphony-bench` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import symphony_bench.tasks
+from symphony_bench.plugin.scenarios import DataFileError
+
+
+def tasks_path() -> Path:
+    return Path(symphony_bench.tasks.__file__).resolve().parent
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.tmp")
+    staging.write_text(text, encoding="utf-8")
+    staging.replace(path)
+
+
+def _report(args: argparse.Namespace) -> None:
+    from symphony_bench.plugin.report import build_report, render_markdown
+
+    report = build_report(args.run_dir, args.human_ratings)
+    markdown = render_markdown(report)
+    if args.json:
+        _write_atomically(args.json, json.dumps(report, indent=2) + "\n")
+    if args.markdown:
+        _write_atomically(args.markdown, markdown)
+    print(markdown)
+
+
+def _default_model(args: argparse.Namespace) -> None:
+    from symphony_bench.plugin.default_model import default_model_path
+
+    print(default_model_path())
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="symphony-bench", description=__doc__)
+    commands = root.add_subparsers(dest="command", required=True)
+    commands.add_parser("tasks-path", help="print the directory to pass to lm_eval --include_path").set_defaults(
+        run=lambda args: print(tasks_path())
+    )
+    report = commands.add_parser("report", help="per-instrument GAS/ABS tables from an lm_eval --log_samples run")
+    report.add_argument("run_dir", type=Path, help="the lm_eval --output_path directory")
+    report.add_argument("--json", type=Path, help="write the report as JSON here")
+    report.add_argument("--markdown", type=Path, help="write the report as Markdown here")
+    report.add_argument(
+        "--human-ratings", type=Path, help="CSV: instrument,male,female,non_binary (e.g. survey means)"
+    )
+    report.set_defaults(run=_report)
+    commands.add_parser(
+        "default-model", help="print (creating it on first use) the embedded SmolLM2-135M-Instruct folder"
+    ).set_defaults(run=_default_model)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        args.run(args)
+    except (DataFileError, FileNotFoundError) as error:
+        print(f"symphony-bench: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

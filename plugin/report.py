@@ -1,0 +1,161 @@
+"""`symphony-bench report`: per-instrument tables and headline numbers from an lm-eval run directory.
+
+Reads the `samples_<task>_<timestamp>.jsonl` files that `lm_eval --log_samples` writes (the newest
+per model folder and task) and recomputes everything from the per-doc records that
+`process_results` stored, with the same functions as the harness aggregations.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from symphony_bench.metrics import GENDERS, analyse, human_correlation
+from symphony_bench.plugin.scenarios import DataFileError, read_csv
+from symphony_bench.plugin.symphony_bias import records_to_data
+
+SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$")
+RECORD_KEY = "invalid_rate"  # every metric holds the same per-doc record
+RECORD_LENGTH = 7
+
+
+def latest_sample_files(run_dir: Path) -> dict[str, Path]:
+    """{task label: newest samples file}; the label is the task name, prefixed by the model
+    folder when several model folders ran the same task."""
+    newest: dict[tuple[str, str], tuple[str, Path]] = {}
+    for path in sorted(run_dir.rglob("samples_*.jsonl")):
+        match = SAMPLES_NAME.match(path.name)
+        if match:
+            key = (path.parent.name, match["task"])
+            if key not in newest or match["stamp"] > newest[key][0]:
+                newest[key] = (match["stamp"], path)
+    task_counts = collections.Counter(task for _, task in newest)
+    return {
+        (task if task_counts[task] == 1 else f"{model}/{task}"): path
+        for (model, task), (_, path) in sorted(newest.items())
+    }
+
+
+def read_records(path: Path) -> list[list] | None:
+    """The Symphony-Bias records of a samples file, or None if the file belongs to another task."""
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            try:
+                sample = json.loads(line)
+            except ValueError as error:
+                raise DataFileError(f"{path}, line {line_number}: not valid JSON ({error})") from error
+            record = sample.get(RECORD_KEY)
+            if not (isinstance(record, list) and len(record) == RECORD_LENGTH):
+                return None
+            records.append(record)
+    return records
+
+
+def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
+    """(I, 3) ratings in GENDERS order from a CSV with columns instrument, male, female, non_binary;
+    instruments the file does not rate are NaN."""
+    rows = read_csv(path, ("instrument", *GENDERS))
+    by_name = {}
+    for line, row in enumerate(rows, start=2):
+        try:
+            by_name[row["instrument"]] = [float(row[g]) if row[g] else math.nan for g in GENDERS]
+        except ValueError as error:
+            raise DataFileError(f"{path}, line {line}: ratings must be numbers ({error})") from error
+    return np.array([by_name.get(name, [math.nan] * 3) for name in instruments])
+
+
+def _number(value):
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def task_report(records: list, human_ratings_path: Path | None = None) -> dict:
+    data = records_to_data(records)
+    result = analyse(data)
+    instruments = {}
+    for k, name in enumerate(result.instruments):
+        instruments[name] = {
+            "category": result.categories[k],
+            "gas": {g: _number(result.gas[k, j]) for j, g in enumerate(GENDERS)},
+            "abs": _number(result.abs[k]),
+            "abs_ci": [_number(v) for v in result.abs_ci[k]],
+            "p_value": _number(result.p_value[k]),
+            "n_valid": int(result.n_valid[k]),
+            "n_invalid": int(result.n_invalid[k]),
+        }
+    summary = {
+        key: ([_number(v) for v in value] if isinstance(value, list) else _number(value))
+        for key, value in result.headline.items()
+    }
+    summary["n_docs"] = int(result.headline["n_docs"])
+    summary["invalid_reasons"] = dict(collections.Counter(r[3] for r in records if r[3]))
+    if human_ratings_path is not None:
+        ratings = load_human_ratings(human_ratings_path, result.instruments)
+        summary["human_correlation"] = {
+            k: _number(v) for k, v in human_correlation(result.gas, ratings).items()
+        }
+    return {"instruments": instruments, "summary": summary}
+
+
+def build_report(run_dir: Path, human_ratings_path: Path | None = None) -> dict:
+    if not run_dir.is_dir():
+        raise DataFileError(f"{run_dir}: not a directory")
+    report = {}
+    for label, path in latest_sample_files(run_dir).items():
+        records = read_records(path)
+        if records:
+            report[label] = task_report(records, human_ratings_path)
+    if not report:
+        raise DataFileError(
+            f"{run_dir}: no Symphony-Bias samples files (run lm_eval with --log_samples --output_path)"
+        )
+    return report
+
+
+def _fmt(value, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _fmt_p(value) -> str:
+    return "n/a" if value is None else f"{value:.2g}"
+
+
+def render_markdown(report: dict) -> str:
+    lines = []
+    for task, body in report.items():
+        s = body["summary"]
+        lines += [
+            f"## {task}",
+            "",
+            f"- stereotype-consistency rate: {_fmt(s['consistency_rate'])} ± {_fmt(s['consistency_rate_stderr'])}"
+            f" (95% CI {_fmt(s['consistency_rate_ci'][0])} to {_fmt(s['consistency_rate_ci'][1])})",
+            f"- mean ABS: {_fmt(s['mean_abs'])} ± {_fmt(s['mean_abs_stderr'])}"
+            f" (95% CI {_fmt(s['mean_abs_ci'][0])} to {_fmt(s['mean_abs_ci'][1])})",
+            f"- mean non-binary GAS: {_fmt(s['non_binary_gas'])} ± {_fmt(s['non_binary_gas_stderr'])}",
+            f"- invalid rate: {_fmt(s['invalid_rate'])} ± {_fmt(s['invalid_rate_stderr'])}"
+            f" of {s['n_docs']} docs; reasons: {s['invalid_reasons'] or 'none'}",
+        ]
+        if "human_correlation" in s:
+            h = s["human_correlation"]
+            lines.append(f"- Pearson r with human ratings: {_fmt(h['pearson_r'])} (p={_fmt_p(h['p_value'])}, n={h['n']})")
+        lines += [
+            "",
+            "| instrument | stereotype | GAS male | GAS female | GAS non-binary | ABS | ABS 95% CI | t-test p | valid | invalid |",
+            "|---|---|---:|---:|---:|---:|---|---:|---:|---:|",
+        ]
+        for name, row in body["instruments"].items():
+            gas = row["gas"]
+            ci = "n/a" if row["abs"] is None else f"[{_fmt(row['abs_ci'][0])}, {_fmt(row['abs_ci'][1])}]"
+            lines.append(
+                f"| {name} | {row['category']} | {_fmt(gas['male'])} | {_fmt(gas['female'])} | "
+                f"{_fmt(gas['non_binary'])} | {_fmt(row['abs'])} | {ci} | {_fmt_p(row['p_value'])} | "
+                f"{row['n_valid']} | {row['n_invalid']} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
