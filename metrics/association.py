@@ -14,6 +14,7 @@ resampled statistic into one matrix product.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -200,7 +201,8 @@ def _percentile_ci(replicates: np.ndarray, confidence: float) -> np.ndarray:
     finite = np.isfinite(replicates)
     if not finite.any():
         return np.full((*replicates.shape[1:], 2), np.nan)
-    with np.errstate(invalid="ignore"):
+    with warnings.catch_warnings():  # instruments with no valid doc give an all-NaN column
+        warnings.simplefilter("ignore", RuntimeWarning)
         lo, hi = np.nanpercentile(np.where(finite, replicates, np.nan), [tail, 100.0 - tail], axis=0)
     return np.stack([lo, hi], axis=-1)
 
