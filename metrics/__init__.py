@@ -12,6 +12,7 @@ from .association import (
     human_correlation,
     normalise_scores,
     paired_ttest,
+    point_estimates,
 )
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "human_correlation",
     "normalise_scores",
     "paired_ttest",
+    "point_estimates",
 ]

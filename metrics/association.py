@@ -132,6 +132,13 @@ def alignment_bias(gas: np.ndarray, signs: np.ndarray) -> np.ndarray:
     return signs * (gas[..., _MALE] - gas[..., _FEMALE])
 
 
+def point_estimates(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
+    """GAS (I, 3) and ABS (I,) without any resampling."""
+    share_sums, counts = _cell_sums(data)
+    gas = _gas(share_sums.sum(axis=0), counts.sum(axis=0))
+    return gas, alignment_bias(gas, data.signs)
+
+
 def paired_ttest(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
     """Per instrument, paired t-test of p(., i, male) vs p(., i, female) over valid documents.
 

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main job on the embedded defaults: Symphony-Bias (mini Likert group) on SmolLM2-135M-Instruct,
+# then the per-instrument report. Writes runs/main/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. .venv/bin/activate
+export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+model="$(symphony-bench default-model)"
+rm -rf runs/main
+lm_eval --model hf --model_args "pretrained=${model},dtype=float32" --device cpu \
+  --tasks symphony_bias_mini --include_path "$(symphony-bench tasks-path)" \
+  --apply_chat_template --batch_size 16 --log_samples --output_path runs/main
+symphony-bench report runs/main --json runs/main/report.json --markdown runs/main/report.md

