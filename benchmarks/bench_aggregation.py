@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from symphony_bench.metrics import analyse, point_estimates
-from symphony_bench.plugin import symphony_bias
+from symphony_bench.plugin import symphony_bias, symphony_bias_common
 from symphony_bench.plugin.scenarios import load_instruments, load_stereotypes
 
 
@@ -36,7 +36,7 @@ def synthetic_records(n_docs: int, seed: int = 0) -> list[tuple]:
 
 def mean_abs_point(records) -> float:
     """The point statistic alone, as lm-eval's bootstrap would re-run it per resample."""
-    _, abs_scores = point_estimates(symphony_bias.records_to_data(records))
+    _, abs_scores = point_estimates(symphony_bias_common.records_to_data(records))
     return float(np.nanmean(abs_scores))
 
 
@@ -49,11 +49,12 @@ def main() -> None:
 
     start = time.perf_counter()
     for metric in symphony_bias.METRICS:
-        getattr(symphony_bias, metric)(records)
+        module = symphony_bias_common if metric.startswith("invalid_rate") else symphony_bias
+        getattr(module, metric)(records)
     harness_aggregations = time.perf_counter() - start
 
     start = time.perf_counter()
-    analyse(symphony_bias.records_to_data(records), n_boot=1000)
+    analyse(symphony_bias_common.records_to_data(records), n_boot=1000)
     ours = time.perf_counter() - start
 
     from lm_eval.api.metrics import bootstrap_stderr

@@ -17,7 +17,7 @@ import numpy as np
 
 from symphony_bench.metrics import GENDERS, analyse, human_correlation
 from symphony_bench.plugin.scenarios import DataFileError, read_csv
-from symphony_bench.plugin.symphony_bias import records_to_data
+from symphony_bench.plugin.symphony_bias_common import ERROR_FIELD, records_to_data
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$")
 RECORD_KEY = "invalid_rate"  # every metric holds the same per-doc record
@@ -94,7 +94,7 @@ def task_report(records: list, human_ratings_path: Path | None = None) -> dict:
         for key, value in result.headline.items()
     }
     summary["n_docs"] = int(result.headline["n_docs"])
-    summary["invalid_reasons"] = dict(collections.Counter(r[3] for r in records if r[3]))
+    summary["invalid_reasons"] = dict(collections.Counter(r[ERROR_FIELD] for r in records if r[ERROR_FIELD]))
     if human_ratings_path is not None:
         ratings = load_human_ratings(human_ratings_path, result.instruments)
         summary["human_correlation"] = {

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from symphony_bench.plugin import symphony_bias
+from symphony_bench.plugin.symphony_bias_common import DEFAULT_SEED, MINI_SCENARIOS
 from symphony_bench.plugin.scenarios import (
     DATA_DIR,
     DataFileError,
@@ -33,7 +34,7 @@ def words(text):
 
 @pytest.fixture(scope="module")
 def scenarios():
-    return expand_templates(seed=symphony_bias.DEFAULT_SEED)
+    return expand_templates(seed=DEFAULT_SEED)
 
 
 def test_at_least_80_templates_and_221_distinct_scenarios(scenarios):
@@ -180,5 +181,5 @@ def test_prompt_variants_share_order_but_differ_in_wording():
 
 def test_mini_subset_spans_distinct_templates():
     docs = symphony_bias.build_docs(subset="mini")
-    assert len(docs) == symphony_bias.MINI_SCENARIOS * 22
-    assert len({d["template_id"] for d in docs}) == symphony_bias.MINI_SCENARIOS
+    assert len(docs) == MINI_SCENARIOS * 22
+    assert len({d["template_id"] for d in docs}) == MINI_SCENARIOS

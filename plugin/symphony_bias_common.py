@@ -1,0 +1,96 @@
+"""What the Symphony-Bias tasks share: scenario selection, per-doc fields, per-doc records and the
+aggregations built on them (harness-independent apart from the record layout)."""
+
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+import numpy as np
+
+from symphony_bench.metrics import GENDERS, AssociationData, analyse, binomial_rate, build_association_data
+from symphony_bench.plugin.scenarios import (
+    Instrument,
+    Scenario,
+    Stereotype,
+    expand_templates,
+    load_upstream_scenarios,
+    mini_subset,
+)
+
+DEFAULT_SEED = 1234
+MINI_SCENARIOS = 5
+SUBSETS = ("full", "mini")
+# Keys a user may pass with --metadata (the task YAMLs set the rest through dataset_kwargs).
+USER_OPTIONS = ("scenarios", "stereotypes", "seed")
+
+
+def dataset_options(kwargs: dict, task_options: tuple[str, ...]) -> dict:
+    """The options a `custom_dataset` function uses, from lm-eval's metadata + dataset_kwargs
+    (which also carry model arguments and the task version: those are ignored)."""
+    return {key: kwargs[key] for key in (*task_options, *USER_OPTIONS) if key in kwargs}
+
+
+def select_scenarios(subset: str, scenarios: str | None, seed: int) -> list[Scenario]:
+    if subset not in SUBSETS:
+        raise ValueError(f"subset must be one of {SUBSETS}, got {subset!r}")
+    selected = load_upstream_scenarios(scenarios) if scenarios else expand_templates(seed)
+    return mini_subset(selected, MINI_SCENARIOS, seed) if subset == "mini" else selected
+
+
+def gender_order(seed: int, scenario_id: str, instrument: str) -> list[str]:
+    order = list(GENDERS)
+    random.Random(f"{seed}:{scenario_id}:{instrument}").shuffle(order)
+    return order
+
+
+def scenario_doc(scenario: Scenario, instrument: Instrument, stereotype: Stereotype, seed: int) -> dict:
+    """The fields every Symphony-Bias doc records about what the model was shown."""
+    return {
+        "scenario_id": scenario.scenario_id,
+        "template_id": scenario.template_id,
+        "scenario": scenario.render(instrument.indefinite),
+        "instrument": instrument.name,
+        "stereotype": stereotype.category,
+        "stereotype_source": stereotype.source,
+        "gender_order": gender_order(seed, scenario.scenario_id, instrument.name),
+        "seed": seed,
+    }
+
+
+# ---- per-doc records --------------------------------------------------------------------------
+# (scenario_id, instrument, stereotype, error, score_male, score_female, score_non_binary):
+# plain values, so they survive lm-eval's gathering across ranks and its samples JSONL.
+ERROR_FIELD = 3
+
+
+def score_record(doc: dict, scores, error: str = "") -> tuple:
+    return (doc["scenario_id"], doc["instrument"], doc["stereotype"], error, *scores)
+
+
+def records_to_data(records) -> AssociationData:
+    columns = list(zip(*records)) or [()] * 7
+    scenario_ids, instruments, categories, errors = columns[:4]
+    scores = np.array(columns[4:], dtype=float).T.reshape(-1, 3)
+    valid = np.array([not error for error in errors], dtype=bool)
+    return build_association_data(scenario_ids, instruments, categories, scores, valid)
+
+
+def headline_aggregation(
+    name: str, to_data: Callable[[list], AssociationData] = records_to_data
+) -> Callable[[list], float]:
+    """An lm-eval aggregation returning one headline number (or its stderr) of `analyse`."""
+
+    def aggregate(records) -> float:
+        return analyse(to_data(records)).headline[name]
+
+    aggregate.__name__ = name
+    return aggregate
+
+
+def invalid_rate(records) -> float:
+    return binomial_rate([bool(record[ERROR_FIELD]) for record in records])[0]
+
+
+def invalid_rate_stderr(records) -> float:
+    return binomial_rate([bool(record[ERROR_FIELD]) for record in records])[1]
