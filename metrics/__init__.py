@@ -1,5 +1,6 @@
 """Pure metric functions (no harness imports): formulas and statistics over plain arrays."""
 
+from .agreement import protocol_agreement
 from .association import (
     GENDERS,
     AssociationData,
@@ -9,6 +10,7 @@ from .association import (
     binomial_rate,
     bootstrap_weights,
     build_association_data,
+    contextual_calibration,
     human_correlation,
     normalise_scores,
     paired_ttest,
@@ -24,8 +26,10 @@ __all__ = [
     "binomial_rate",
     "bootstrap_weights",
     "build_association_data",
+    "contextual_calibration",
     "human_correlation",
     "normalise_scores",
     "paired_ttest",
     "point_estimates",
+    "protocol_agreement",
 ]

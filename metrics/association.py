@@ -69,6 +69,25 @@ def normalise_scores(scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return shares
 
 
+def contextual_calibration(shares: np.ndarray, baseline_shares: np.ndarray) -> np.ndarray:
+    """Rows of p(g | x) / p(g | content-free x), renormalised to sum to 1 (Zhao et al., 2021).
+
+    Both arrays are (n, 3) of non-negative probabilities; a row whose ratio is 0 everywhere or
+    undefined comes back as NaN.
+    """
+    shares = np.asarray(shares, dtype=float)
+    baseline_shares = np.asarray(baseline_shares, dtype=float)
+    if shares.shape != baseline_shares.shape or shares.ndim != 2 or shares.shape[1] != len(GENDERS):
+        raise ValueError(f"shares and baseline_shares must both be (n, 3), got {shares.shape} and {baseline_shares.shape}")
+    if np.any(shares < 0) or np.any(baseline_shares < 0):
+        raise ValueError("probabilities must be non-negative")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = shares / baseline_shares
+        calibrated = ratio / ratio.sum(axis=1, keepdims=True)
+    calibrated[~np.all(np.isfinite(calibrated), axis=1)] = np.nan
+    return calibrated
+
+
 def build_association_data(
     scenario_ids, instruments, categories, scores, valid
 ) -> AssociationData:

@@ -2,7 +2,9 @@
 
 Reads the `samples_<task>_<timestamp>.jsonl` files that `lm_eval --log_samples` writes (the newest
 per model folder and task) and recomputes everything from the per-doc records that
-`process_results` stored, with the same functions as the harness aggregations.
+`process_results` stored, with the same functions as the harness aggregations. A log-probability
+task gives two entries, `<task>` (raw) and `<task>:calibrated`; when a model folder holds both
+protocols, each log-probability entry gets an "agreement" section per Likert task.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.metrics import GENDERS, analyse, human_correlation
+from symphony_bench.metrics import GENDERS, analyse, human_correlation, protocol_agreement
 from symphony_bench.plugin.scenarios import DataFileError, read_csv
 from symphony_bench.plugin.symphony_bias_common import ERROR_FIELD, records_to_data
+from symphony_bench.plugin.symphony_bias_logprob import split_records
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$")
-RECORD_KEY = "invalid_rate"  # every metric holds the same per-doc record
+RECORD_KEY = "mean_abs"  # every metric of a task holds the same per-doc record
+LOGPROB_MARKER = "mean_abs_calibrated"  # only the log-probability tasks have it
 RECORD_LENGTH = 7
 
 
@@ -41,9 +45,9 @@ def latest_sample_files(run_dir: Path) -> dict[str, Path]:
     }
 
 
-def read_records(path: Path) -> list[list] | None:
-    """The Symphony-Bias records of a samples file, or None if the file belongs to another task."""
-    records = []
+def read_records(path: Path) -> tuple[list[list], str] | None:
+    """(records, "likert" or "logprob") of a samples file; None if it belongs to another task."""
+    records, kind = [], "likert"
     with open(path, encoding="utf-8") as handle:
         for line_number, line in enumerate(handle, start=1):
             try:
@@ -53,8 +57,9 @@ def read_records(path: Path) -> list[list] | None:
             record = sample.get(RECORD_KEY)
             if not (isinstance(record, list) and len(record) == RECORD_LENGTH):
                 return None
+            kind = "logprob" if LOGPROB_MARKER in sample else kind
             records.append(record)
-    return records
+    return (records, kind) if records else None
 
 
 def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
@@ -76,8 +81,7 @@ def _number(value):
 
 
 def task_report(records: list, human_ratings_path: Path | None = None) -> dict:
-    data = records_to_data(records)
-    result = analyse(data)
+    result = analyse(records_to_data(records))
     instruments = {}
     for k, name in enumerate(result.instruments):
         instruments[name] = {
@@ -103,18 +107,48 @@ def task_report(records: list, human_ratings_path: Path | None = None) -> dict:
     return {"instruments": instruments, "summary": summary}
 
 
+def agreement_report(likert: dict, logprob: dict) -> dict:
+    """Per-instrument ABS of both protocols side by side, sign agreement and correlations."""
+    names = [name for name in logprob["instruments"] if name in likert["instruments"]]
+    pairs = {name: {"likert": likert["instruments"][name]["abs"], "logprob": logprob["instruments"][name]["abs"]} for name in names}
+    likert_abs, logprob_abs = (
+        np.array([math.nan if pairs[n][protocol] is None else pairs[n][protocol] for n in names])
+        for protocol in ("likert", "logprob")
+    )
+    agreement = protocol_agreement(likert_abs, logprob_abs)
+    body = {k: ([_number(v) for v in value] if isinstance(value, list) else _number(value)) for k, value in agreement.items()}
+    body["n"] = agreement["n"]
+    return {"instruments": pairs, **body}
+
+
 def build_report(run_dir: Path, human_ratings_path: Path | None = None) -> dict:
     if not run_dir.is_dir():
         raise DataFileError(f"{run_dir}: not a directory")
-    report = {}
+    report: dict[str, dict] = {}
+    protocols_by_model: dict[Path, dict[str, list[str]]] = collections.defaultdict(lambda: {"likert": [], "logprob": []})
     for label, path in latest_sample_files(run_dir).items():
-        records = read_records(path)
-        if records:
+        found = read_records(path)
+        if found is None:
+            continue
+        records, kind = found
+        if kind == "likert":
             report[label] = task_report(records, human_ratings_path)
+            protocols_by_model[path.parent]["likert"].append(label)
+        else:
+            raw, calibrated = split_records(records)
+            report[label] = task_report(raw, human_ratings_path)
+            report[f"{label}:calibrated"] = task_report(calibrated, human_ratings_path)
+            protocols_by_model[path.parent]["logprob"] += [label, f"{label}:calibrated"]
     if not report:
         raise DataFileError(
             f"{run_dir}: no Symphony-Bias samples files (run lm_eval with --log_samples --output_path)"
         )
+    for protocols in protocols_by_model.values():
+        for logprob in protocols["logprob"]:
+            if protocols["likert"]:
+                report[logprob]["agreement"] = {
+                    likert: agreement_report(report[likert], report[logprob]) for likert in protocols["likert"]
+                }
     return report
 
 
@@ -158,4 +192,23 @@ def render_markdown(report: dict) -> str:
                 f"{row['n_valid']} | {row['n_invalid']} |"
             )
         lines.append("")
+        for likert, agreement in body.get("agreement", {}).items():
+            lines += _agreement_markdown(task, likert, agreement)
     return "\n".join(lines)
+
+
+def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
+    ci = agreement["sign_agreement_ci"]
+    lines = [
+        f"### Agreement: {task} vs {likert}",
+        "",
+        f"- sign agreement: {_fmt(agreement['sign_agreement'])} (95% Wilson CI {_fmt(ci[0])} to {_fmt(ci[1])}, "
+        f"n={agreement['n']} instruments)",
+        f"- Pearson r: {_fmt(agreement['pearson_r'])} (p={_fmt_p(agreement['pearson_p'])}); "
+        f"Spearman rho: {_fmt(agreement['spearman_rho'])} (p={_fmt_p(agreement['spearman_p'])})",
+        "",
+        "| instrument | ABS Likert | ABS log-prob |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {name} | {_fmt(pair['likert'])} | {_fmt(pair['logprob'])} |" for name, pair in agreement["instruments"].items()]
+    return lines + [""]

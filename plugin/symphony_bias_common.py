@@ -77,14 +77,14 @@ def records_to_data(records) -> AssociationData:
 
 
 def headline_aggregation(
-    name: str, to_data: Callable[[list], AssociationData] = records_to_data
+    key: str, to_data: Callable[[list], AssociationData] = records_to_data, name: str | None = None
 ) -> Callable[[list], float]:
-    """An lm-eval aggregation returning one headline number (or its stderr) of `analyse`."""
+    """An lm-eval aggregation returning `analyse(to_data(records)).headline[key]`."""
 
     def aggregate(records) -> float:
-        return analyse(to_data(records)).headline[name]
+        return analyse(to_data(records)).headline[key]
 
-    aggregate.__name__ = name
+    aggregate.__name__ = name or key
     return aggregate
 
 
