@@ -241,3 +241,26 @@ def test_human_correlation_matches_scipy_and_skips_missing():
     assert result["p_value"] == pytest.approx(expected.pvalue)
     with pytest.raises(ValueError, match="shape mismatch"):
         human_correlation(model, human[:2])
+
+
+def test_contextual_calibration_hand_example():
+    from symphony_bench.metrics import contextual_calibration
+
+    calibrated = contextual_calibration([[0.5, 0.3, 0.2]], [[0.25, 0.25, 0.5]])
+    ratio = np.array([2.0, 1.2, 0.4])
+    np.testing.assert_allclose(calibrated, [ratio / ratio.sum()])
+    assert np.all(np.isnan(contextual_calibration([[0.0, 0.0, 0.0]], [[0.2, 0.3, 0.5]])))
+    with pytest.raises(ValueError, match="must both be"):
+        contextual_calibration([[0.5, 0.5, 0.0]], [[1.0, 0.0]])
+
+
+def test_protocol_agreement_hand_example_and_empty_case():
+    from symphony_bench.metrics import protocol_agreement
+
+    result = protocol_agreement([0.2, -0.1, 0.3, np.nan, 0.05], [0.1, 0.2, 0.4, 0.3, 0.01])
+    assert result["n"] == 4 and result["sign_agreement"] == 0.75
+    interval = stats.binomtest(3, 4).proportion_ci(method="wilson")
+    assert result["sign_agreement_ci"] == pytest.approx([interval.low, interval.high])
+    assert result["pearson_r"] == pytest.approx(stats.pearsonr([0.2, -0.1, 0.3, 0.05], [0.1, 0.2, 0.4, 0.01]).statistic)
+    empty = protocol_agreement([np.nan], [0.1])
+    assert empty["n"] == 0 and np.isnan(empty["sign_agreement"])
