@@ -71,9 +71,10 @@ def build_docs(
     if prompt_variant not in range(len(WORDINGS)):
         raise ValueError(f"prompt_variant must be in 0..{len(WORDINGS) - 1}, got {prompt_variant}")
     table = load_stereotypes(stereotypes)
+    instruments = load_instruments()
     docs = []
     for scenario in select_scenarios(subset, scenarios, seed):
-        for instrument in load_instruments():
+        for instrument in instruments:
             doc = scenario_doc(scenario, instrument, table[instrument.name], seed)
             doc.update(
                 prompt_variant=prompt_variant,

@@ -63,10 +63,11 @@ def build_docs(
     """
     table = load_stereotypes(stereotypes)
     order_seed = seed if order_seed is None else order_seed
+    instruments = load_instruments()
     docs = []
     for scenario in select_scenarios(subset, scenarios, seed):
         docs.append(_doc(scenario, BASELINE, BASELINE_STEREOTYPE, seed, order_seed))
-        docs += [_doc(scenario, i, table[i.name], seed, order_seed) for i in load_instruments()]
+        docs += [_doc(scenario, i, table[i.name], seed, order_seed) for i in instruments]
     return docs
 
 

@@ -209,7 +209,7 @@ def test_report_on_a_corrupt_samples_file_names_it(tmp_path):
     folder = tmp_path / "run" / "model"
     folder.mkdir(parents=True)
     bad = folder / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl"
-    bad.write_text('{"invalid_rate": ["s", "harp", "female", "", 1, 2, 3]}\n{not json\n')
+    bad.write_text('{"mean_abs": ["s", "harp", "female", "", 1, 2, 3]}\n{not json\n')
     completed = symphony_bench_cli("report", str(tmp_path / "run"), cwd=tmp_path)
     assert completed.returncode == 2
     assert str(bad) in completed.stderr and "line 2" in completed.stderr

@@ -1,0 +1,82 @@
+"""Render short random-note clips of General MIDI instruments with FluidSynth, reproducibly.
+
+Each clip gets a fresh synthesizer: a reused one carries reverb/voice state from the previous
+clip (it renders in 64-sample blocks), so the same seed would not give the same samples.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SAMPLE_RATE = 16_000
+DRUM_CHANNEL = 9
+DRUM_BANK = 128
+MIN_RMS = 1e-3  # raw, before normalisation: below this a clip is treated as silent
+TAIL_SECONDS = 0.4
+
+
+@dataclass(frozen=True)
+class Voice:
+    """A General MIDI voice and the notes it may play."""
+
+    program: int  # 0-based GM program (ignored for drums)
+    low: int  # lowest MIDI note
+    high: int  # highest MIDI note
+    drums: bool = False
+    substitute: str = ""  # why this voice stands in for an instrument GM lacks
+
+
+@dataclass(frozen=True)
+class Note:
+    pitch: int
+    velocity: int
+    seconds: float
+
+
+def default_soundfont() -> Path:
+    """The TimGM6mb General MIDI SoundFont that the pretty-midi wheel ships (GPL-2.0)."""
+    import pretty_midi
+
+    path = Path(pretty_midi.__file__).parent / "TimGM6mb.sf2"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: SoundFont missing; reinstall pretty-midi or pass --soundfont")
+    return path
+
+
+def random_notes(voice: Voice, seed: str, min_notes: int = 5, max_notes: int = 10) -> list[Note]:
+    rng = random.Random(seed)
+    return [
+        Note(rng.randint(voice.low, voice.high), rng.randint(80, 112), round(rng.uniform(0.25, 0.7), 3))
+        for _ in range(rng.randint(min_notes, max_notes))
+    ]
+
+
+def render(voice: Voice, notes: list[Note], soundfont: Path) -> np.ndarray:
+    """Mono float32 at SAMPLE_RATE, peak-normalised to 0.9. Raises ValueError on a silent render."""
+    import fluidsynth
+
+    synth = fluidsynth.Synth(samplerate=float(SAMPLE_RATE))
+    try:
+        soundfont_id = synth.sfload(str(soundfont))
+        if soundfont_id < 0:
+            raise ValueError(f"{soundfont}: FluidSynth could not load the SoundFont")
+        channel = DRUM_CHANNEL if voice.drums else 0
+        synth.program_select(channel, soundfont_id, DRUM_BANK if voice.drums else 0, 0 if voice.drums else voice.program)
+        blocks = []
+        for note in notes:
+            synth.noteon(channel, note.pitch, note.velocity)
+            blocks.append(synth.get_samples(int(note.seconds * SAMPLE_RATE)))
+            synth.noteoff(channel, note.pitch)
+        blocks.append(synth.get_samples(int(TAIL_SECONDS * SAMPLE_RATE)))
+    finally:
+        synth.delete()
+    stereo = np.concatenate(blocks).astype(np.float32).reshape(-1, 2) / 32768.0
+    mono = stereo.mean(axis=1)
+    rms = float(np.sqrt(np.mean(mono**2)))
+    if rms < MIN_RMS:
+        raise ValueError(f"silent render (raw RMS {rms:.2e}) for program {voice.program}, drums={voice.drums}")
+    return (mono * (0.9 / np.max(np.abs(mono)))).astype(np.float32)
