@@ -16,6 +16,7 @@ SAMPLE_RATE = 16_000
 DRUM_CHANNEL = 9
 DRUM_BANK = 128
 MIN_RMS = 1e-3  # raw, before normalisation: below this a clip is treated as silent
+MAX_RAW_PEAK = 0.999  # raw 16-bit full scale: the synth clipped
 TAIL_SECONDS = 0.4
 
 
@@ -76,7 +77,9 @@ def render(voice: Voice, notes: list[Note], soundfont: Path) -> np.ndarray:
         synth.delete()
     stereo = np.concatenate(blocks).astype(np.float32).reshape(-1, 2) / 32768.0
     mono = stereo.mean(axis=1)
-    rms = float(np.sqrt(np.mean(mono**2)))
+    rms, peak = float(np.sqrt(np.mean(mono**2))), float(np.max(np.abs(mono)))
     if rms < MIN_RMS:
         raise ValueError(f"silent render (raw RMS {rms:.2e}) for program {voice.program}, drums={voice.drums}")
-    return (mono * (0.9 / np.max(np.abs(mono)))).astype(np.float32)
+    if peak >= MAX_RAW_PEAK:
+        raise ValueError(f"clipped render (raw peak {peak:.3f}) for program {voice.program}, drums={voice.drums}")
+    return (mono * (0.9 / peak)).astype(np.float32)

@@ -7,8 +7,9 @@ from scipy import stats
 
 
 def protocol_agreement(abs_a, abs_b, confidence: float = 0.95) -> dict[str, float]:
-    """Sign agreement (both ABS > 0 or both <= 0) with a Wilson CI, and Pearson / Spearman
-    correlations, over instruments where both ABS are finite. Correlations need 3 instruments."""
+    """Sign agreement (same sign of ABS; an ABS of exactly 0 agrees only with 0) with a Wilson CI,
+    and Pearson / Spearman correlations, over instruments where both ABS are finite. Correlations
+    need 3 instruments."""
     abs_a = np.asarray(abs_a, dtype=float)
     abs_b = np.asarray(abs_b, dtype=float)
     if abs_a.shape != abs_b.shape or abs_a.ndim != 1:
@@ -21,7 +22,7 @@ def protocol_agreement(abs_a, abs_b, confidence: float = 0.95) -> dict[str, floa
               "pearson_p": nan, "spearman_rho": nan, "spearman_p": nan}
     if n == 0:
         return result
-    agree = int(np.sum((a > 0) == (b > 0)))
+    agree = int(np.sum(np.sign(a) == np.sign(b)))
     interval = stats.binomtest(agree, n).proportion_ci(confidence_level=confidence, method="wilson")
     result.update(sign_agreement=agree / n, sign_agreement_ci=[float(interval.low), float(interval.high)])
     if n >= 3 and np.ptp(a) > 0 and np.ptp(b) > 0:

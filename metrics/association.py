@@ -261,6 +261,8 @@ def analyse(
 
     weights = bootstrap_weights(data.n_scenarios, n_boot, seed)
     gas_boot = _gas(weights @ share_sums, weights @ counts)
+    if data.n_scenarios < 2:  # one scenario resamples to itself: no uncertainty estimate, not 0
+        gas_boot[:] = np.nan
     abs_boot = alignment_bias(gas_boot, signs)
 
     headline: dict[str, float] = {}

@@ -40,6 +40,14 @@ def _default_model(args: argparse.Namespace) -> None:
     print(default_model_path())
 
 
+def _build_audio(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.symphony_bias_audio import build
+
+    check = build(args.out, seed=args.seed, clips_per_instrument=args.clips_per_instrument, soundfont=args.soundfont)
+    print(f"wrote {args.out}; MFCC cosine distance within {check['within_instrument']:.3f}, "
+          f"between {check['between_instruments']:.3f} instruments")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="symphony-bench", description=__doc__)
     commands = root.add_subparsers(dest="command", required=True)
@@ -57,6 +65,14 @@ def parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "default-model", help="print (creating it on first use) the embedded SmolLM2-135M-Instruct folder"
     ).set_defaults(run=_default_model)
+    build = commands.add_parser("build", help="build a dataset folder in Hugging Face Hub layout")
+    datasets = build.add_subparsers(dest="dataset", required=True)
+    audio = datasets.add_parser("symphony-bias-audio", help="FluidSynth clips of random notes per instrument")
+    audio.add_argument("--out", type=Path, required=True)
+    audio.add_argument("--seed", type=int, default=0)
+    audio.add_argument("--clips-per-instrument", type=int, default=5)
+    audio.add_argument("--soundfont", type=Path, help="a General MIDI .sf2 (default: pretty-midi's TimGM6mb)")
+    audio.set_defaults(run=_build_audio)
     return root
 
 
@@ -64,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         args.run(args)
-    except (DataFileError, FileNotFoundError) as error:
+    except (DataFileError, FileNotFoundError, ValueError) as error:
         print(f"symphony-bench: error: {error}", file=sys.stderr)
         return 2
     return 0

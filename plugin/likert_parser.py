@@ -5,7 +5,8 @@ level of nesting, case/spacing/hyphen variants of labels and gender keys ("Non-B
 "nonbinary", "a woman"), numbers 1-5. Everything else is invalid with a reason:
 
     empty           the response is empty or not a string
-    no_json         no "{...}" object in the response
+    no_json         no "{" in the response
+    truncated       an object opens but never closes (often max_gen_toks reached mid-answer)
     bad_json        an object is there but neither JSON nor a recoverable key/value list
     missing_gender  at least one of the three genders has no value
     bad_label       a gender's value is not one of the five labels nor 1..5
@@ -18,7 +19,7 @@ import re
 
 GENDER_FIELDS = ("male", "female", "non_binary")
 LIKERT_LABELS = {"very low": 1, "low": 2, "medium": 3, "high": 4, "very high": 5}
-INVALID_REASONS = ("empty", "no_json", "bad_json", "missing_gender", "bad_label")
+INVALID_REASONS = ("empty", "no_json", "truncated", "bad_json", "missing_gender", "bad_label")
 
 _GENDER_ALIASES = {
     "male": "male", "man": "male", "men": "male", "maleperson": "male",
@@ -106,8 +107,10 @@ def parse_likert_response(text) -> dict:
     if not isinstance(text, str) or not text.strip():
         return _invalid("empty")
     start, end = text.find("{"), text.rfind("}")
-    if start == -1 or end < start:
+    if start == -1:
         return _invalid("no_json")
+    if end < start:
+        return _invalid("truncated")
     candidate = text[start : end + 1]
     obj = _json_object(candidate)
     entries = _gender_entries(obj) if obj is not None else _loose_entries(candidate)

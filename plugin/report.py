@@ -19,13 +19,12 @@ import numpy as np
 
 from symphony_bench.metrics import GENDERS, analyse, human_correlation, protocol_agreement
 from symphony_bench.plugin.scenarios import DataFileError, read_csv
-from symphony_bench.plugin.symphony_bias_common import ERROR_FIELD, records_to_data
+from symphony_bench.plugin.symphony_bias_common import ERROR_FIELD, RECORD_LENGTH, records_to_data
 from symphony_bench.plugin.symphony_bias_logprob import split_records
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$")
 RECORD_KEY = "mean_abs"  # every metric of a task holds the same per-doc record
 LOGPROB_MARKER = "mean_abs_calibrated"  # only the log-probability tasks have it
-RECORD_LENGTH = 7
 
 
 def latest_sample_files(run_dir: Path) -> dict[str, Path]:
@@ -63,8 +62,10 @@ def read_records(path: Path) -> tuple[list[list], str] | None:
 
 
 def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
-    """(I, 3) ratings in GENDERS order from a CSV with columns instrument, male, female, non_binary;
-    instruments the file does not rate are NaN."""
+    """(I, 3) human association scores in GENDERS order from a CSV with columns instrument, male,
+    female, non_binary (e.g. mean survey ratings on any positive scale). Each instrument's ratings
+    are put on the model's GAS scale: rating / sum of its three ratings - 1/3. Instruments the file
+    does not rate are NaN."""
     rows = read_csv(path, ("instrument", *GENDERS))
     by_name = {}
     for line, row in enumerate(rows, start=2):
@@ -72,7 +73,12 @@ def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
             by_name[row["instrument"]] = [float(row[g]) if row[g] else math.nan for g in GENDERS]
         except ValueError as error:
             raise DataFileError(f"{path}, line {line}: ratings must be numbers ({error})") from error
-    return np.array([by_name.get(name, [math.nan] * 3) for name in instruments])
+    ratings = np.array([by_name.get(name, [math.nan] * 3) for name in instruments], dtype=float)
+    rated = ratings[np.isfinite(ratings).all(axis=1)]
+    if np.any(rated < 0) or np.any(rated.sum(axis=1) <= 0):
+        raise DataFileError(f"{path}: ratings must be non-negative with a positive sum per instrument")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ratings / ratings.sum(axis=1, keepdims=True) - 1.0 / 3.0
 
 
 def _number(value):
@@ -101,15 +107,18 @@ def task_report(records: list, human_ratings_path: Path | None = None) -> dict:
     summary["invalid_reasons"] = dict(collections.Counter(r[ERROR_FIELD] for r in records if r[ERROR_FIELD]))
     if human_ratings_path is not None:
         ratings = load_human_ratings(human_ratings_path, result.instruments)
-        summary["human_correlation"] = {
-            k: _number(v) for k, v in human_correlation(result.gas, ratings).items()
-        }
+        correlation = human_correlation(result.gas, ratings)
+        summary["human_correlation"] = {k: _number(v) for k, v in correlation.items()}
+        summary["human_correlation"]["n"] = correlation["n"]
     return {"instruments": instruments, "summary": summary}
 
 
 def agreement_report(likert: dict, logprob: dict) -> dict:
     """Per-instrument ABS of both protocols side by side, sign agreement and correlations."""
-    names = [name for name in logprob["instruments"] if name in likert["instruments"]]
+    shared = [name for name in logprob["instruments"] if name in likert["instruments"]]
+    # ABS signs mean the same only under the same stereotype table
+    mismatched = [n for n in shared if likert["instruments"][n]["category"] != logprob["instruments"][n]["category"]]
+    names = [n for n in shared if n not in mismatched]
     pairs = {name: {"likert": likert["instruments"][name]["abs"], "logprob": logprob["instruments"][name]["abs"]} for name in names}
     likert_abs, logprob_abs = (
         np.array([math.nan if pairs[n][protocol] is None else pairs[n][protocol] for n in names])
@@ -118,7 +127,7 @@ def agreement_report(likert: dict, logprob: dict) -> dict:
     agreement = protocol_agreement(likert_abs, logprob_abs)
     body = {k: ([_number(v) for v in value] if isinstance(value, list) else _number(value)) for k, value in agreement.items()}
     body["n"] = agreement["n"]
-    return {"instruments": pairs, **body}
+    return {"instruments": pairs, **body, "category_mismatch": mismatched}
 
 
 def build_report(run_dir: Path, human_ratings_path: Path | None = None) -> dict:

@@ -130,7 +130,8 @@ def load_upstream_scenarios(path: str | Path) -> list[Scenario]:
     """Scenarios from the Symphony-Bias release (`texts_with_taxonomy.json` or `texts.json`).
 
     The file is `{"texts": [...]}`; an item is a sentence, or an object whose "text" is one.
-    Only the phrase "an instrument" becomes the slot ("instrument shop" stays as it is).
+    The first "an instrument" of a sentence becomes the slot; later ones ("... in an instrument
+    shop") and other uses of the word ("the instrument case") stay as they are.
     """
     path = Path(path)
     try:
@@ -144,7 +145,7 @@ def load_upstream_scenarios(path: str | Path) -> list[Scenario]:
         text = item.get("text") if isinstance(item, dict) else item
         if not isinstance(text, str) or not _UPSTREAM_PLACEHOLDER.search(text):
             raise DataFileError(f"{path}: texts[{index}] has no sentence containing 'an instrument'")
-        scenarios.append(Scenario(f"upstream-{index:03d}", "upstream", _UPSTREAM_PLACEHOLDER.sub(SLOT, text)))
+        scenarios.append(Scenario(f"upstream-{index:03d}", "upstream", _UPSTREAM_PLACEHOLDER.sub(SLOT, text, count=1)))
     return scenarios
 
 

@@ -65,17 +65,17 @@ def build_docs(
     subset: str = "full",
     scenarios: str | None = None,
     stereotypes: str = DEFAULT_STEREOTYPE_TABLE,
-    seed: int = DEFAULT_SEED,
+    symphony_seed: int = DEFAULT_SEED,
 ) -> list[dict]:
-    """One doc per (scenario, instrument); every random choice derives from `seed`."""
+    """One doc per (scenario, instrument); every random choice derives from `symphony_seed`."""
     if prompt_variant not in range(len(WORDINGS)):
         raise ValueError(f"prompt_variant must be in 0..{len(WORDINGS) - 1}, got {prompt_variant}")
     table = load_stereotypes(stereotypes)
     instruments = load_instruments()
     docs = []
-    for scenario in select_scenarios(subset, scenarios, seed):
+    for scenario in select_scenarios(subset, scenarios, symphony_seed):
         for instrument in instruments:
-            doc = scenario_doc(scenario, instrument, table[instrument.name], seed)
+            doc = scenario_doc(scenario, instrument, table[instrument.name], symphony_seed)
             doc.update(
                 prompt_variant=prompt_variant,
                 reasoning=reasoning,
@@ -89,7 +89,8 @@ def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
     """`custom_dataset` entry point, called with the task's metadata + dataset_kwargs.
 
     Task options (YAML dataset_kwargs): prompt_variant, reasoning, subset. User options
-    (--metadata): scenarios (upstream texts JSON), stereotypes (table name or CSV path), seed.
+    (--metadata): scenarios (upstream texts JSON), stereotypes (table name or CSV path),
+    symphony_seed.
     """
     options = dataset_options(kwargs, ("prompt_variant", "reasoning", "subset"))
     return {"test": datasets.Dataset.from_list(build_docs(**options))}

@@ -22,7 +22,9 @@ DEFAULT_SEED = 1234
 MINI_SCENARIOS = 5
 SUBSETS = ("full", "mini")
 # Keys a user may pass with --metadata (the task YAMLs set the rest through dataset_kwargs).
-USER_OPTIONS = ("scenarios", "stereotypes", "seed")
+# lm-eval merges --model_args into the same dict, so the seed has a prefixed name that no model
+# argument uses (vLLM's `seed` would otherwise change the docs).
+USER_OPTIONS = ("scenarios", "stereotypes", "symphony_seed")
 
 
 def dataset_options(kwargs: dict, task_options: tuple[str, ...]) -> dict:
@@ -44,7 +46,9 @@ def gender_order(seed: int, scenario_id: str, instrument: str) -> list[str]:
     return order
 
 
-def scenario_doc(scenario: Scenario, instrument: Instrument, stereotype: Stereotype, seed: int) -> dict:
+def scenario_doc(
+    scenario: Scenario, instrument: Instrument, stereotype: Stereotype, seed: int, order_seed: int | None = None
+) -> dict:
     """The fields every Symphony-Bias doc records about what the model was shown."""
     return {
         "scenario_id": scenario.scenario_id,
@@ -53,7 +57,7 @@ def scenario_doc(scenario: Scenario, instrument: Instrument, stereotype: Stereot
         "instrument": instrument.name,
         "stereotype": stereotype.category,
         "stereotype_source": stereotype.source,
-        "gender_order": gender_order(seed, scenario.scenario_id, instrument.name),
+        "gender_order": gender_order(seed if order_seed is None else order_seed, scenario.scenario_id, instrument.name),
         "seed": seed,
     }
 
@@ -62,6 +66,7 @@ def scenario_doc(scenario: Scenario, instrument: Instrument, stereotype: Stereot
 # (scenario_id, instrument, stereotype, error, score_male, score_female, score_non_binary):
 # plain values, so they survive lm-eval's gathering across ranks and its samples JSONL.
 ERROR_FIELD = 3
+RECORD_LENGTH = 7
 
 
 def score_record(doc: dict, scores, error: str = "") -> tuple:
@@ -69,7 +74,7 @@ def score_record(doc: dict, scores, error: str = "") -> tuple:
 
 
 def records_to_data(records) -> AssociationData:
-    columns = list(zip(*records)) or [()] * 7
+    columns = list(zip(*records)) or [()] * RECORD_LENGTH
     scenario_ids, instruments, categories, errors = columns[:4]
     scores = np.array(columns[4:], dtype=float).T.reshape(-1, 3)
     valid = np.array([not error for error in errors], dtype=bool)

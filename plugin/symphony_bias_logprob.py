@@ -35,7 +35,6 @@ from symphony_bench.plugin.symphony_bias_common import (
     DEFAULT_SEED,
     ERROR_FIELD,
     dataset_options,
-    gender_order,
     headline_aggregation,
     records_to_data,
     scenario_doc,
@@ -53,16 +52,17 @@ def build_docs(
     subset: str = "full",
     scenarios: str | None = None,
     stereotypes: str = DEFAULT_STEREOTYPE_TABLE,
-    seed: int = DEFAULT_SEED,
-    order_seed: int | None = None,
+    symphony_seed: int = DEFAULT_SEED,
+    symphony_order_seed: int | None = None,
 ) -> list[dict]:
     """Per scenario: the instrument-free baseline doc, then one doc per instrument.
 
-    `order_seed` (default `seed`) shuffles only the order of the answer choices, which must not
-    change any result: the context never shows it.
+    `symphony_order_seed` (default `symphony_seed`) shuffles only the order of the answer choices,
+    which must not change any result: the context never shows it.
     """
     table = load_stereotypes(stereotypes)
-    order_seed = seed if order_seed is None else order_seed
+    seed = symphony_seed
+    order_seed = seed if symphony_order_seed is None else symphony_order_seed
     instruments = load_instruments()
     docs = []
     for scenario in select_scenarios(subset, scenarios, seed):
@@ -72,16 +72,15 @@ def build_docs(
 
 
 def _doc(scenario, instrument, stereotype, seed: int, order_seed: int) -> dict:
-    doc = scenario_doc(scenario, instrument, stereotype, seed)
-    doc["gender_order"] = gender_order(order_seed, scenario.scenario_id, instrument.name)
+    doc = scenario_doc(scenario, instrument, stereotype, seed, order_seed)
     doc["context"] = f"{doc['scenario']}\n{QUESTION}"
     return doc
 
 
 def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
     """`custom_dataset` entry point. Task option: subset. User options (--metadata): scenarios,
-    stereotypes, seed, order_seed."""
-    options = dataset_options(kwargs, ("subset", "order_seed"))
+    stereotypes, symphony_seed, symphony_order_seed."""
+    options = dataset_options(kwargs, ("subset", "symphony_order_seed"))
     return {"test": datasets.Dataset.from_list(build_docs(**options))}
 
 
@@ -111,8 +110,9 @@ def process_results(doc: dict, results: list) -> dict:
 def split_records(records) -> tuple[list, list]:
     """(raw records, calibrated records) of the instrument docs; the baseline docs only calibrate.
 
-    A doc whose scenario has no usable baseline (e.g. cut off by --limit) is invalid in the
-    calibrated records, with the reason "no_baseline".
+    A doc whose scenario has no usable baseline (e.g. left out by --samples) is invalid in the
+    calibrated records ("no_baseline"), and so is one whose ratio is undefined
+    ("calibration_undefined": a baseline probability of 0).
     """
     baselines = {r[0]: r for r in records if r[1] == BASELINE.name and not r[ERROR_FIELD]}
     docs = [r for r in records if r[1] != BASELINE.name]
@@ -123,9 +123,16 @@ def split_records(records) -> tuple[list, list]:
     )
     calibrated_records = []
     for record, shares in zip(docs, calibrated.tolist()):
-        error = record[ERROR_FIELD] or ("" if record[0] in baselines else "no_baseline")
+        error = record[ERROR_FIELD] or calibration_error(record[0] in baselines, shares)
         calibrated_records.append((*record[:ERROR_FIELD], error, *(shares if not error else (0.0, 0.0, 0.0))))
     return docs, calibrated_records
+
+
+def calibration_error(has_baseline: bool, shares: list[float]) -> str:
+    if not has_baseline:
+        return "no_baseline"
+    # a baseline probability of 0 (log-likelihood -inf) leaves the ratio undefined
+    return "" if all(np.isfinite(shares)) else "calibration_undefined"
 
 
 def raw_data(records) -> AssociationData:

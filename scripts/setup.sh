@@ -4,6 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# FluidSynth's C library for the audio stimuli (pyfluidsynth loads it with ctypes).
+if ! ldconfig -p | grep -q libfluidsynth.so.3; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libfluidsynth3 > /dev/null
+fi
+
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi

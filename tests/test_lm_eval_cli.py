@@ -14,9 +14,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from conftest import read_results, read_samples, run_cli, run_lm_eval
+from symphony_bench.metrics import analyse
 from symphony_bench.plugin.scenarios import DATA_DIR
+from symphony_bench.plugin.symphony_bias_common import records_to_data
 
 MINI_TASKS = ("symphony_bias_text_mini", "symphony_bias_text_noreason_mini")
 LABELS = ["very low", "low", "medium", "high", "very high"]
@@ -170,7 +173,14 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
         stereotypes = {row["instrument"]: row["category"] for row in csv.DictReader(handle)}
     results = read_results(output)
     report_path = tmp_path / "report.json"
-    report = symphony_bench_cli("report", str(output), "--json", str(report_path), "--markdown", str(tmp_path / "r.md"), cwd=tmp_path)
+    ratings_path = tmp_path / "survey.csv"
+    ratings_path.write_text(
+        "instrument,male,female,non_binary\nharp,1.5,4.5,2.0\ndrums,4.6,1.8,2.1\ntrumpet,4.0,2.0,2.0\nflute,2.0,4.0,3.0\n"
+    )
+    report = symphony_bench_cli(
+        "report", str(output), "--json", str(report_path), "--markdown", str(tmp_path / "r.md"),
+        "--human-ratings", str(ratings_path), cwd=tmp_path,
+    )
     assert report.returncode == 0, report.stderr
     report_body = json.loads(report_path.read_text())
     for task in MINI_TASKS:
@@ -178,10 +188,11 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
         assert {s["doc"]["stereotype"] for s in samples if s["doc"]["instrument"] == "oboe"} == {"female"}
         gas, headline = independent_expectation(samples, model.plans, stereotypes)
         assert 0.1 < headline["invalid_rate"] < 0.5
+        ours = analyse(records_to_data([s["mean_abs"] for s in samples])).headline
         for metric, expected in headline.items():
             assert results[task][f"{metric},{FILTER}"] == pytest.approx(expected, abs=1e-9), metric
             stderr = results[task][f"{metric}_stderr,{FILTER}"]
-            assert isinstance(stderr, float) and stderr > 0, metric
+            assert stderr > 0 and stderr == pytest.approx(ours[f"{metric}_stderr"], abs=1e-12), metric
             assert report_body[task]["summary"][metric] == pytest.approx(expected, abs=1e-9)
         for name, row in report_body[task]["instruments"].items():
             for g in ("male", "female", "non_binary"):
@@ -192,6 +203,13 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
                 assert row["abs"] == pytest.approx(gas.loc[name, "abs"], abs=1e-9)
                 assert row["abs_ci"][0] <= row["abs"] <= row["abs_ci"][1]
             assert (row["n_valid"], row["n_invalid"]) == (gas.loc[name, "n_valid"], gas.loc[name, "n_invalid"])
+        survey = pd.read_csv(ratings_path).set_index("instrument")
+        human = survey.div(survey.sum(axis=1), axis=0) - 1 / 3
+        expected_r = stats.pearsonr(gas.loc[human.index, list(human.columns)].to_numpy().ravel(), human.to_numpy().ravel())
+        correlation = report_body[task]["summary"]["human_correlation"]
+        assert correlation["n"] == 12
+        assert correlation["pearson_r"] == pytest.approx(expected_r.statistic, abs=1e-9)
+        assert correlation["p_value"] == pytest.approx(expected_r.pvalue, rel=1e-6)
         assert report_body[task]["instruments"]["harp"]["abs"] > 0.2  # planted female association
         assert report_body[task]["instruments"]["trumpet"]["abs"] > 0.2  # planted male association
     table_rows = [line for line in completed.stdout.splitlines() if "mean_abs" in line]

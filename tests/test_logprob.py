@@ -24,7 +24,8 @@ from scipy.special import softmax
 from conftest import read_results, read_samples, run_cli, run_lm_eval
 from symphony_bench.plugin.cli import tasks_path
 from symphony_bench.plugin.scenarios import DATA_DIR
-from symphony_bench.plugin.symphony_bias_logprob import ANSWER_TOKEN, build_docs
+from symphony_bench.metrics import analyse
+from symphony_bench.plugin.symphony_bias_logprob import ANSWER_TOKEN, build_docs, calibrated_data, raw_data
 
 GENDERS = ("male", "female", "non_binary")
 TASK = "symphony_bias_logprob_mini"
@@ -95,7 +96,7 @@ def _run_tiny(tiny_llama, tmp_path, order_seed):
     output = tmp_path / f"order{order_seed}"
     run_lm_eval(
         "hf", f"pretrained={tiny_llama},dtype=float32", TASK, output,
-        "--device", "cpu", "--batch_size", "16", "--metadata", json.dumps({"order_seed": order_seed}),
+        "--device", "cpu", "--batch_size", "16", "--metadata", json.dumps({"symphony_order_seed": order_seed}),
     )
     return read_samples(output, TASK), read_results(output)[TASK]
 
@@ -236,10 +237,13 @@ def _stereotypes() -> dict:
 def test_planted_logprob_model_matches_independent_computation(planted_run):
     model, results, samples, _ = planted_run
     raw, calibrated = independent_logprob(samples[TASK], model, _stereotypes())
-    for suffix, expected in (("", raw), ("_calibrated", calibrated)):
+    records = [s["mean_abs"] for s in samples[TASK]]
+    for suffix, expected, to_data in (("", raw, raw_data), ("_calibrated", calibrated, calibrated_data)):
+        ours = analyse(to_data(records)).headline
         for metric, value in _headline(expected).items():
             assert results[TASK][f"{metric}{suffix},none"] == pytest.approx(value, abs=1e-9), metric + suffix
-            assert isinstance(results[TASK][f"{metric}{suffix}_stderr,none"], float)
+            stderr = results[TASK][f"{metric}{suffix}_stderr,none"]
+            assert stderr > 0 and stderr == pytest.approx(ours[f"{metric}_stderr"], abs=1e-12), metric + suffix
     assert raw.loc["harp", "abs"] > 0.2 and raw.loc["drums", "abs"] > 0.2  # planted effects recovered
 
 
@@ -284,10 +288,20 @@ def test_docs_without_a_baseline_are_invalid_only_when_calibrated():
     assert calibrated[1][3] == "no_baseline"
 
 
+def test_an_undefined_calibration_is_an_invalid_doc_not_a_crash():
+    from symphony_bench.plugin.symphony_bias_logprob import split_records
+
+    records = [("s0", "", "none", "", 0.73, 0.27, 0.0), ("s0", "harp", "female", "", 0.67, 0.24, 0.09),
+               ("s1", "", "none", "", 0.3, 0.3, 0.4), ("s1", "harp", "female", "", 0.3, 0.4, 0.3)]
+    _, calibrated = split_records(records)
+    assert [r[3] for r in calibrated] == ["calibration_undefined", ""]
+    assert analyse(calibrated_data(records)).headline["invalid_rate"] == 0.5
+
+
 def test_logprob_docs_record_the_baseline_and_the_choice_order():
-    docs = build_docs(subset="mini", order_seed=9)
+    docs = build_docs(subset="mini", symphony_order_seed=9)
     baselines = [d for d in docs if d["instrument"] == ""]
     assert len(baselines) == 5 and all("an instrument" in d["context"] for d in baselines)
-    assert docs == build_docs(subset="mini", order_seed=9)
+    assert docs == build_docs(subset="mini", symphony_order_seed=9)
     assert [d["gender_order"] for d in docs] != [d["gender_order"] for d in build_docs(subset="mini")]
     assert [d["context"] for d in docs] == [d["context"] for d in build_docs(subset="mini")]

@@ -130,15 +130,17 @@ def test_upstream_importer_replaces_only_the_placeholder(tmp_path):
     texts = [
         "A person is playing an instrument near the instrument shop.",
         {"text": "An instrument is tuned by someone at dawn.", "taxonomy": {"place": "home"}},
+        "Someone plays an instrument in an instrument shop.",
     ]
     path.write_text(json.dumps({"texts": texts}))
     scenarios = load_upstream_scenarios(path)
     assert [s.render("drums") for s in scenarios] == [
         "A person is playing drums near the instrument shop.",
         "Drums is tuned by someone at dawn.",
+        "Someone plays drums in an instrument shop.",
     ]
     docs = symphony_bias.build_docs(scenarios=str(path))
-    assert len(docs) == 2 * 22 and docs[0]["template_id"] == "upstream"
+    assert len(docs) == 3 * 22 and docs[0]["template_id"] == "upstream"
 
 
 @pytest.mark.parametrize(
@@ -168,7 +170,7 @@ def test_docs_record_what_was_shown_and_are_reproducible():
         positions = [d["prompt"].index(p) for p in people]
         assert positions == sorted(positions)
         assert d["scenario"] in d["prompt"] and '"reason"' not in d["prompt"]
-    other_seed = symphony_bias.build_docs(seed=7)
+    other_seed = symphony_bias.build_docs(symphony_seed=7)
     assert [d["gender_order"] for d in other_seed] != [d["gender_order"] for d in docs]
 
 

@@ -1,0 +1,193 @@
+"""Symphony-Bias audio stimuli: for each of the 22 instruments, clips of 5-10 random notes within its
+playable range, rendered with FluidSynth and a General MIDI SoundFont, written in Hugging Face Hub
+layout (parquet + dataset card). Same seed -> identical decoded PCM.
+
+    symphony-bench build symphony-bias-audio --out DIR [--seed N] [--clips-per-instrument 5]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+
+from symphony_bench.hub_upload.fluidsynth_render import (
+    SAMPLE_RATE,
+    Voice,
+    default_soundfont,
+    random_notes,
+    render,
+)
+from symphony_bench.hub_upload.hub_layout import write_hub_folder
+from symphony_bench.plugin.scenarios import load_instruments
+
+# General MIDI voices (0-based programs) and playable ranges (MIDI notes).
+VOICES = {
+    "acoustic guitar": Voice(25, 40, 76),
+    "bass guitar": Voice(33, 28, 55),
+    "bassoon": Voice(70, 34, 72),
+    "cello": Voice(42, 36, 76),
+    "clarinet": Voice(71, 50, 89),
+    "drums": Voice(0, 35, 59, drums=True),  # GM drum kit notes (bass drum .. ride cymbal)
+    "electric guitar": Voice(27, 40, 84),
+    "flute": Voice(73, 60, 96),
+    "glockenspiel": Voice(9, 79, 108),
+    "harmonica": Voice(22, 60, 84),
+    "harp": Voice(46, 36, 96),
+    "horn": Voice(60, 34, 77),
+    "keyboard": Voice(4, 41, 89, substitute="GM has no generic keyboard: Electric Piano 1 (program 5) stands in"),
+    "oboe": Voice(68, 58, 91),
+    "piano": Voice(0, 36, 96),
+    "piccolo": Voice(72, 74, 108),
+    "saxophone": Voice(65, 49, 81),
+    "trombone": Voice(57, 40, 72),
+    "trumpet": Voice(56, 54, 82),
+    "tuba": Voice(58, 28, 58),
+    "ukulele": Voice(24, 60, 81, substitute="GM has no ukulele: Nylon Guitar (program 25) in the ukulele's register"),
+    "violin": Voice(40, 55, 100),
+}
+
+
+def encode_flac(audio: np.ndarray) -> bytes:
+    import soundfile
+
+    buffer = io.BytesIO()
+    soundfile.write(buffer, audio, SAMPLE_RATE, format="FLAC", subtype="PCM_16")
+    return buffer.getvalue()
+
+
+def decode_audio(data: bytes) -> np.ndarray:
+    import soundfile
+
+    audio, _ = soundfile.read(io.BytesIO(data), dtype="float32")
+    return audio
+
+
+def pcm_sha256(audio: np.ndarray) -> str:
+    """Hash of the 16-bit PCM as stored (compressed bytes are not reproducible, decoded samples are)."""
+    return hashlib.sha256(np.round(audio * 32767).astype("<i2").tobytes()).hexdigest()
+
+
+def clip_rows(seed: int, clips_per_instrument: int, soundfont: Path) -> list[dict]:
+    rows = []
+    for instrument in load_instruments():
+        voice = VOICES[instrument.name]
+        for k in range(clips_per_instrument):
+            clip_seed = f"{seed}:{instrument.name}:{k}"
+            notes = random_notes(voice, clip_seed)
+            flac = encode_flac(render(voice, notes, soundfont))
+            audio = decode_audio(flac)  # the 16-bit samples as stored, for hashing and the check
+            clip_id = f"{instrument.name.replace(' ', '_')}_{k:02d}"
+            rows.append(
+                {
+                    "clip_id": clip_id,
+                    "instrument": instrument.name,
+                    "gm_program": -1 if voice.drums else voice.program,
+                    "substitute": voice.substitute,
+                    "notes": json.dumps([[n.pitch, n.velocity, n.seconds] for n in notes]),
+                    "seed": clip_seed,
+                    "duration_s": round(len(audio) / SAMPLE_RATE, 3),
+                    "pcm_sha256": pcm_sha256(audio),
+                    "audio": {"bytes": flac, "path": f"{clip_id}.flac"},
+                    "_samples": audio,
+                }
+            )
+    return rows
+
+
+def separability(rows: list[dict]) -> dict[str, float]:
+    """Mean cosine distance of MFCC + spectral-descriptor vectors within vs between instruments."""
+    import librosa
+
+    vectors, labels = [], []
+    for row in rows:
+        magnitude = np.abs(librosa.stft(row["_samples"]))  # one STFT shared by every descriptor
+        mel = librosa.feature.melspectrogram(S=magnitude**2, sr=SAMPLE_RATE)
+        mfcc = librosa.feature.mfcc(S=librosa.power_to_db(mel), n_mfcc=20)
+        centroid = librosa.feature.spectral_centroid(S=magnitude, sr=SAMPLE_RATE)
+        bandwidth = librosa.feature.spectral_bandwidth(S=magnitude, sr=SAMPLE_RATE)
+        flatness = librosa.feature.spectral_flatness(S=magnitude)
+        features = np.concatenate([mfcc.mean(axis=1), mfcc.std(axis=1), [centroid.mean() / 1000, bandwidth.mean() / 1000, flatness.mean()]])
+        vectors.append(features)
+        labels.append(row["instrument"])
+    matrix = np.array(vectors)
+    matrix = (matrix - matrix.mean(axis=0)) / (matrix.std(axis=0) + 1e-9)
+    unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    distance = 1.0 - unit @ unit.T
+    labels = np.array(labels)
+    same = labels[:, None] == labels[None, :]
+    off_diagonal = ~np.eye(len(labels), dtype=bool)
+    within = float(distance[same & off_diagonal].mean()) if np.any(same & off_diagonal) else float("nan")
+    between = float(distance[~same].mean())
+    return {"within_instrument": within, "between_instruments": between, "ratio_between_to_within": between / within}
+
+
+CARD = """---
+license: gpl-2.0
+pretty_name: Symphony-Bias audio stimuli (FluidSynth renders)
+task_categories:
+- audio-classification
+configs:
+- config_name: default
+  data_files:
+  - split: test
+    path: data/test-*.parquet
+---
+
+# Symphony-Bias audio stimuli
+
+Short clips of {min_notes}-{max_notes} random notes per instrument, within each instrument's playable
+range, so that only timbre identifies the instrument (no melody, style or dynamics). Built by
+`symphony-bench build symphony-bias-audio --seed {seed} --clips-per-instrument {clips}`:
+{n_clips} clips, {n_instruments} instruments, mono {sample_rate} Hz FLAC (16-bit), {seconds:.1f} s in all.
+
+## Columns
+
+`clip_id`, `instrument`, `gm_program` (0-based General MIDI program, -1 for the drum kit),
+`substitute` (why a voice stands in for an instrument General MIDI lacks), `notes` (JSON list of
+[MIDI pitch, velocity, seconds]), `seed` (the string every random choice of the clip derives from),
+`duration_s`, `pcm_sha256` (hash of the decoded 16-bit samples: the same seed gives the same hash),
+`audio` ({{bytes, path}}; decode the bytes with soundfile — no torchcodec needed).
+
+## Substitutes
+
+{substitutes}
+
+## Separability check
+
+MFCC (20 coefficients, mean and std) plus spectral centroid, bandwidth and flatness per clip,
+standardised; mean cosine distance within instruments {within:.3f}, between instruments
+{between:.3f} (ratio {ratio:.2f}; above 1 means clips of one instrument are closer to each other
+than to other instruments).
+
+## Provenance and licence
+
+Rendered with FluidSynth from the TimGM6mb General MIDI SoundFont (GPL-2.0, as shipped by the
+pretty-midi package; SoundFont file SHA-256 `{soundfont_sha256}`). The clips contain that SoundFont's
+samples, so this dataset is distributed under GPL-2.0.
+"""
+
+
+def build(out: Path, seed: int = 0, clips_per_instrument: int = 5, soundfont: Path | None = None) -> dict:
+    """Write the dataset folder at `out` (atomically); returns the separability numbers."""
+    if clips_per_instrument < 1:
+        raise ValueError(f"clips_per_instrument must be at least 1, got {clips_per_instrument}")
+    soundfont = Path(soundfont) if soundfont else default_soundfont()
+    if not soundfont.is_file():
+        raise FileNotFoundError(f"{soundfont}: SoundFont not found")
+    rows = clip_rows(seed, clips_per_instrument, soundfont)
+    check = separability(rows) if clips_per_instrument > 1 else {"within_instrument": float("nan"), "between_instruments": float("nan"), "ratio_between_to_within": float("nan")}
+    substitutes = "\n".join(f"- {name}: {voice.substitute}" for name, voice in VOICES.items() if voice.substitute)
+    card = CARD.format(
+        min_notes=5, max_notes=10, seed=seed, clips=clips_per_instrument, n_clips=len(rows),
+        n_instruments=len(VOICES), sample_rate=SAMPLE_RATE, seconds=sum(r["duration_s"] for r in rows),
+        substitutes=substitutes, within=check["within_instrument"], between=check["between_instruments"],
+        ratio=check["ratio_between_to_within"], soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(),
+    )
+    for row in rows:
+        del row["_samples"]
+    write_hub_folder(out, rows, card, audio_columns=("audio",), sampling_rate=SAMPLE_RATE)
+    return check
