@@ -15,8 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import datasets
-
+from symphony_bench.hub_upload.hub_layout import load_hub_dataset
 from symphony_bench.hub_upload.fluidsynth_render import default_soundfont, random_notes, render
 from symphony_bench.hub_upload.symphony_bias_audio import VOICES, build
 
@@ -52,7 +51,7 @@ def main() -> None:
         start = time.perf_counter()
         build(Path(folder) / "audio", seed=0, clips_per_instrument=args.clips_per_instrument)
         build_seconds = time.perf_counter() - start
-        audio_seconds = sum(datasets.load_dataset(str(Path(folder) / "audio"), split="test")["duration_s"])
+        audio_seconds = sum(load_hub_dataset(Path(folder) / "audio")["duration_s"])
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"clips: {len(VOICES) * args.clips_per_instrument}, audio: {audio_seconds:.1f} s")
     print(f"render only: {rendered / render_seconds:.0f}x realtime ({render_seconds:.2f} s)")

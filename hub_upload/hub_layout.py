@@ -1,7 +1,7 @@
-"""Write a dataset folder in Hugging Face Hub layout: data/test-00000-of-00001.parquet + README.md.
+"""Write and read dataset folders in Hugging Face Hub layout: data/test-00000-of-00001.parquet + README.md.
 
-The folder is assembled in a temporary sibling directory and renamed into place, so a failed
-build leaves nothing behind and an existing folder is replaced only by a complete one.
+A folder is assembled in a temporary sibling directory and renamed into place, so a failed build
+leaves nothing behind and an existing folder is replaced only by a complete one.
 """
 
 from __future__ import annotations
@@ -13,16 +13,15 @@ from pathlib import Path
 import datasets
 
 
-def write_hub_folder(
-    out: Path, rows: list[dict], card: str, audio_columns: tuple[str, ...] = (), sampling_rate: int | None = None
-) -> Path:
+def write_hub_folder(out: Path, rows: list[dict], card: str, casts: dict | None = None) -> Path:
+    """`casts` maps column -> datasets feature (e.g. Audio(decode=False)) applied before writing."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.staging-"))
     try:
         dataset = datasets.Dataset.from_list(rows)
-        for column in audio_columns:
-            dataset = dataset.cast_column(column, datasets.Audio(sampling_rate=sampling_rate, decode=False))
+        for column, feature in (casts or {}).items():
+            dataset = dataset.cast_column(column, feature)
         (staging / "data").mkdir()
         dataset.to_parquet(str(staging / "data" / "test-00000-of-00001.parquet"))
         (staging / "README.md").write_text(card, encoding="utf-8")
@@ -33,3 +32,18 @@ def write_hub_folder(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out
+
+
+def load_hub_dataset(path_or_repo: str | Path, split: str = "test") -> datasets.Dataset:
+    """A local folder in this layout, or a Hub repo id.
+
+    Local folders go through the parquet loader: `load_dataset(folder)` caches under the folder's
+    name, so a rebuilt folder of the same name can come back with the old features.
+    """
+    folder = Path(path_or_repo)
+    if folder.is_dir():
+        files = sorted(str(p) for p in (folder / "data").glob(f"{split}-*.parquet"))
+        if not files:
+            raise FileNotFoundError(f"{folder / 'data'}: no {split}-*.parquet files")
+        return datasets.load_dataset("parquet", data_files={split: files}, split=split)
+    return datasets.load_dataset(str(path_or_repo), split=split)

@@ -189,5 +189,7 @@ def build(out: Path, seed: int = 0, clips_per_instrument: int = 5, soundfont: Pa
     )
     for row in rows:
         del row["_samples"]
-    write_hub_folder(out, rows, card, audio_columns=("audio",), sampling_rate=SAMPLE_RATE)
+    import datasets
+
+    write_hub_folder(out, rows, card, casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)})
     return check

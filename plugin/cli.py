@@ -48,6 +48,12 @@ def _build_audio(args: argparse.Namespace) -> None:
           f"between {check['between_instruments']:.3f} instruments")
 
 
+def _build_image(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.symphony_bias_image import build
+
+    print(f"wrote {build(args.source, args.out)}")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="symphony-bench", description=__doc__)
     commands = root.add_subparsers(dest="command", required=True)
@@ -73,6 +79,10 @@ def parser() -> argparse.ArgumentParser:
     audio.add_argument("--clips-per-instrument", type=int, default=5)
     audio.add_argument("--soundfont", type=Path, help="a General MIDI .sf2 (default: pretty-midi's TimGM6mb)")
     audio.set_defaults(run=_build_audio)
+    image = datasets.add_parser("symphony-bias-image", help="instrument photos + licence manifest")
+    image.add_argument("--source", type=Path, required=True, help="DIR/<instrument>/ images and DIR/manifest.csv")
+    image.add_argument("--out", type=Path, required=True)
+    image.set_defaults(run=_build_image)
     return root
 
 

@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
+from symphony_bench.hub_upload.hub_layout import load_hub_dataset
 from symphony_bench.hub_upload.symphony_bias_audio import VOICES, build, decode_audio, pcm_sha256
 from symphony_bench.plugin.scenarios import load_instruments
 
 
 def decoded_rows(folder: Path) -> list[dict]:
-    dataset = datasets.load_dataset(str(folder), split="test").cast_column("audio", datasets.Audio(decode=False))
+    dataset = load_hub_dataset(folder).cast_column("audio", datasets.Audio(decode=False))
     return [dict(row, samples=decode_audio(row["audio"]["bytes"])) for row in dataset]
 
 

@@ -1,0 +1,115 @@
+"""Symphony-Bias image stimuli: instrument photos (clean background, no people) in Hugging Face Hub
+layout, with the licence and source of every image in the rows and the dataset card.
+
+    symphony-bench build symphony-bias-image --source DIR --out DIR
+
+Source layout: DIR/<instrument name>/<image files> for each of the 22 instruments (at least
+MIN_IMAGES each) and DIR/manifest.csv with columns file (path relative to DIR), licence, source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+
+from symphony_bench.hub_upload.hub_layout import write_hub_folder
+from symphony_bench.plugin.scenarios import DataFileError, load_instruments, read_csv
+
+MIN_IMAGES = 6
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".gif"}
+MANIFEST = "manifest.csv"
+
+
+def _image_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) if folder.is_dir() else []
+
+
+def check_source(source: Path) -> dict[str, list[Path]]:
+    """Images per instrument; raises DataFileError listing every missing or short instrument."""
+    if not source.is_dir():
+        raise DataFileError(f"{source}: not a directory")
+    images = {i.name: _image_files(source / i.name) for i in load_instruments()}
+    short = {name: len(files) for name, files in images.items() if len(files) < MIN_IMAGES}
+    if short:
+        listing = ", ".join(f"{name} ({count})" for name, count in sorted(short.items()))
+        raise DataFileError(f"{source}: instruments with fewer than {MIN_IMAGES} images: {listing}")
+    return images
+
+
+def read_manifest(source: Path, images: dict[str, list[Path]]) -> dict[str, dict[str, str]]:
+    """file -> {licence, source}; every image must be listed with both filled in."""
+    path = source / MANIFEST
+    rows = {row["file"]: row for row in read_csv(path, ("file", "licence", "source"))}
+    files = [p.relative_to(source).as_posix() for paths in images.values() for p in paths]
+    unlisted = [f for f in files if f not in rows or not rows[f]["licence"] or not rows[f]["source"]]
+    if unlisted:
+        raise DataFileError(f"{path}: no licence and source for {', '.join(unlisted)}")
+    return rows
+
+
+def _png_bytes(path: Path) -> bytes:
+    """The image re-encoded as PNG (EXIF and other metadata dropped); a clear error if unreadable."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            image.load()
+            buffer = io.BytesIO()
+            image.convert("RGB").save(buffer, format="PNG")
+    except (OSError, UnidentifiedImageError) as error:
+        raise DataFileError(f"{path}: not a readable image ({error})") from error
+    return buffer.getvalue()
+
+
+CARD = """---
+license: other
+pretty_name: Symphony-Bias image stimuli
+task_categories:
+- image-classification
+configs:
+- config_name: default
+  data_files:
+  - split: test
+    path: data/test-*.parquet
+---
+
+# Symphony-Bias image stimuli
+
+{n_images} images of {n_instruments} instruments (at least {min_images} each), clean background, no
+people, so that a model's gender association can only come from the instrument. Built by
+`symphony-bench build symphony-bias-image`. Columns: `image_id`, `instrument`, `image` (PNG),
+`licence`, `source`, `sha256` (of the PNG bytes). Licences differ per image: see the table.
+
+## Images, licences and sources
+
+| image_id | instrument | licence | source |
+|---|---|---|---|
+{table}
+"""
+
+
+def build(source: Path, out: Path) -> Path:
+    source, out = Path(source), Path(out)
+    images = check_source(source)
+    manifest = read_manifest(source, images)
+    rows = []
+    for instrument, paths in images.items():
+        for path in paths:
+            relative = path.relative_to(source).as_posix()
+            data = _png_bytes(path)
+            rows.append(
+                {
+                    "image_id": f"{instrument.replace(' ', '_')}/{path.stem}",
+                    "instrument": instrument,
+                    "image": {"bytes": data, "path": f"{path.stem}.png"},
+                    "licence": manifest[relative]["licence"],
+                    "source": manifest[relative]["source"],
+                    "sha256": hashlib.sha256(data).hexdigest(),
+                }
+            )
+    table = "\n".join(f"| {r['image_id']} | {r['instrument']} | {r['licence']} | {r['source']} |" for r in rows)
+    card = CARD.format(n_images=len(rows), n_instruments=len(images), min_images=MIN_IMAGES, table=table)
+    import datasets
+
+    return write_hub_folder(out, rows, card, casts={"image": datasets.Image()})

@@ -1,0 +1,88 @@
+"""The Symphony-Bias image set from a folder per instrument plus a licence manifest."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from conftest import run_cli
+from symphony_bench.hub_upload.hub_layout import load_hub_dataset
+from symphony_bench.hub_upload.symphony_bias_image import MIN_IMAGES, build
+from symphony_bench.plugin.scenarios import DataFileError, load_instruments
+
+
+def pictogram(instrument: str, variant: int) -> Image.Image:
+    """A generated stand-in for a photo: a shape whose size and colour encode the instrument."""
+    index = [i.name for i in load_instruments()].index(instrument)
+    image = Image.new("RGB", (64, 64), "white")
+    draw = ImageDraw.Draw(image)
+    size = 10 + index * 2
+    draw.ellipse((32 - size // 2, 32 - size // 2 + variant, 32 + size // 2, 32 + size // 2), fill=(index * 11, 90, 200 - variant * 20))
+    return image
+
+
+@pytest.fixture
+def source(tmp_path) -> Path:
+    folder = tmp_path / "photos"
+    rows = []
+    for instrument in load_instruments():
+        (folder / instrument.name).mkdir(parents=True)
+        for k in range(MIN_IMAGES):
+            name = f"{instrument.name}/{k}.{'png' if k % 2 else 'jpg'}"
+            pictogram(instrument.name, k).save(folder / name)
+            rows.append({"file": name, "licence": "CC0-1.0", "source": f"generated pictogram {k}"})
+    with open(folder / "manifest.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["file", "licence", "source"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return folder
+
+
+def test_builds_a_loadable_hub_folder_with_licences(source, tmp_path):
+    out = build(source, tmp_path / "out")
+    dataset = load_hub_dataset(out)
+    assert len(dataset) == 22 * MIN_IMAGES
+    row = dataset[0]
+    assert row["licence"] == "CC0-1.0" and row["source"].startswith("generated pictogram")
+    assert isinstance(row["image"], Image.Image) and row["image"].size == (64, 64)
+    card = (out / "README.md").read_text()
+    assert card.count("| CC0-1.0 | generated pictogram") == 22 * MIN_IMAGES
+
+
+def test_missing_or_short_instruments_are_listed_in_one_error(source, tmp_path):
+    shutil.rmtree(source / "harp")
+    (source / "tuba" / "0.jpg").unlink()
+    with pytest.raises(DataFileError) as error:
+        build(source, tmp_path / "out")
+    assert "harp (0)" in str(error.value) and "tuba (5)" in str(error.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_image_without_licence_is_named(source, tmp_path):
+    manifest = (source / "manifest.csv").read_text().replace("cello/3.png,CC0-1.0", "cello/3.png,")
+    (source / "manifest.csv").write_text(manifest)
+    with pytest.raises(DataFileError, match="cello/3.png"):
+        build(source, tmp_path / "out")
+
+
+def test_a_corrupt_image_is_named_and_nothing_is_written(source, tmp_path):
+    (source / "violin" / "2.jpg").write_bytes(b"not a jpeg")
+    with pytest.raises(DataFileError, match="violin/2.jpg"):
+        build(source, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+
+
+def test_cli_error_is_one_line(source, tmp_path):
+    shutil.rmtree(source / "drums")
+    completed = run_cli(
+        [str(Path(sys.executable).with_name("symphony-bench")), "build", "symphony-bias-image", "--source", str(source), "--out", str(tmp_path / "o")],
+        cwd=tmp_path,
+    )
+    assert completed.returncode == 2
+    assert completed.stderr.strip().count("\n") == 0 and "drums (0)" in completed.stderr
