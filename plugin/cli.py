@@ -54,6 +54,12 @@ def _build_image(args: argparse.Namespace) -> None:
     print(f"wrote {build(args.source, args.out)}")
 
 
+def _import_upstream(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.upstream_release import import_release
+
+    print(f"wrote {import_release(args.release, args.out)} (images/, audio/)")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="symphony-bench", description=__doc__)
     commands = root.add_subparsers(dest="command", required=True)
@@ -83,6 +89,10 @@ def parser() -> argparse.ArgumentParser:
     image.add_argument("--source", type=Path, required=True, help="DIR/<instrument>/ images and DIR/manifest.csv")
     image.add_argument("--out", type=Path, required=True)
     image.set_defaults(run=_build_image)
+    upstream = commands.add_parser("import-upstream", help="the Symphony-Bias release's own photos and recordings")
+    upstream.add_argument("--release", type=Path, required=True, help="folder with instrument-photos/ and instrument-audios/")
+    upstream.add_argument("--out", type=Path, required=True, help="writes OUT/images and OUT/audio")
+    upstream.set_defaults(run=_import_upstream)
     return root
 
 

@@ -1,0 +1,164 @@
+"""Import the Symphony-Bias release's own stimuli (instrument-bias-evaluation), so the paper's photos
+and recordings can be evaluated instead of ours.
+
+Release layout: `instrument-photos/<name>/` (photos per instrument) and `instrument-audios/`
+(1-6 mp3 per instrument, none for keyboard, irregular file names such as "E-Guitar 2.mp3").
+
+    symphony-bench import-upstream --release DIR --out DIR
+writes DIR/images (see symphony_bias_image) and DIR/audio (Hub layout, 16 kHz FLAC).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from symphony_bench.hub_upload import symphony_bias_image
+from symphony_bench.hub_upload.fluidsynth_render import SAMPLE_RATE
+from symphony_bench.hub_upload.hub_layout import write_hub_folder
+from symphony_bench.hub_upload.symphony_bias_audio import decode_audio, encode_flac, pcm_sha256
+from symphony_bench.plugin.scenarios import DataFileError, load_instruments
+
+AUDIO_SUFFIXES = {".mp3", ".wav", ".flac", ".ogg"}
+UPSTREAM_LICENCE = "as stated by the Symphony-Bias release (instrument-bias-evaluation)"
+# Words in upstream names that mean one of our instruments; longer phrases are tried first, so
+# "bassoon" is never read as "bass" and "electric guitar" never as "guitar".
+ALIASES = {
+    "e guitar": "electric guitar",
+    "electric": "electric guitar",
+    "acoustic": "acoustic guitar",
+    "bass": "bass guitar",
+    "sax": "saxophone",
+    "drum": "drums",
+    "drumset": "drums",
+    "drum kit": "drums",
+    "french horn": "horn",
+    "uke": "ukulele",
+    "glock": "glockenspiel",
+    "keys": "keyboard",
+}
+
+
+def _words(name: str) -> str:
+    """'E-Guitar (2).mp3' -> 'e guitar'."""
+    return " ".join(re.sub(r"[^a-z]+", " ", Path(name).stem.lower().replace("-", " ")).split())
+
+
+def instrument_of(name: str) -> str | None:
+    """Our instrument name for an upstream file or folder name, or None if nothing matches."""
+    words = f" {_words(name)} "
+    phrases = {i.name: i.name for i in load_instruments()} | ALIASES
+    for phrase in sorted(phrases, key=len, reverse=True):
+        if f" {phrase} " in words or f" {phrase}s " in words:
+            return phrases[phrase]
+    return None
+
+
+def _unmatched_error(folder: Path, names: list[str]) -> DataFileError:
+    return DataFileError(f"{folder}: cannot tell the instrument of {', '.join(sorted(names))}")
+
+
+def import_photos(release: Path, staging: Path) -> Path:
+    """Copy instrument-photos/<name>/ into the image builder's source layout, with a manifest."""
+    photos = release / "instrument-photos"
+    if not photos.is_dir():
+        raise DataFileError(f"{photos}: not found (expected the release's instrument-photos folder)")
+    folders = [p for p in sorted(photos.iterdir()) if p.is_dir()]
+    unmatched = [p.name for p in folders if instrument_of(p.name) is None]
+    if unmatched:
+        raise _unmatched_error(photos, unmatched)
+    rows = []
+    for folder in folders:
+        instrument = instrument_of(folder.name)
+        (staging / instrument).mkdir(parents=True, exist_ok=True)
+        for image in sorted(folder.iterdir()):
+            if image.suffix.lower() in symphony_bias_image.IMAGE_SUFFIXES:
+                shutil.copyfile(image, staging / instrument / image.name)
+                rows.append({"file": f"{instrument}/{image.name}", "licence": UPSTREAM_LICENCE,
+                             "source": f"instrument-photos/{folder.name}/{image.name}"})
+    with open(staging / symphony_bias_image.MANIFEST, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["file", "licence", "source"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return staging
+
+
+def _read_audio(path: Path):
+    import librosa
+    import soundfile
+
+    try:
+        audio, rate = soundfile.read(path, dtype="float32", always_2d=True)
+    except (RuntimeError, soundfile.LibsndfileError) as error:
+        raise DataFileError(f"{path}: not a readable audio file ({error})") from error
+    mono = audio.mean(axis=1)
+    if mono.size == 0 or not mono.any():
+        raise DataFileError(f"{path}: the audio is empty or silent")
+    return librosa.resample(mono, orig_sr=rate, target_sr=SAMPLE_RATE) if rate != SAMPLE_RATE else mono
+
+
+AUDIO_CARD = """---
+license: other
+pretty_name: Symphony-Bias audio stimuli (upstream release)
+configs:
+- config_name: default
+  data_files:
+  - split: test
+    path: data/test-*.parquet
+---
+
+# Symphony-Bias audio stimuli, imported from the upstream release
+
+{n_clips} recordings of {n_instruments} instruments from the release's `instrument-audios/` folder,
+converted to mono {sample_rate} Hz FLAC. Licence: {licence}. Instruments without a recording:
+{missing}. Columns: `clip_id`, `instrument`, `source_file`, `duration_s`, `pcm_sha256`, `audio`.
+"""
+
+
+def import_audio(release: Path, out: Path) -> Path:
+    recordings = release / "instrument-audios"
+    if not recordings.is_dir():
+        raise DataFileError(f"{recordings}: not found (expected the release's instrument-audios folder)")
+    files = sorted(p for p in recordings.rglob("*") if p.suffix.lower() in AUDIO_SUFFIXES)
+    unmatched = [p.relative_to(recordings).as_posix() for p in files if instrument_of(p.name) is None]
+    if unmatched:
+        raise _unmatched_error(recordings, unmatched)
+    rows = []
+    for k, path in enumerate(files):
+        audio = decode_audio(encode_flac(_read_audio(path)))
+        rows.append({
+            "clip_id": f"upstream_{k:03d}",
+            "instrument": instrument_of(path.name),
+            "source_file": path.relative_to(recordings).as_posix(),
+            "duration_s": round(len(audio) / SAMPLE_RATE, 3),
+            "pcm_sha256": pcm_sha256(audio),
+            "audio": {"bytes": encode_flac(audio), "path": f"upstream_{k:03d}.flac"},
+        })
+    present = {r["instrument"] for r in rows}
+    missing = ", ".join(i.name for i in load_instruments() if i.name not in present) or "none"
+    card = AUDIO_CARD.format(n_clips=len(rows), n_instruments=len(present), sample_rate=SAMPLE_RATE,
+                             licence=UPSTREAM_LICENCE, missing=missing)
+    import datasets
+
+    return write_hub_folder(out, rows, card, casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)})
+
+
+def import_release(release: Path, out: Path) -> Path:
+    """out/images and out/audio, written together: an error (naming the file) leaves nothing."""
+    release, out = Path(release), Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.staging-"))
+    try:
+        with tempfile.TemporaryDirectory() as photos:
+            symphony_bias_image.build(import_photos(release, Path(photos)), staging / "images")
+        import_audio(release, staging / "audio")
+        staging.chmod(0o755)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out
