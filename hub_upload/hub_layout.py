@@ -6,32 +6,31 @@ leaves nothing behind and an existing folder is replaced only by a complete one.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 import datasets
 
+from symphony_bench.plugin.atomic import staged_directory
+
+
+def card_front_matter(pretty_name: str, licence: str) -> str:
+    """The dataset card's YAML header: licence, name and the one parquet config this layout has."""
+    return (
+        f"---\nlicense: {licence}\npretty_name: {pretty_name}\nconfigs:\n- config_name: default\n"
+        "  data_files:\n  - split: test\n    path: data/test-*.parquet\n---\n"
+    )
+
 
 def write_hub_folder(out: Path, rows: list[dict], card: str, casts: dict | None = None) -> Path:
     """`casts` maps column -> datasets feature (e.g. Audio(decode=False)) applied before writing."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.staging-"))
-    try:
-        dataset = datasets.Dataset.from_list(rows)
-        for column, feature in (casts or {}).items():
-            dataset = dataset.cast_column(column, feature)
+    dataset = datasets.Dataset.from_list(rows)
+    for column, feature in (casts or {}).items():
+        dataset = dataset.cast_column(column, feature)
+    with staged_directory(out) as staging:
         (staging / "data").mkdir()
         dataset.to_parquet(str(staging / "data" / "test-00000-of-00001.parquet"))
         (staging / "README.md").write_text(card, encoding="utf-8")
-        staging.chmod(0o755)
-        if out.exists():
-            shutil.rmtree(out)
-        staging.rename(out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return out
+    return Path(out)
 
 
 def load_hub_dataset(path_or_repo: str | Path, split: str = "test") -> datasets.Dataset:

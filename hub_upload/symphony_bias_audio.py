@@ -21,7 +21,7 @@ from symphony_bench.hub_upload.fluidsynth_render import (
     random_notes,
     render,
 )
-from symphony_bench.hub_upload.hub_layout import write_hub_folder
+from symphony_bench.hub_upload.hub_layout import card_front_matter, write_hub_folder
 from symphony_bench.plugin.scenarios import load_instruments
 
 # General MIDI voices (0-based programs) and playable ranges (MIDI notes).
@@ -125,19 +125,7 @@ def separability(rows: list[dict]) -> dict[str, float]:
     return {"within_instrument": within, "between_instruments": between, "ratio_between_to_within": between / within}
 
 
-CARD = """---
-license: gpl-2.0
-pretty_name: Symphony-Bias audio stimuli (FluidSynth renders)
-task_categories:
-- audio-classification
-configs:
-- config_name: default
-  data_files:
-  - split: test
-    path: data/test-*.parquet
----
-
-# Symphony-Bias audio stimuli
+CARD = """# Symphony-Bias audio stimuli
 
 Short clips of {min_notes}-{max_notes} random notes per instrument, within each instrument's playable
 range, so that only timbre identifies the instrument (no melody, style or dynamics). Built by
@@ -181,7 +169,7 @@ def build(out: Path, seed: int = 0, clips_per_instrument: int = 5, soundfont: Pa
     rows = clip_rows(seed, clips_per_instrument, soundfont)
     check = separability(rows) if clips_per_instrument > 1 else {"within_instrument": float("nan"), "between_instruments": float("nan"), "ratio_between_to_within": float("nan")}
     substitutes = "\n".join(f"- {name}: {voice.substitute}" for name, voice in VOICES.items() if voice.substitute)
-    card = CARD.format(
+    card = card_front_matter("Symphony-Bias audio stimuli (FluidSynth renders)", "gpl-2.0") + CARD.format(
         min_notes=5, max_notes=10, seed=seed, clips=clips_per_instrument, n_clips=len(rows),
         n_instruments=len(VOICES), sample_rate=SAMPLE_RATE, seconds=sum(r["duration_s"] for r in rows),
         substitutes=substitutes, within=check["within_instrument"], between=check["between_instruments"],

@@ -13,7 +13,7 @@ import hashlib
 import io
 from pathlib import Path
 
-from symphony_bench.hub_upload.hub_layout import write_hub_folder
+from symphony_bench.hub_upload.hub_layout import card_front_matter, write_hub_folder
 from symphony_bench.plugin.scenarios import DataFileError, load_instruments, read_csv
 
 MIN_IMAGES = 6
@@ -62,19 +62,7 @@ def _png_bytes(path: Path) -> bytes:
     return buffer.getvalue()
 
 
-CARD = """---
-license: other
-pretty_name: Symphony-Bias image stimuli
-task_categories:
-- image-classification
-configs:
-- config_name: default
-  data_files:
-  - split: test
-    path: data/test-*.parquet
----
-
-# Symphony-Bias image stimuli
+CARD = """# Symphony-Bias image stimuli
 
 {n_images} images of {n_instruments} instruments (at least {min_images} each), clean background, no
 people, so that a model's gender association can only come from the instrument. Built by
@@ -109,7 +97,7 @@ def build(source: Path, out: Path) -> Path:
                 }
             )
     table = "\n".join(f"| {r['image_id']} | {r['instrument']} | {r['licence']} | {r['source']} |" for r in rows)
-    card = CARD.format(n_images=len(rows), n_instruments=len(images), min_images=MIN_IMAGES, table=table)
+    card = card_front_matter("Symphony-Bias image stimuli", "other") + CARD.format(n_images=len(rows), n_instruments=len(images), min_images=MIN_IMAGES, table=table)
     import datasets
 
     return write_hub_folder(out, rows, card, casts={"image": datasets.Image()})

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from symphony_bench.hub_upload import symphony_bias_image
 from symphony_bench.hub_upload.fluidsynth_render import SAMPLE_RATE
-from symphony_bench.hub_upload.hub_layout import write_hub_folder
+from symphony_bench.hub_upload.hub_layout import card_front_matter, write_hub_folder
 from symphony_bench.hub_upload.symphony_bias_audio import decode_audio, encode_flac, pcm_sha256
+from symphony_bench.plugin.atomic import staged_directory
 from symphony_bench.plugin.scenarios import DataFileError, load_instruments
 
 AUDIO_SUFFIXES = {".mp3", ".wav", ".flac", ".ogg"}
@@ -100,17 +101,7 @@ def _read_audio(path: Path):
     return librosa.resample(mono, orig_sr=rate, target_sr=SAMPLE_RATE) if rate != SAMPLE_RATE else mono
 
 
-AUDIO_CARD = """---
-license: other
-pretty_name: Symphony-Bias audio stimuli (upstream release)
-configs:
-- config_name: default
-  data_files:
-  - split: test
-    path: data/test-*.parquet
----
-
-# Symphony-Bias audio stimuli, imported from the upstream release
+AUDIO_CARD = """# Symphony-Bias audio stimuli, imported from the upstream release
 
 {n_clips} recordings of {n_instruments} instruments from the release's `instrument-audios/` folder,
 converted to mono {sample_rate} Hz FLAC. Licence: {licence}. Instruments without a recording:
@@ -139,7 +130,7 @@ def import_audio(release: Path, out: Path) -> Path:
         })
     present = {r["instrument"] for r in rows}
     missing = ", ".join(i.name for i in load_instruments() if i.name not in present) or "none"
-    card = AUDIO_CARD.format(n_clips=len(rows), n_instruments=len(present), sample_rate=SAMPLE_RATE,
+    card = card_front_matter("Symphony-Bias audio stimuli (upstream release)", "other") + AUDIO_CARD.format(n_clips=len(rows), n_instruments=len(present), sample_rate=SAMPLE_RATE,
                              licence=UPSTREAM_LICENCE, missing=missing)
     import datasets
 
@@ -148,17 +139,8 @@ def import_audio(release: Path, out: Path) -> Path:
 
 def import_release(release: Path, out: Path) -> Path:
     """out/images and out/audio, written together: an error (naming the file) leaves nothing."""
-    release, out = Path(release), Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.staging-"))
-    try:
-        with tempfile.TemporaryDirectory() as photos:
-            symphony_bias_image.build(import_photos(release, Path(photos)), staging / "images")
+    release = Path(release)
+    with staged_directory(out) as staging, tempfile.TemporaryDirectory() as photos:
+        symphony_bias_image.build(import_photos(release, Path(photos)), staging / "images")
         import_audio(release, staging / "audio")
-        staging.chmod(0o755)
-        if out.exists():
-            shutil.rmtree(out)
-        staging.rename(out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return out
+    return Path(out)
