@@ -11,7 +11,6 @@ writes DIR/images (see symphony_bias_image) and DIR/audio (Hub layout, 16 kHz FL
 from __future__ import annotations
 
 import csv
-import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,41 +20,16 @@ from symphony_bench.hub_upload.fluidsynth_render import SAMPLE_RATE
 from symphony_bench.hub_upload.hub_layout import card_front_matter, write_hub_folder
 from symphony_bench.hub_upload.symphony_bias_audio import decode_audio, encode_flac, pcm_sha256
 from symphony_bench.plugin.atomic import staged_directory
+from symphony_bench.plugin.instrument_names import single_instrument
 from symphony_bench.plugin.scenarios import DataFileError, load_instruments
 
 AUDIO_SUFFIXES = {".mp3", ".wav", ".flac", ".ogg"}
 UPSTREAM_LICENCE = "as stated by the Symphony-Bias release (instrument-bias-evaluation)"
-# Words in upstream names that mean one of our instruments; longer phrases are tried first, so
-# "bassoon" is never read as "bass" and "electric guitar" never as "guitar".
-ALIASES = {
-    "e guitar": "electric guitar",
-    "electric": "electric guitar",
-    "acoustic": "acoustic guitar",
-    "bass": "bass guitar",
-    "sax": "saxophone",
-    "drum": "drums",
-    "drumset": "drums",
-    "drum kit": "drums",
-    "french horn": "horn",
-    "uke": "ukulele",
-    "glock": "glockenspiel",
-    "keys": "keyboard",
-}
-
-
-def _words(name: str) -> str:
-    """'E-Guitar (2).mp3' -> 'e guitar'."""
-    return " ".join(re.sub(r"[^a-z]+", " ", Path(name).stem.lower().replace("-", " ")).split())
 
 
 def instrument_of(name: str) -> str | None:
-    """Our instrument name for an upstream file or folder name, or None if nothing matches."""
-    words = f" {_words(name)} "
-    phrases = {i.name: i.name for i in load_instruments()} | ALIASES
-    for phrase in sorted(phrases, key=len, reverse=True):
-        if f" {phrase} " in words or f" {phrase}s " in words:
-            return phrases[phrase]
-    return None
+    """Our instrument for an upstream file or folder name ("E-Guitar (2).mp3"), or None."""
+    return single_instrument(Path(name).stem)
 
 
 def _unmatched_error(folder: Path, names: list[str]) -> DataFileError:
