@@ -18,6 +18,7 @@ from symphony_bench.hub_upload.fluidsynth_render import (
     SAMPLE_RATE,
     Voice,
     default_soundfont,
+    fluidsynth_version,
     random_notes,
     render,
 )
@@ -38,7 +39,7 @@ VOICES = {
     "harmonica": Voice(22, 60, 84),
     "harp": Voice(46, 36, 96),
     "horn": Voice(60, 34, 77),
-    "keyboard": Voice(4, 41, 89, substitute="GM has no generic keyboard: Electric Piano 1 (program 5) stands in"),
+    "keyboard": Voice(4, 41, 89, substitute="GM has no generic keyboard: Electric Piano 1 (GM program 5, 0-based 4) stands in"),
     "oboe": Voice(68, 58, 91),
     "piano": Voice(0, 36, 96),
     "piccolo": Voice(72, 74, 108),
@@ -46,7 +47,7 @@ VOICES = {
     "trombone": Voice(57, 40, 72),
     "trumpet": Voice(56, 54, 82),
     "tuba": Voice(58, 28, 58),
-    "ukulele": Voice(24, 60, 81, substitute="GM has no ukulele: Nylon Guitar (program 25) in the ukulele's register"),
+    "ukulele": Voice(24, 60, 81, substitute="GM has no ukulele: Nylon Guitar (GM program 25, 0-based 24) in the ukulele's register"),
     "violin": Voice(40, 55, 100),
 }
 
@@ -66,9 +67,13 @@ def decode_audio(data: bytes) -> np.ndarray:
     return audio
 
 
-def pcm_sha256(audio: np.ndarray) -> str:
-    """Hash of the 16-bit PCM as stored (compressed bytes are not reproducible, decoded samples are)."""
-    return hashlib.sha256(np.round(audio * 32767).astype("<i2").tobytes()).hexdigest()
+def pcm_sha256(flac: bytes) -> str:
+    """SHA-256 of the stored 16-bit samples (little-endian int16), read back from the FLAC bytes:
+    compressed bytes need not be reproducible, decoded samples are."""
+    import soundfile
+
+    samples, _ = soundfile.read(io.BytesIO(flac), dtype="int16")
+    return hashlib.sha256(samples.astype("<i2").tobytes()).hexdigest()
 
 
 def clip_rows(seed: int, clips_per_instrument: int, soundfont: Path) -> list[dict]:
@@ -78,8 +83,8 @@ def clip_rows(seed: int, clips_per_instrument: int, soundfont: Path) -> list[dic
         for k in range(clips_per_instrument):
             clip_seed = f"{seed}:{instrument.name}:{k}"
             notes = random_notes(voice, clip_seed)
-            flac = encode_flac(render(voice, notes, soundfont))
-            audio = decode_audio(flac)  # the 16-bit samples as stored, for hashing and the check
+            flac = encode_flac(render(voice, notes, soundfont, label=f"{instrument.name} (clip seed {clip_seed})"))
+            audio = decode_audio(flac)  # the samples as stored, for the separability check
             clip_id = f"{instrument.name.replace(' ', '_')}_{k:02d}"
             rows.append(
                 {
@@ -90,7 +95,7 @@ def clip_rows(seed: int, clips_per_instrument: int, soundfont: Path) -> list[dic
                     "notes": json.dumps([[n.pitch, n.velocity, n.seconds] for n in notes]),
                     "seed": clip_seed,
                     "duration_s": round(len(audio) / SAMPLE_RATE, 3),
-                    "pcm_sha256": pcm_sha256(audio),
+                    "pcm_sha256": pcm_sha256(flac),
                     "audio": {"bytes": flac, "path": f"{clip_id}.flac"},
                     "_samples": audio,
                 }
@@ -137,7 +142,8 @@ range, so that only timbre identifies the instrument (no melody, style or dynami
 `clip_id`, `instrument`, `gm_program` (0-based General MIDI program, -1 for the drum kit),
 `substitute` (why a voice stands in for an instrument General MIDI lacks), `notes` (JSON list of
 [MIDI pitch, velocity, seconds]), `seed` (the string every random choice of the clip derives from),
-`duration_s`, `pcm_sha256` (hash of the decoded 16-bit samples: the same seed gives the same hash),
+`duration_s`, `pcm_sha256` (SHA-256 of the stored samples read as little-endian int16: the same seed
+gives the same hash),
 `audio` ({{bytes, path}}; decode the bytes with soundfile — no torchcodec needed).
 
 ## Substitutes
@@ -153,8 +159,9 @@ than to other instruments).
 
 ## Provenance and licence
 
-Rendered with FluidSynth from the TimGM6mb General MIDI SoundFont (GPL-2.0, as shipped by the
-pretty-midi package; SoundFont file SHA-256 `{soundfont_sha256}`). The clips contain that SoundFont's
+Rendered with FluidSynth {fluidsynth_version} (float output, no dither) from the TimGM6mb General
+MIDI SoundFont (GPL-2.0, as shipped by the pretty-midi package; SoundFont file SHA-256
+`{soundfont_sha256}`). The clips contain that SoundFont's
 samples, so this dataset is distributed under GPL-2.0.
 """
 
@@ -173,7 +180,7 @@ def build(out: Path, seed: int = 0, clips_per_instrument: int = 5, soundfont: Pa
         min_notes=5, max_notes=10, seed=seed, clips=clips_per_instrument, n_clips=len(rows),
         n_instruments=len(VOICES), sample_rate=SAMPLE_RATE, seconds=sum(r["duration_s"] for r in rows),
         substitutes=substitutes, within=check["within_instrument"], between=check["between_instruments"],
-        ratio=check["ratio_between_to_within"], soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(),
+        ratio=check["ratio_between_to_within"], fluidsynth_version=fluidsynth_version(), soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(),
     )
     for row in rows:
         del row["_samples"]

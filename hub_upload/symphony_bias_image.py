@@ -38,9 +38,13 @@ def check_source(source: Path) -> dict[str, list[Path]]:
 
 
 def read_manifest(source: Path, images: dict[str, list[Path]]) -> dict[str, dict[str, str]]:
-    """file -> {licence, source}; every image must be listed with both filled in."""
+    """file -> {licence, source}; every image must be listed once with both filled in."""
     path = source / MANIFEST
-    rows = {row["file"]: row for row in read_csv(path, ("file", "licence", "source"))}
+    listed = read_csv(path, ("file", "licence", "source"))
+    rows = {row["file"]: row for row in listed}
+    if len(rows) < len(listed):
+        repeated = sorted({row["file"] for row in listed if sum(r["file"] == row["file"] for r in listed) > 1})
+        raise DataFileError(f"{path}: listed more than once: {', '.join(repeated)}")
     files = [p.relative_to(source).as_posix() for paths in images.values() for p in paths]
     unlisted = [f for f in files if f not in rows or not rows[f]["licence"] or not rows[f]["source"]]
     if unlisted:
@@ -49,15 +53,18 @@ def read_manifest(source: Path, images: dict[str, list[Path]]) -> dict[str, dict
 
 
 def _png_bytes(path: Path) -> bytes:
-    """The image re-encoded as PNG (EXIF and other metadata dropped); a clear error if unreadable."""
-    from PIL import Image, UnidentifiedImageError
+    """The image re-encoded as RGB PNG: EXIF orientation applied, then metadata dropped;
+    transparency flattened onto white. A clear error if unreadable."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
 
     try:
         with Image.open(path) as image:
-            image.load()
+            upright = ImageOps.exif_transpose(image).convert("RGBA")
+            flat = Image.new("RGBA", upright.size, "white")
+            flat.alpha_composite(upright)
             buffer = io.BytesIO()
-            image.convert("RGB").save(buffer, format="PNG")
-    except (OSError, UnidentifiedImageError) as error:
+            flat.convert("RGB").save(buffer, format="PNG")
+    except (OSError, UnidentifiedImageError, Image.DecompressionBombError) as error:
         raise DataFileError(f"{path}: not a readable image ({error})") from error
     return buffer.getvalue()
 
@@ -86,11 +93,12 @@ def build(source: Path, out: Path) -> Path:
         for path in paths:
             relative = path.relative_to(source).as_posix()
             data = _png_bytes(path)
+            image_id = f"{instrument.replace(' ', '_')}/{path.name}"
             rows.append(
                 {
-                    "image_id": f"{instrument.replace(' ', '_')}/{path.stem}",
+                    "image_id": image_id,
                     "instrument": instrument,
-                    "image": {"bytes": data, "path": f"{path.stem}.png"},
+                    "image": {"bytes": data, "path": f"{image_id.replace('/', '__')}.png"},
                     "licence": manifest[relative]["licence"],
                     "source": manifest[relative]["source"],
                     "sha256": hashlib.sha256(data).hexdigest(),

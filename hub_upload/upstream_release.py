@@ -15,6 +15,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 from symphony_bench.hub_upload import symphony_bias_image
 from symphony_bench.hub_upload.fluidsynth_render import SAMPLE_RATE
 from symphony_bench.hub_upload.hub_layout import card_front_matter, write_hub_folder
@@ -51,8 +53,10 @@ def import_photos(release: Path, staging: Path) -> Path:
         (staging / instrument).mkdir(parents=True, exist_ok=True)
         for image in sorted(folder.iterdir()):
             if image.suffix.lower() in symphony_bias_image.IMAGE_SUFFIXES:
-                shutil.copyfile(image, staging / instrument / image.name)
-                rows.append({"file": f"{instrument}/{image.name}", "licence": UPSTREAM_LICENCE,
+                # prefixed with the source folder: "Violin/1.jpg" and "Violins/1.jpg" both survive
+                name = f"{folder.name}__{image.name}"
+                shutil.copyfile(image, staging / instrument / name)
+                rows.append({"file": f"{instrument}/{name}", "licence": UPSTREAM_LICENCE,
                              "source": f"instrument-photos/{folder.name}/{image.name}"})
     with open(staging / symphony_bias_image.MANIFEST, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=["file", "licence", "source"])
@@ -72,13 +76,17 @@ def _read_audio(path: Path):
     mono = audio.mean(axis=1)
     if mono.size == 0 or not mono.any():
         raise DataFileError(f"{path}: the audio is empty or silent")
-    return librosa.resample(mono, orig_sr=rate, target_sr=SAMPLE_RATE) if rate != SAMPLE_RATE else mono
+    if rate != SAMPLE_RATE:
+        mono = librosa.resample(mono, orig_sr=rate, target_sr=SAMPLE_RATE)
+    peak = float(np.max(np.abs(mono)))
+    return mono * (0.99 / peak) if peak > 1.0 else mono  # resampling can overshoot full scale
 
 
 AUDIO_CARD = """# Symphony-Bias audio stimuli, imported from the upstream release
 
 {n_clips} recordings of {n_instruments} instruments from the release's `instrument-audios/` folder,
-converted to mono {sample_rate} Hz FLAC. Licence: {licence}. Instruments without a recording:
+converted to mono {sample_rate} Hz FLAC (a recording whose peak exceeds full scale after resampling
+is scaled down to 0.99). Licence: {licence}. Instruments without a recording:
 {missing}. Columns: `clip_id`, `instrument`, `source_file`, `duration_s`, `pcm_sha256`, `audio`.
 """
 
@@ -91,16 +99,18 @@ def import_audio(release: Path, out: Path) -> Path:
     unmatched = [p.relative_to(recordings).as_posix() for p in files if instrument_of(p.name) is None]
     if unmatched:
         raise _unmatched_error(recordings, unmatched)
+    if not files:
+        raise DataFileError(f"{recordings}: no audio files ({', '.join(sorted(AUDIO_SUFFIXES))})")
     rows = []
     for k, path in enumerate(files):
-        audio = decode_audio(encode_flac(_read_audio(path)))
+        flac = encode_flac(_read_audio(path))
         rows.append({
             "clip_id": f"upstream_{k:03d}",
             "instrument": instrument_of(path.name),
             "source_file": path.relative_to(recordings).as_posix(),
-            "duration_s": round(len(audio) / SAMPLE_RATE, 3),
-            "pcm_sha256": pcm_sha256(audio),
-            "audio": {"bytes": encode_flac(audio), "path": f"upstream_{k:03d}.flac"},
+            "duration_s": round(len(decode_audio(flac)) / SAMPLE_RATE, 3),
+            "pcm_sha256": pcm_sha256(flac),
+            "audio": {"bytes": flac, "path": f"upstream_{k:03d}.flac"},
         })
     present = {r["instrument"] for r in rows}
     missing = ", ".join(i.name for i in load_instruments() if i.name not in present) or "none"

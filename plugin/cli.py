@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         args.run(args)
-    except (DataFileError, FileNotFoundError, ValueError) as error:
+    except (DataFileError, OSError, ValueError) as error:
         print(f"symphony-bench: error: {error}", file=sys.stderr)
         return 2
     return 0

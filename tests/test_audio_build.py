@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
+import shutil
 import sys
 from pathlib import Path
 
 import datasets
 import numpy as np
 import pytest
+import soundfile
 
 from conftest import run_cli
 from symphony_bench.hub_upload.hub_layout import load_hub_dataset
-from symphony_bench.hub_upload.symphony_bias_audio import VOICES, build, decode_audio, pcm_sha256
+from symphony_bench.hub_upload.symphony_bias_audio import VOICES, build, decode_audio
+from symphony_bench.plugin.atomic import BUILD_MARKER
+from symphony_bench.plugin.scenarios import DataFileError
 from symphony_bench.plugin.scenarios import load_instruments
 
 
@@ -29,6 +36,10 @@ def built(tmp_path_factory):
 
 def test_every_instrument_has_audible_clips_in_range(built):
     _, _, rows = built
+    for row in rows:
+        voice = VOICES[row["instrument"]]
+        assert row["gm_program"] == (-1 if voice.drums else voice.program)
+        assert all(voice.low <= pitch <= voice.high for pitch, _, _ in json.loads(row["notes"]))
     assert {r["instrument"] for r in rows} == {i.name for i in load_instruments()} == set(VOICES)
     assert len(rows) == 2 * 22
     for row in rows:
@@ -38,12 +49,16 @@ def test_every_instrument_has_audible_clips_in_range(built):
         assert 0.01 < rms < 0.5, row["clip_id"]
         assert 0.85 < peak <= 0.91, row["clip_id"]
         assert 5 * 0.25 + 0.4 - 0.01 <= row["duration_s"] <= 10 * 0.7 + 0.4 + 0.01
-        assert pcm_sha256(samples) == row["pcm_sha256"]
+        int16, _ = soundfile.read(io.BytesIO(row["audio"]["bytes"]), dtype="int16")
+        assert hashlib.sha256(int16.astype("<i2").tobytes()).hexdigest() == row["pcm_sha256"]
 
 
 def test_same_seed_same_pcm_other_seed_other_pcm(built, tmp_path):
     _, _, rows = built
-    build(tmp_path / "again", seed=3, clips_per_instrument=2)
+    # "again" is built in a fresh process whose C random state differs, to catch process-state leaks
+    script = "import ctypes, sys; ctypes.CDLL(None).srand(987); from symphony_bench.hub_upload.symphony_bias_audio import build; build(sys.argv[1], seed=3, clips_per_instrument=2)"
+    completed = run_cli([sys.executable, "-c", script, str(tmp_path / "again")], cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
     build(tmp_path / "other", seed=4, clips_per_instrument=2)
     again, other = decoded_rows(tmp_path / "again"), decoded_rows(tmp_path / "other")
     assert [r["pcm_sha256"] for r in again] == [r["pcm_sha256"] for r in rows]
@@ -58,7 +73,8 @@ def test_card_documents_substitutes_separability_and_licence(built):
     assert "license: gpl-2.0" in card and "TimGM6mb" in card
     assert check["between_instruments"] > check["within_instrument"]
     assert f"{check['within_instrument']:.3f}" in card
-    assert sorted(p.name for p in folder.rglob("*") if p.is_file()) == ["README.md", "test-00000-of-00001.parquet"]
+    assert sorted(p.name for p in folder.rglob("*") if p.is_file()) == [BUILD_MARKER, "README.md", "test-00000-of-00001.parquet"]
+    assert "FluidSynth 2." in card
 
 
 def test_missing_soundfont_is_one_clear_error_and_writes_nothing(tmp_path):
@@ -86,3 +102,20 @@ def test_cli_builds_a_loadable_folder(tmp_path):
     assert len(decoded_rows(tmp_path / "a")) == 22
     failed = run_cli([symphony_bench, "build", "symphony-bias-audio", "--out", str(tmp_path / "b"), "--soundfont", str(tmp_path / "x.sf2")], cwd=tmp_path)
     assert failed.returncode == 2 and str(tmp_path / "x.sf2") in failed.stderr and not (tmp_path / "b").exists()
+
+
+def test_a_rebuild_replaces_an_earlier_output_but_never_a_foreign_folder(built, tmp_path):
+    folder, _, rows = built
+    foreign = tmp_path / "notes"
+    foreign.mkdir()
+    (foreign / "thesis.tex").write_text("precious")
+    with pytest.raises(DataFileError, match="not an earlier symphony-bench output"):
+        build(foreign, seed=3, clips_per_instrument=1)
+    assert (foreign / "thesis.tex").read_text() == "precious"
+    with pytest.raises(DataFileError, match="working directory"):
+        build(Path.cwd(), seed=3, clips_per_instrument=1)
+    rebuilt = tmp_path / "rebuilt"
+    shutil.copytree(folder, rebuilt)
+    build(rebuilt, seed=5, clips_per_instrument=1)
+    assert len(decoded_rows(rebuilt)) == 22
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -68,6 +68,7 @@ def test_an_image_without_licence_is_named(source, tmp_path):
     (source / "manifest.csv").write_text(manifest)
     with pytest.raises(DataFileError, match="cello/3.png"):
         build(source, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_corrupt_image_is_named_and_nothing_is_written(source, tmp_path):
@@ -86,3 +87,17 @@ def test_cli_error_is_one_line(source, tmp_path):
     )
     assert completed.returncode == 2
     assert completed.stderr.strip().count("\n") == 0 and "drums (0)" in completed.stderr
+
+
+def test_same_stem_different_suffix_gets_distinct_ids_and_exif_orientation_is_applied(source, tmp_path):
+    portrait = Image.new("RGB", (40, 20), "white")
+    exif = Image.Exif()
+    exif[0x0112] = 6  # orientation: rotate 90 degrees clockwise to display
+    portrait.save(source / "harp" / "0.jpg", exif=exif)
+    pictogram("harp", 1).save(source / "harp" / "0.png")
+    with open(source / "manifest.csv", "a", newline="") as handle:
+        handle.write("harp/0.png,CC0-1.0,generated\n")
+    rows = load_hub_dataset(build(source, tmp_path / "out"))
+    assert len(set(rows["image_id"])) == len(rows) == 22 * MIN_IMAGES + 1
+    harp = {r["image_id"]: r["image"] for r in rows if r["instrument"] == "harp"}
+    assert harp["harp/0.jpg"].size == (20, 40)

@@ -62,6 +62,15 @@ def test_release_imports_into_both_layouts(release, tmp_path):
     assert "keyboard" in (out / "audio" / "README.md").read_text()  # listed as missing
 
 
+def test_two_upstream_folders_of_one_instrument_keep_all_photos(release, tmp_path):
+    extra = release / "instrument-photos" / "Violins"
+    extra.mkdir()
+    for k in range(6):
+        pictogram("violin", k).save(extra / f"img_{k}.jpg")
+    images = load_hub_dataset(import_release(release, tmp_path / "out") / "images")
+    assert images["instrument"].count("violin") == 12
+
+
 def test_unknown_audio_name_is_one_error_and_nothing_is_written(release, tmp_path):
     write_tone(release / "instrument-audios" / "take 7.mp3", 200.0)
     with pytest.raises(DataFileError, match="take 7.mp3"):
