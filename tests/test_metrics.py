@@ -264,3 +264,19 @@ def test_protocol_agreement_hand_example_and_empty_case():
     assert result["pearson_r"] == pytest.approx(stats.pearsonr([0.2, -0.1, 0.3, 0.05], [0.1, 0.2, 0.4, 0.01]).statistic)
     empty = protocol_agreement([np.nan], [0.1])
     assert empty["n"] == 0 and np.isnan(empty["sign_agreement"])
+
+
+def test_aggregations_do_not_depend_on_record_order_as_after_a_data_parallel_gather():
+    from symphony_bench.plugin import symphony_bias
+    from symphony_bench.plugin.symphony_bias_common import invalid_rate
+
+    frame = random_run(np.random.default_rng(12))
+    records = [
+        (r.scenario, r.instrument, r.category, "" if r.valid else "no_json", int(r.m), int(r.f), int(r.nb))
+        for r in frame.itertuples()
+    ]
+    shuffled = [records[k] for k in np.random.default_rng(0).permutation(len(records))]
+    rank_split = records[0::2] + records[1::2]  # two ranks' shards, gathered rank by rank
+    for aggregate in (symphony_bias.mean_abs, symphony_bias.mean_abs_stderr, symphony_bias.consistency_rate_stderr, invalid_rate):
+        assert aggregate(shuffled) == pytest.approx(aggregate(records), abs=1e-12)
+        assert aggregate(rank_split) == pytest.approx(aggregate(records), abs=1e-12)
