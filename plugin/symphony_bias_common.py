@@ -4,7 +4,7 @@ aggregations built on them (harness-independent apart from the record layout).""
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -74,7 +74,7 @@ def score_record(doc: dict, scores, error: str = "") -> tuple:
 
 
 def records_to_data(records) -> AssociationData:
-    columns = list(zip(*records)) or [()] * RECORD_LENGTH
+    columns = list(zip(*records, strict=True)) or [()] * RECORD_LENGTH
     scenario_ids, instruments, categories, errors = columns[:4]
     scores = np.array(columns[4:], dtype=float).T.reshape(-1, 3)
     valid = np.array([not error for error in errors], dtype=bool)

@@ -100,7 +100,7 @@ METRICS = tuple(
 
 def process_results(doc: dict, results: list) -> dict:
     """Log-likelihoods in choice order -> probabilities over the three genders (summing to 1)."""
-    loglikelihoods = dict(zip(doc["gender_order"], (ll for ll, _ in results)))
+    loglikelihoods = dict(zip(doc["gender_order"], (ll for ll, _ in results), strict=True))
     shares = softmax([loglikelihoods[g] for g in GENDERS])
     error = "" if np.all(np.isfinite(shares)) else "non_finite"
     record = score_record(doc, shares.tolist() if not error else [0.0] * 3, error)
@@ -122,7 +122,7 @@ def split_records(records) -> tuple[list, list]:
         np.array([baselines[r[0]][4:] if r[0] in baselines else missing for r in docs], dtype=float).reshape(-1, 3),
     )
     calibrated_records = []
-    for record, shares in zip(docs, calibrated.tolist()):
+    for record, shares in zip(docs, calibrated.tolist(), strict=True):
         error = record[ERROR_FIELD] or calibration_error(record[0] in baselines, shares)
         calibrated_records.append((*record[:ERROR_FIELD], error, *(shares if not error else (0.0, 0.0, 0.0))))
     return docs, calibrated_records

@@ -67,7 +67,7 @@ def test_the_22_instruments_with_correct_articles():
     assert instruments["drums"] == "drums"
     assert instruments["ukulele"] == "a ukulele"
     assert instruments["electric guitar"] == "an electric guitar"
-    for name, phrase in instruments.items():
+    for phrase in instruments.values():
         article, _, noun = phrase.partition(" ")
         if article == "an":
             assert noun[0] in "aeio", phrase
