@@ -115,7 +115,7 @@ def split_records(records) -> tuple[list, list]:
     ("calibration_undefined": a baseline probability of 0).
     """
     baselines = {r[0]: r for r in records if r[1] == BASELINE.name and not r[ERROR_FIELD]}
-    docs = [r for r in records if r[1] != BASELINE.name]
+    docs = instrument_docs(records)
     missing = (1.0, 1.0, 1.0)
     calibrated = contextual_calibration(
         np.array([r[4:] for r in docs], dtype=float).reshape(-1, 3),
@@ -135,8 +135,13 @@ def calibration_error(has_baseline: bool, shares: list[float]) -> str:
     return "" if all(np.isfinite(shares)) else "calibration_undefined"
 
 
+def instrument_docs(records) -> list:
+    """The records of the instrument docs (the instrument-free baselines left out)."""
+    return [r for r in records if r[1] != BASELINE.name]
+
+
 def raw_data(records) -> AssociationData:
-    return records_to_data([r for r in records if r[1] != BASELINE.name])
+    return records_to_data(instrument_docs(records))
 
 
 def calibrated_data(records) -> AssociationData:
