@@ -63,10 +63,12 @@ def scenario_doc(
 
 
 # ---- per-doc records --------------------------------------------------------------------------
-# (scenario_id, instrument, stereotype, error, score_male, score_female, score_non_binary):
-# plain values, so they survive lm-eval's gathering across ranks and its samples JSONL.
+# (scenario_id, instrument, stereotype, error, score_male, score_female, score_non_binary[, stimulus_id]):
+# plain values, so they survive the harness's gathering across ranks and its samples JSONL. The
+# audio and image tasks append the stimulus id (their samples files do not carry the doc).
 ERROR_FIELD = 3
 RECORD_LENGTH = 7
+STIMULUS_FIELD = 7
 
 
 def score_record(doc: dict, scores, error: str = "") -> tuple:
@@ -76,7 +78,7 @@ def score_record(doc: dict, scores, error: str = "") -> tuple:
 def records_to_data(records) -> AssociationData:
     columns = list(zip(*records, strict=True)) or [()] * RECORD_LENGTH
     scenario_ids, instruments, categories, errors = columns[:4]
-    scores = np.array(columns[4:], dtype=float).T.reshape(-1, 3)
+    scores = np.array(columns[4:RECORD_LENGTH], dtype=float).T.reshape(-1, 3)
     valid = np.array([not error for error in errors], dtype=bool)
     return build_association_data(scenario_ids, instruments, categories, scores, valid)
 
@@ -99,3 +101,12 @@ def invalid_rate(records) -> float:
 
 def invalid_rate_stderr(records) -> float:
     return binomial_rate([bool(record[ERROR_FIELD]) for record in records])[1]
+
+
+# The Likert tasks' aggregations (text, audio and image tasks alike).
+consistency_rate = headline_aggregation("consistency_rate")
+consistency_rate_stderr = headline_aggregation("consistency_rate_stderr")
+mean_abs = headline_aggregation("mean_abs")
+mean_abs_stderr = headline_aggregation("mean_abs_stderr")
+non_binary_gas = headline_aggregation("non_binary_gas")
+non_binary_gas_stderr = headline_aggregation("non_binary_gas_stderr")

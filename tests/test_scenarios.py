@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from symphony_bench.plugin import symphony_bias
+from symphony_bench.plugin import likert_prompts, symphony_bias
 from symphony_bench.plugin.symphony_bias_common import DEFAULT_SEED, MINI_SCENARIOS
 from symphony_bench.plugin.scenarios import (
     DATA_DIR,
@@ -166,7 +166,7 @@ def test_docs_record_what_was_shown_and_are_reproducible():
     orders = collections.Counter(tuple(d["gender_order"]) for d in docs)
     assert len(orders) == 6 and min(orders.values()) > len(docs) / 6 * 0.8
     for d in docs[:50]:
-        people = [symphony_bias.PERSON[g] for g in d["gender_order"]]
+        people = [likert_prompts.PERSON[g] for g in d["gender_order"]]
         positions = [d["prompt"].index(p) for p in people]
         assert positions == sorted(positions)
         assert d["scenario"] in d["prompt"] and '"reason"' not in d["prompt"]
