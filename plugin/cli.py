@@ -44,6 +44,9 @@ def _build_audio(args: argparse.Namespace) -> None:
     from symphony_bench.hub_upload.symphony_bias_audio import build
 
     check = build(args.out, seed=args.seed, clips_per_instrument=args.clips_per_instrument, soundfont=args.soundfont)
+    if args.clips_per_instrument < 2:
+        print(f"wrote {args.out}; no separability check (it needs 2 or more clips per instrument)")
+        return
     print(f"wrote {args.out}; MFCC cosine distance within {check['within_instrument']:.3f}, "
           f"between {check['between_instruments']:.3f} instruments")
 

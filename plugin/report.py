@@ -1,10 +1,14 @@
-"""`symphony-bench report`: per-instrument tables and headline numbers from an lm-eval run directory.
+"""`symphony-bench report`: per-instrument tables and headline numbers from an lm-eval or lmms-eval
+run directory.
 
-Reads the `samples_<task>_<timestamp>.jsonl` files that `lm_eval --log_samples` writes (the newest
-per model folder and task) and recomputes everything from the per-doc records that
-`process_results` stored, with the same functions as the harness aggregations. A log-probability
-task gives two entries, `<task>` (raw) and `<task>:calibrated`; when a model folder holds both
-protocols, each log-probability entry gets an "agreement" section per Likert task.
+Reads the samples files that `--log_samples` writes (lm-eval: `samples_<task>_<timestamp>.jsonl`,
+lmms-eval: `<timestamp>_samples_<task>.jsonl`; the newest per model folder and task) and recomputes
+everything from the per-doc records that `process_results` stored, with the same functions as the
+harness aggregations. A log-probability task gives two entries, `<task>` (raw) and
+`<task>:calibrated`; when a model folder holds both protocols, each log-probability entry gets an
+"agreement" section per Likert task. A recognition task gives per-instrument recognition accuracy,
+and the stimulus task of its modality (same model folder) a "recognised_only" section: the same
+analysis on the docs whose clip or image the model named correctly.
 """
 
 from __future__ import annotations
@@ -17,22 +21,34 @@ from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.metrics import GENDERS, analyse, human_correlation, protocol_agreement
+from symphony_bench.metrics import GENDERS, analyse, binomial_rate, human_correlation, protocol_agreement
 from symphony_bench.plugin.scenarios import DataFileError, read_csv
-from symphony_bench.plugin.symphony_bias_common import ERROR_FIELD, RECORD_LENGTH, records_to_data
+from symphony_bench.plugin.symphony_bias_common import ERROR_FIELD, RECORD_LENGTH, STIMULUS_FIELD, records_to_data
 from symphony_bench.plugin.symphony_bias_logprob import split_records
 
-SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$")
+SAMPLES_NAMES = (
+    re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$"),  # lm-eval
+    re.compile(r"^(?P<stamp>\d{8}_\d{6})_samples_(?P<task>.+)\.jsonl$"),  # lmms-eval
+)
 RECORD_KEY = "mean_abs"  # every metric of a task holds the same per-doc record
+RECOGNITION_KEY = "recognition_accuracy"
 LOGPROB_MARKER = "mean_abs_calibrated"  # only the log-probability tasks have it
+LIKERT_RECORD_LENGTHS = (RECORD_LENGTH, RECORD_LENGTH + 1)  # text tasks; audio/image tasks add the stimulus
+RECOGNITION_RECORD_LENGTH = 4  # (instrument, stimulus_id, recognised, instruments named)
+# The stimulus task a recognition task controls: symphony_bias_<modality>_recognition -> symphony_bias_<modality>[_mini]
+STIMULUS_TASK = re.compile(r"^symphony_bias_(?P<modality>audio|image)(?:_mini)?$")
+
+
+def _samples_file_match(name: str) -> re.Match | None:
+    return next((match for pattern in SAMPLES_NAMES if (match := pattern.match(name))), None)
 
 
 def latest_sample_files(run_dir: Path) -> dict[str, Path]:
     """{task label: newest samples file}; the label is the task name, prefixed by the model
     folder when several model folders ran the same task."""
     newest: dict[tuple[str, str], tuple[str, Path]] = {}
-    for path in sorted(run_dir.rglob("samples_*.jsonl")):
-        match = SAMPLES_NAME.match(path.name)
+    for path in sorted(run_dir.rglob("*samples_*.jsonl")):
+        match = _samples_file_match(path.name)
         if match:
             key = (path.parent.name, match["task"])
             if key not in newest or match["stamp"] > newest[key][0]:
@@ -45,20 +61,30 @@ def latest_sample_files(run_dir: Path) -> dict[str, Path]:
 
 
 def read_records(path: Path) -> tuple[list[list], str] | None:
-    """(records, "likert" or "logprob") of a samples file; None if it belongs to another task."""
-    records, kind = [], "likert"
+    """(records, "likert", "logprob" or "recognition") of a samples file; None if it belongs to
+    another task."""
+    records, kind = [], None
     with open(path, encoding="utf-8") as handle:
         for line_number, line in enumerate(handle, start=1):
             try:
                 sample = json.loads(line)
             except ValueError as error:
                 raise DataFileError(f"{path}, line {line_number}: not valid JSON ({error})") from error
-            record = sample.get(RECORD_KEY)
-            if not (isinstance(record, list) and len(record) == RECORD_LENGTH):
+            record, kind = _sample_record(sample)
+            if kind is None:
                 return None
-            kind = "logprob" if LOGPROB_MARKER in sample else kind
             records.append(record)
     return (records, kind) if records else None
+
+
+def _sample_record(sample: dict) -> tuple[list | None, str | None]:
+    record = sample.get(RECORD_KEY)
+    if isinstance(record, list) and len(record) in LIKERT_RECORD_LENGTHS:
+        return record, "logprob" if LOGPROB_MARKER in sample else "likert"
+    record = sample.get(RECOGNITION_KEY)
+    if isinstance(record, list) and len(record) == RECOGNITION_RECORD_LENGTH:
+        return record, "recognition"
+    return None, None
 
 
 def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
@@ -130,17 +156,49 @@ def agreement_report(likert: dict, logprob: dict) -> dict:
     return {"instruments": pairs, **body, "category_mismatch": mismatched}
 
 
+def recognition_report(records: list) -> dict:
+    """Recognition accuracy overall and per instrument, and what the model named instead."""
+    by_instrument: dict[str, list] = collections.defaultdict(list)
+    for instrument, _, recognised, named in records:
+        by_instrument[instrument].append((recognised, named))
+    accuracy, stderr = binomial_rate([record[2] for record in records])
+    instruments = {}
+    for name, answers in sorted(by_instrument.items()):
+        wrong = collections.Counter(", ".join(named) or "(none)" for recognised, named in answers if not recognised)
+        instruments[name] = {
+            "accuracy": _number(binomial_rate([recognised for recognised, _ in answers])[0]),
+            "n": len(answers),
+            "named_instead": dict(wrong.most_common(3)),
+        }
+    summary = {"recognition_accuracy": _number(accuracy), "recognition_accuracy_stderr": _number(stderr), "n_docs": len(records)}
+    return {"recognition": True, "instruments": instruments, "summary": summary}
+
+
+def recognised_only_report(stimulus_records: list, recognition_records: list) -> dict:
+    """The Likert analysis restricted to docs whose stimulus the model recognised."""
+    recognised = {stimulus_id for _, stimulus_id, ok, _ in recognition_records if ok}
+    kept = [record for record in stimulus_records if record[STIMULUS_FIELD] in recognised]
+    left_out = sorted({record[1] for record in stimulus_records} - {record[1] for record in kept})
+    body = task_report(kept) if kept else {"instruments": {}, "summary": None}
+    return {**body, "recognised_stimuli": len(recognised), "instruments_left_out": left_out}
+
+
 def build_report(run_dir: Path, human_ratings_path: Path | None = None) -> dict:
     if not run_dir.is_dir():
         raise DataFileError(f"{run_dir}: not a directory")
     report: dict[str, dict] = {}
     protocols_by_model: dict[Path, dict[str, list[str]]] = collections.defaultdict(lambda: {"likert": [], "logprob": []})
+    records_by_model: dict[Path, dict[str, tuple[str, list]]] = collections.defaultdict(dict)
     for label, path in latest_sample_files(run_dir).items():
         found = read_records(path)
         if found is None:
             continue
         records, kind = found
-        if kind == "likert":
+        task = _samples_file_match(path.name)["task"]
+        records_by_model[path.parent][task] = (label, records)
+        if kind == "recognition":
+            report[label] = recognition_report(records)
+        elif kind == "likert":
             report[label] = task_report(records, human_ratings_path)
             protocols_by_model[path.parent]["likert"].append(label)
         else:
@@ -150,7 +208,7 @@ def build_report(run_dir: Path, human_ratings_path: Path | None = None) -> dict:
             protocols_by_model[path.parent]["logprob"] += [label, f"{label}:calibrated"]
     if not report:
         raise DataFileError(
-            f"{run_dir}: no Symphony-Bias samples files (run lm_eval with --log_samples --output_path)"
+            f"{run_dir}: no Symphony-Bias samples files (run lm_eval or lmms-eval with --log_samples --output_path)"
         )
     for protocols in protocols_by_model.values():
         for logprob in protocols["logprob"]:
@@ -158,7 +216,18 @@ def build_report(run_dir: Path, human_ratings_path: Path | None = None) -> dict:
                 report[logprob]["agreement"] = {
                     likert: agreement_report(report[likert], report[logprob]) for likert in protocols["likert"]
                 }
+    for tasks in records_by_model.values():
+        _add_recognised_only(report, tasks)
     return report
+
+
+def _add_recognised_only(report: dict, tasks: dict[str, tuple[str, list]]) -> None:
+    for task, (label, records) in tasks.items():
+        match = STIMULUS_TASK.match(task)
+        recognition = tasks.get(f"symphony_bias_{match['modality']}_recognition") if match else None
+        has_stimulus_ids = all(len(record) > STIMULUS_FIELD for record in records)
+        if recognition is not None and has_stimulus_ids:
+            report[label]["recognised_only"] = recognised_only_report(records, recognition[1])
 
 
 def _fmt(value, digits: int = 3) -> str:
@@ -172,38 +241,74 @@ def _fmt_p(value) -> str:
 def render_markdown(report: dict) -> str:
     lines = []
     for task, body in report.items():
-        s = body["summary"]
-        lines += [
-            f"## {task}",
-            "",
-            f"- stereotype-consistency rate: {_fmt(s['consistency_rate'])} ± {_fmt(s['consistency_rate_stderr'])}"
-            f" (95% CI {_fmt(s['consistency_rate_ci'][0])} to {_fmt(s['consistency_rate_ci'][1])})",
-            f"- mean ABS: {_fmt(s['mean_abs'])} ± {_fmt(s['mean_abs_stderr'])}"
-            f" (95% CI {_fmt(s['mean_abs_ci'][0])} to {_fmt(s['mean_abs_ci'][1])})",
-            f"- mean non-binary GAS: {_fmt(s['non_binary_gas'])} ± {_fmt(s['non_binary_gas_stderr'])}",
-            f"- invalid rate: {_fmt(s['invalid_rate'])} ± {_fmt(s['invalid_rate_stderr'])}"
-            f" of {s['n_docs']} docs; reasons: {s['invalid_reasons'] or 'none'}",
-        ]
-        if "human_correlation" in s:
-            h = s["human_correlation"]
-            lines.append(f"- Pearson r with human ratings: {_fmt(h['pearson_r'])} (p={_fmt_p(h['p_value'])}, n={h['n']})")
-        lines += [
-            "",
-            "| instrument | stereotype | GAS male | GAS female | GAS non-binary | ABS | ABS 95% CI | t-test p | valid | invalid |",
-            "|---|---|---:|---:|---:|---:|---|---:|---:|---:|",
-        ]
-        for name, row in body["instruments"].items():
-            gas = row["gas"]
-            ci = "n/a" if row["abs"] is None else f"[{_fmt(row['abs_ci'][0])}, {_fmt(row['abs_ci'][1])}]"
-            lines.append(
-                f"| {name} | {row['category']} | {_fmt(gas['male'])} | {_fmt(gas['female'])} | "
-                f"{_fmt(gas['non_binary'])} | {_fmt(row['abs'])} | {ci} | {_fmt_p(row['p_value'])} | "
-                f"{row['n_valid']} | {row['n_invalid']} |"
-            )
-        lines.append("")
-        for likert, agreement in body.get("agreement", {}).items():
-            lines += _agreement_markdown(task, likert, agreement)
+        lines += _recognition_markdown(task, body) if body.get("recognition") else _likert_markdown(task, body)
     return "\n".join(lines)
+
+
+def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
+    s = body["summary"]
+    lines = [
+        f"{heading} {task}",
+        "",
+        f"- stereotype-consistency rate: {_fmt(s['consistency_rate'])} ± {_fmt(s['consistency_rate_stderr'])}"
+        f" (95% CI {_fmt(s['consistency_rate_ci'][0])} to {_fmt(s['consistency_rate_ci'][1])})",
+        f"- mean ABS: {_fmt(s['mean_abs'])} ± {_fmt(s['mean_abs_stderr'])}"
+        f" (95% CI {_fmt(s['mean_abs_ci'][0])} to {_fmt(s['mean_abs_ci'][1])})",
+        f"- mean non-binary GAS: {_fmt(s['non_binary_gas'])} ± {_fmt(s['non_binary_gas_stderr'])}",
+        f"- invalid rate: {_fmt(s['invalid_rate'])} ± {_fmt(s['invalid_rate_stderr'])}"
+        f" of {s['n_docs']} docs; reasons: {s['invalid_reasons'] or 'none'}",
+    ]
+    if "human_correlation" in s:
+        h = s["human_correlation"]
+        lines.append(f"- Pearson r with human ratings: {_fmt(h['pearson_r'])} (p={_fmt_p(h['p_value'])}, n={h['n']})")
+    lines += [
+        "",
+        "| instrument | stereotype | GAS male | GAS female | GAS non-binary | ABS | ABS 95% CI | t-test p | valid | invalid |",
+        "|---|---|---:|---:|---:|---:|---|---:|---:|---:|",
+    ]
+    for name, row in body["instruments"].items():
+        gas = row["gas"]
+        ci = "n/a" if row["abs"] is None else f"[{_fmt(row['abs_ci'][0])}, {_fmt(row['abs_ci'][1])}]"
+        lines.append(
+            f"| {name} | {row['category']} | {_fmt(gas['male'])} | {_fmt(gas['female'])} | "
+            f"{_fmt(gas['non_binary'])} | {_fmt(row['abs'])} | {ci} | {_fmt_p(row['p_value'])} | "
+            f"{row['n_valid']} | {row['n_invalid']} |"
+        )
+    lines.append("")
+    for likert, agreement in body.get("agreement", {}).items():
+        lines += _agreement_markdown(task, likert, agreement)
+    if "recognised_only" in body:
+        lines += _recognised_only_markdown(task, body["recognised_only"])
+    return lines
+
+
+def _recognised_only_markdown(task: str, restricted: dict) -> list[str]:
+    header = [
+        f"- {restricted['recognised_stimuli']} stimuli recognised; instruments with none recognised "
+        f"(left out): {', '.join(restricted['instruments_left_out']) or 'none'}",
+        "",
+    ]
+    if restricted["summary"] is None:
+        return [f"### {task}, recognised stimuli only", "", *header, "No stimulus was recognised: nothing to analyse.", ""]
+    lines = _likert_markdown(f"{task}, recognised stimuli only", restricted, heading="###")
+    return lines[:2] + header + lines[2:]
+
+
+def _recognition_markdown(task: str, body: dict) -> list[str]:
+    s = body["summary"]
+    lines = [
+        f"## {task}",
+        "",
+        f"- recognition accuracy: {_fmt(s['recognition_accuracy'])} ± {_fmt(s['recognition_accuracy_stderr'])}"
+        f" of {s['n_docs']} stimuli",
+        "",
+        "| instrument | accuracy | stimuli | most often named instead |",
+        "|---|---:|---:|---|",
+    ]
+    for name, row in body["instruments"].items():
+        instead = "; ".join(f"{named} ({count})" for named, count in row["named_instead"].items()) or "-"
+        lines.append(f"| {name} | {_fmt(row['accuracy'])} | {row['n']} | {instead} |")
+    return lines + [""]
 
 
 def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:

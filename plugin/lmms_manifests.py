@@ -1,0 +1,11 @@
+"""Entry point payload of the `lmms_eval.models` group: our model names, without importing the
+model classes (lmms-eval imports a class only when its model is requested)."""
+
+from lmms_eval.models.registry_v2 import ModelManifest
+
+MODEL_MANIFESTS = (
+    ModelManifest(
+        model_id="symphony_qwen2_audio", simple_class_path="symphony_bench.plugin.lmms_models.Qwen2AudioSymphony"
+    ),
+    ModelManifest(model_id="symphony_replay", simple_class_path="symphony_bench.plugin.lmms_models.ReplayResponses"),
+)
