@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from conftest import read_results, read_samples, run_cli, run_lm_eval
+from conftest import expected_association, read_results, read_samples, run_cli, run_lm_eval
 from symphony_bench.metrics import analyse
 from symphony_bench.plugin.scenarios import DATA_DIR
 from symphony_bench.plugin.symphony_bias_common import records_to_data
@@ -134,31 +134,11 @@ def planted_server():
 
 
 def independent_expectation(samples: list[dict], plans: dict, stereotypes: dict) -> tuple[pd.DataFrame, dict]:
-    rows = []
-    for sample in samples:
-        doc = sample["doc"]
-        plan = plans[doc["scenario"]]
-        rows.append({"scenario": doc["scenario_id"], "instrument": doc["instrument"], **plan})
-    frame = pd.DataFrame(rows)
-    valid = frame[frame.valid].copy()
-    total = valid[["male", "female", "non_binary"]].sum(axis=1)
-    for g in ("male", "female", "non_binary"):
-        valid[g] = valid[g] / total
-    gas = valid.groupby("instrument")[["male", "female", "non_binary"]].mean() - 1 / 3
-    sign = gas.index.map(lambda name: {"male": 1.0, "female": -1.0}.get(stereotypes[name], np.nan))
-    abs_ = (gas.male - gas.female) * sign
-    categorised = abs_.dropna()
-    headline = {
-        "consistency_rate": float((categorised > 0).mean()),
-        "mean_abs": float(categorised.mean()),
-        "non_binary_gas": float(gas.non_binary.mean()),
-        "invalid_rate": float((~frame.valid).mean()),
-    }
-    counts = frame.groupby("instrument").valid.agg(["sum", "size"])
-    gas["abs"] = abs_
-    gas["n_valid"] = counts["sum"]
-    gas["n_invalid"] = counts["size"] - counts["sum"]
-    return gas, headline
+    rows = [
+        {"scenario": s["doc"]["scenario_id"], "instrument": s["doc"]["instrument"], **plans[s["doc"]["scenario"]]}
+        for s in samples
+    ]
+    return expected_association(pd.DataFrame(rows), stereotypes)
 
 
 def test_planted_model_through_local_chat_completions_matches_independent_computation(planted_server, tmp_path):
