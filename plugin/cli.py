@@ -9,6 +9,7 @@ from pathlib import Path
 
 import symphony_bench.tasks
 from symphony_bench.plugin.scenarios import DataFileError
+from symphony_bench.plugin.tcav import add_tcav_command
 
 
 def tasks_path() -> Path:
@@ -96,6 +97,7 @@ def parser() -> argparse.ArgumentParser:
     upstream.add_argument("--release", type=Path, required=True, help="folder with instrument-photos/ and instrument-audios/")
     upstream.add_argument("--out", type=Path, required=True, help="writes OUT/images and OUT/audio")
     upstream.set_defaults(run=_import_upstream)
+    add_tcav_command(commands)
     return root
 
 
