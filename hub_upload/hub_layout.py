@@ -33,16 +33,18 @@ def write_hub_folder(out: Path, rows: list[dict], card: str, casts: dict | None 
     return Path(out)
 
 
-def load_hub_dataset(path_or_repo: str | Path, split: str = "test") -> datasets.Dataset:
-    """A local folder in this layout, or a Hub repo id.
+def load_hub_dataset(path_or_repo: str | Path, split: str = "test", config: str | None = None) -> datasets.Dataset:
+    """A local folder in this layout (one config: data/<split>-*.parquet; several:
+    data/<config>/<split>-*.parquet), or a Hub repo id.
 
     Local folders go through the parquet loader: `load_dataset(folder)` caches under the folder's
     name, so a rebuilt folder of the same name can come back with the old features.
     """
     folder = Path(path_or_repo)
     if folder.is_dir():
-        files = sorted(str(p) for p in (folder / "data").glob(f"{split}-*.parquet"))
+        data = folder / "data" / config if config else folder / "data"
+        files = sorted(str(p) for p in data.glob(f"{split}-*.parquet"))
         if not files:
-            raise FileNotFoundError(f"{folder / 'data'}: no {split}-*.parquet files")
+            raise FileNotFoundError(f"{data}: no {split}-*.parquet files")
         return datasets.load_dataset("parquet", data_files={split: files}, split=split)
-    return datasets.load_dataset(str(path_or_repo), split=split)
+    return datasets.load_dataset(str(path_or_repo), config, split=split)

@@ -8,4 +8,12 @@ MODEL_MANIFESTS = (
         model_id="symphony_qwen2_audio", simple_class_path="symphony_bench.plugin.lmms_models.Qwen2AudioSymphony"
     ),
     ModelManifest(model_id="symphony_replay", simple_class_path="symphony_bench.plugin.lmms_models.ReplayResponses"),
+    # reference floors of the instrument-grounding tasks
+    ModelManifest(
+        model_id="grounding_always_first",
+        simple_class_path="symphony_bench.plugin.lmms_models.AlwaysFirst",
+        aliases=("grounding_always_yes", "grounding_always_first_range"),
+    ),
+    ModelManifest(model_id="grounding_random", simple_class_path="symphony_bench.plugin.lmms_models.RandomOption"),
+    ModelManifest(model_id="grounding_genre_prior", simple_class_path="symphony_bench.plugin.lmms_models.GenrePrior"),
 )
