@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import symphony_bench.tasks
+from symphony_bench.hub_upload import openmic, synthmic
 from symphony_bench.plugin.scenarios import DataFileError
 from symphony_bench.plugin.tcav import add_tcav_command
 
@@ -93,6 +94,8 @@ def parser() -> argparse.ArgumentParser:
     image.add_argument("--source", type=Path, required=True, help="DIR/<instrument>/ images and DIR/manifest.csv")
     image.add_argument("--out", type=Path, required=True)
     image.set_defaults(run=_build_image)
+    openmic.add_build_command(datasets)
+    synthmic.add_build_command(datasets)
     upstream = commands.add_parser("import-upstream", help="the Symphony-Bias release's own photos and recordings")
     upstream.add_argument("--release", type=Path, required=True, help="folder with instrument-photos/ and instrument-audios/")
     upstream.add_argument("--out", type=Path, required=True, help="writes OUT/images and OUT/audio")
