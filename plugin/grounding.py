@@ -5,8 +5,9 @@ layout), named by the environment variable SYMPHONY_GROUNDING: lmms-eval has no 
 task's `process_docs` swaps the small table its YAML loads for one config of that set and adds what
 every interface needs: the prompt shown, the options in display order, the gold option.
 
-Per-doc records are plain lists (they survive lmms-eval's gathering and its samples files):
-    choice tasks  [gold option, chosen option or -1]
+Per-doc records are plain lists (they survive lmms-eval's gathering and its samples files, which
+do not carry the doc):
+    choice tasks  [gold option, chosen option or -1, options in display order, confusable group or ""]
     set task      [gold mask, chosen mask or None]
 """
 
@@ -158,15 +159,15 @@ def process_results(doc: dict, results: list) -> dict:
     if doc["interface"] == "set":
         record = [list(doc["gold"]), chosen]
     else:
-        record = [int(doc["gold"]), INVALID if chosen is None else int(chosen)]
+        record = [int(doc["gold"]), INVALID if chosen is None else int(chosen), list(doc["options"]), doc.get("group") or ""]
     names = METRICS_BY_KIND[doc["interface"]]
     return {f"{name}{suffix}": record for name in names for suffix in ("", "_stderr")}
 
 
 # ---- aggregations: (value, stderr) pairs over all records, vectorised ---------------------------
-def _choice_arrays(records) -> tuple[np.ndarray, np.ndarray]:
-    table = np.asarray(records, dtype=int).reshape(-1, 2)
-    return table[:, 0], table[:, 1]
+def choice_arrays(records) -> tuple[np.ndarray, np.ndarray]:
+    """(gold options, chosen options) of choice-task records."""
+    return np.array([r[0] for r in records], dtype=int), np.array([r[1] for r in records], dtype=int)
 
 
 def _rate_among(flags, mask) -> tuple[float, float]:
@@ -174,7 +175,7 @@ def _rate_among(flags, mask) -> tuple[float, float]:
 
 
 def choice_scores(records, n_options: int) -> dict[str, tuple[float, float]]:
-    gold, chosen = _choice_arrays(records)
+    gold, chosen = choice_arrays(records)
     valid = chosen != INVALID
     scores = {"accuracy": accuracy(gold, chosen), "invalid_rate": binomial_rate(~valid)}
     for option in range(n_options):

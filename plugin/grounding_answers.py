@@ -63,7 +63,7 @@ def read_yes_no(text) -> bool | None:
 
 
 def _phrases(instrument: str) -> tuple[str, ...]:
-    return (instrument.replace("_", " "), *SYNONYMS.get(instrument, ()))
+    return (instrument.replace("_", " "), *SYNONYMS.get(instrument.replace(" ", "_"), ()))
 
 
 def _mentions(text: str, phrase: str) -> bool:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from symphony_bench.metrics import GENDERS, analyse, binomial_rate, human_correlation, protocol_agreement
+from symphony_bench.plugin.grounding import choice_scores, set_task_scores
 from symphony_bench.plugin.scenarios import DataFileError, read_csv
 from symphony_bench.plugin.symphony_bias_common import ERROR_FIELD, RECORD_LENGTH, STIMULUS_FIELD, records_to_data
 from symphony_bench.plugin.symphony_bias_logprob import split_records
@@ -35,6 +36,7 @@ RECOGNITION_KEY = "recognition_accuracy"
 LOGPROB_MARKER = "mean_abs_calibrated"  # only the log-probability tasks have it
 LIKERT_RECORD_LENGTHS = (RECORD_LENGTH, RECORD_LENGTH + 1)  # text tasks; audio/image tasks add the stimulus
 RECOGNITION_RECORD_LENGTH = 4  # (instrument, stimulus_id, recognised, instruments named)
+GROUNDING_CHOICE_RECORD_LENGTH = 4  # (gold option, chosen option, options, confusable group)
 # The stimulus task a recognition task controls: symphony_bias_<modality>_recognition -> symphony_bias_<modality>[_mini]
 STIMULUS_TASK = re.compile(r"^symphony_bias_(?P<modality>audio|image)(?:_mini)?$")
 
@@ -84,6 +86,12 @@ def _sample_record(sample: dict) -> tuple[list | None, str | None]:
     record = sample.get(RECOGNITION_KEY)
     if isinstance(record, list) and len(record) == RECOGNITION_RECORD_LENGTH:
         return record, "recognition"
+    record = sample.get("accuracy")
+    if isinstance(record, list) and len(record) == GROUNDING_CHOICE_RECORD_LENGTH:
+        return record, "grounding_choice"
+    record = sample.get("exact_set_accuracy")
+    if isinstance(record, list) and len(record) == 2:
+        return record, "grounding_set"
     return None, None
 
 
@@ -156,6 +164,40 @@ def agreement_report(likert: dict, logprob: dict) -> dict:
     return {"instruments": pairs, **body, "category_mismatch": mismatched}
 
 
+def _with_stderrs(scores: dict[str, tuple[float, float]]) -> dict:
+    summary = {}
+    for name, (value, stderr) in scores.items():
+        summary[name], summary[f"{name}_stderr"] = _number(value), _number(stderr)
+    return summary
+
+
+def grounding_report(records: list, kind: str) -> dict:
+    """Scores with stderrs; for choice tasks the prediction distribution and, where the options are
+    instruments of a confusable group, the row-normalised confusion matrix per group."""
+    if kind == "grounding_set":
+        return {"grounding": True, "summary": {**_with_stderrs(set_task_scores(records)), "n_docs": len(records)}}
+    n_options = len(records[0][2])
+    scores = choice_scores(records, n_options)
+    same_options = all(record[2] == records[0][2] for record in records)
+    labels = records[0][2] if same_options else [f"option {k + 1} (as shown)" for k in range(n_options)]
+    rates = {label: _number(scores[f"option_{k}_rate"][0]) for k, label in enumerate(labels)}
+    body = {"grounding": True, "summary": {**_with_stderrs(scores), "n_docs": len(records)}, "prediction_rates": rates}
+    if any(record[3] for record in records):
+        body["confusion"] = confusion_by_group(records)
+    return body
+
+
+def confusion_by_group(records: list) -> dict[str, dict[str, dict[str, float]]]:
+    """{group: {gold instrument: {answered instrument or "(invalid)": share of that gold's answers}}}."""
+    counts: dict[str, dict[str, collections.Counter]] = collections.defaultdict(lambda: collections.defaultdict(collections.Counter))
+    for gold, chosen, options, group in records:
+        counts[group][options[gold]][options[chosen] if chosen >= 0 else "(invalid)"] += 1
+    return {
+        group: {gold: {answer: n / sum(row.values()) for answer, n in sorted(row.items())} for gold, row in sorted(rows.items())}
+        for group, rows in sorted(counts.items())
+    }
+
+
 def recognition_report(records: list) -> dict:
     """Recognition accuracy overall and per instrument, and what the model named instead."""
     by_instrument: dict[str, list] = collections.defaultdict(list)
@@ -198,6 +240,8 @@ def build_report(run_dir: Path, human_ratings_path: Path | None = None) -> dict:
         records_by_model[path.parent][task] = (label, records)
         if kind == "recognition":
             report[label] = recognition_report(records)
+        elif kind.startswith("grounding"):
+            report[label] = grounding_report(records, kind)
         elif kind == "likert":
             report[label] = task_report(records, human_ratings_path)
             protocols_by_model[path.parent]["likert"].append(label)
@@ -241,7 +285,12 @@ def _fmt_p(value) -> str:
 def render_markdown(report: dict) -> str:
     lines = []
     for task, body in report.items():
-        lines += _recognition_markdown(task, body) if body.get("recognition") else _likert_markdown(task, body)
+        if body.get("recognition"):
+            lines += _recognition_markdown(task, body)
+        elif body.get("grounding"):
+            lines += _grounding_markdown(task, body)
+        else:
+            lines += _likert_markdown(task, body)
     return "\n".join(lines)
 
 
@@ -292,6 +341,22 @@ def _recognised_only_markdown(task: str, restricted: dict) -> list[str]:
         return [f"### {task}, recognised stimuli only", "", *header, "No stimulus was recognised: nothing to analyse.", ""]
     lines = _likert_markdown(f"{task}, recognised stimuli only", restricted, heading="###")
     return lines[:2] + header + lines[2:]
+
+
+def _grounding_markdown(task: str, body: dict) -> list[str]:
+    summary = body["summary"]
+    scores = [name for name in summary if not name.endswith("_stderr") and name != "n_docs" and not name.startswith(("option_", "gold_"))]
+    lines = [f"## {task}", "", f"- {summary['n_docs']} docs"]
+    lines += [f"- {name}: {_fmt(summary[name])} ± {_fmt(summary[f'{name}_stderr'])}" for name in scores]
+    if "prediction_rates" in body:
+        lines += ["", "| answer | prediction rate (valid answers) |", "|---|---:|"]
+        lines += [f"| {label} | {_fmt(rate)} |" for label, rate in body["prediction_rates"].items()]
+    for group, rows in body.get("confusion", {}).items():
+        answers = sorted({answer for row in rows.values() for answer in row})
+        lines += ["", f"Confusion, group {group} (row: gold instrument, column: answer, row-normalised)", "",
+                  "| gold | " + " | ".join(answers) + " |", "|---|" + "---:|" * len(answers)]
+        lines += [f"| {gold} | " + " | ".join(_fmt(row.get(answer, 0.0), 2) for answer in answers) + " |" for gold, row in rows.items()]
+    return lines + [""]
 
 
 def _recognition_markdown(task: str, body: dict) -> list[str]:
