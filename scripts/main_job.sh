@@ -2,13 +2,14 @@
 # The main job on the embedded defaults, on SmolLM2-135M-Instruct: the Symphony-Bias mini Likert group
 # (generation, chat template) and the mini log-probability task (no chat template: it scores the
 # continuation of a plain context), then the report with both protocols and their agreement.
-# Writes runs/main/.
+# Then the instrument-grounding suite on an offline SynthMIC build with the three reference floors
+# (always-first, random, blind genre prior) through lmms-eval. Writes runs/main/ and runs/grounding/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .venv/bin/activate
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 model="$(symphony-bench default-model)"
-rm -rf runs/main
+rm -rf runs/main runs/grounding
 lm_eval --model hf --model_args "pretrained=${model},dtype=float32" --device cpu \
   --tasks symphony_bias_mini --include_path "$(symphony-bench tasks-path)" \
   --apply_chat_template --batch_size 16 --log_samples --output_path runs/main
@@ -16,3 +17,12 @@ lm_eval --model hf --model_args "pretrained=${model},dtype=float32" --device cpu
   --tasks symphony_bias_logprob_mini --include_path "$(symphony-bench tasks-path)" \
   --batch_size 16 --log_samples --output_path runs/main
 symphony-bench report runs/main --json runs/main/report.json --markdown runs/main/report.md
+
+# Instrument grounding, offline: a small SynthMIC archive in OpenMIC's layout -> the five benchmarks.
+symphony-bench build synthmic --out runs/grounding/synthmic --clips 120 --seed 0
+symphony-bench build openmic --source runs/grounding/synthmic --out runs/grounding/benchmark --seed 0
+for floor in grounding_always_first grounding_random grounding_genre_prior; do
+  SYMPHONY_GROUNDING=runs/grounding/benchmark lmms-eval --model "${floor}" --tasks instrument_grounding \
+    --include_path "$(symphony-bench tasks-path)" --log_samples --output_path "runs/grounding/results/${floor}"
+done
+symphony-bench report runs/grounding/results --json runs/grounding/report.json --markdown runs/grounding/report.md
