@@ -2,12 +2,15 @@
 OpenMIC-2018 release: five benchmarks, one config each, in Hugging Face Hub layout.
 
     symphony-bench build openmic --source PATH --out DIR [--seed N] [--skip-bad] [--groups CSV] [--download]
+                                 [--max-clip-uses N]
 
 PATH is an extracted release (class-map.json, openmic-2018-aggregated-labels.csv,
 openmic-2018-metadata.csv, partitions/, audio/{key[:3]}/{key}.ogg), a folder holding one, or the
 release .tgz. Only relevance 1.0 (present) and 0.0 (absent) are ever gold; other relevances and
 unannotated instruments are unknown. Every random choice comes from `--seed` and is recorded in the
-rows; the same seed gives the same rows and the same decoded audio.
+rows; the same seed gives the same rows and the same decoded audio. `--max-clip-uses N` (default 1)
+lets one clip serve up to N `multilabel_30s` rows: OpenMIC's labels are sparse, so one use per clip
+can give far fewer multilabel items than the paper's.
 
 Audio: decoded once per use, downmixed, resampled to 16 kHz and stored as FLAC bytes in an
 `audio` column (Audio(decode=False): decode the bytes with soundfile, no torchcodec). Rows are
@@ -420,28 +423,43 @@ def plan_confusable(clips: dict[str, Clip], groups: list[Group], seed: int) -> l
     return rows
 
 
-def _draw_multilabel(clips: dict[str, Clip], others: list[str], pool: list[str]) -> tuple[list[str], list[str]] | None:
-    """Three clips of `pool` (all absent-labelled for the pair) whose 1.0 labels cover >= 2 of `others`."""
-    def present(key: str) -> set[str]:
-        return {member for member in others if clips[key].labels.get(member) == 1.0}
-
-    carriers = [key for key in pool if present(key)]
-    if not carriers:
-        return None
-    chosen, found = [carriers[0]], present(carriers[0])
-    if len(found) < 2:
-        second = next((key for key in carriers[1:] if present(key) - found), None)
-        if second is None:
-            return None
-        chosen.append(second)
-        found |= present(second)
-    chosen += [key for key in pool if key not in chosen][: 3 - len(chosen)]
-    return (chosen, sorted(found)) if len(chosen) == 3 else None
+def check_max_clip_uses(max_clip_uses) -> int:
+    """`--max-clip-uses`: how many multilabel rows one clip may serve, an integer >= 1."""
+    if isinstance(max_clip_uses, bool) or not isinstance(max_clip_uses, int) or max_clip_uses < 1:
+        raise ValueError(f"max_clip_uses (--max-clip-uses) must be an integer >= 1, got {max_clip_uses!r}")
+    return max_clip_uses
 
 
-def plan_multilabel(clips: dict[str, Clip], groups: list[Group], seed: int) -> list[dict]:
+def _multilabel_draws(clips: dict[str, Clip], others: list[str], pool: list[str]) -> Iterator[tuple[list[str], list[str]]]:
+    """Three clips of `pool` (all absent-labelled for the pair) whose 1.0 labels cover >= 2 of
+    `others`, with the members they cover; best first (the earliest clips of `pool`), then the
+    alternatives, so that a draw already taken can be passed over."""
+    present = {key: {member for member in others if clips[key].labels.get(member) == 1.0} for key in pool}
+    carriers = [key for key in pool if present[key]]
+    if len(set().union(*(present[key] for key in carriers))) < 2:
+        return
+    for index, first in enumerate(carriers):
+        if len(present[first]) >= 2:
+            rest = [key for key in pool if key != first]
+            for fill in itertools.combinations(rest, 2):
+                yield [first, *fill], sorted(present[first])
+            continue
+        for second in carriers[index + 1:]:
+            if present[second] - present[first]:
+                found = sorted(present[first] | present[second])
+                for fill in pool:
+                    if fill not in (first, second):
+                        yield [first, second, fill], found
+
+
+def plan_multilabel(clips: dict[str, Clip], groups: list[Group], seed: int, max_clip_uses: int = 1) -> list[dict]:
     """Three clips, four candidates of one group: two 1.0 in some clip, two 0.0 in all three.
-    Each clip serves at most one item; absent pairs take turns so every group gets items."""
+    A clip serves at most `max_clip_uses` items; absent pairs take turns so every group gets items.
+
+    Reuse comes in levels: level 1 is the one-use-per-clip plan (so `max_clip_uses=1` is that plan,
+    and a larger value only adds rows after it); level L lets clips used fewer than L times serve
+    again, least-used clips first. No (set of three clips, candidate set) is ever produced twice."""
+    check_max_clip_uses(max_clip_uses)
     rng = random.Random(f"{seed}:multilabel")
     pools = []
     for group in groups:
@@ -450,33 +468,51 @@ def plan_multilabel(clips: dict[str, Clip], groups: list[Group], seed: int) -> l
             rng.shuffle(pool)
             pools.append((group, absent, pool))
     rng.shuffle(pools)
-    used: set[str] = set()
+    uses: Counter = Counter()
+    taken: set[tuple[frozenset, frozenset]] = set()  # (clips, candidates) of every row so far
     rows: list[dict] = []
-    progress = True
-    while progress:
-        progress = False
-        for group, absent, pool in pools:
-            pool[:] = [key for key in pool if key not in used]
-            drawn = _draw_multilabel(clips, [m for m in group.members if m not in absent], pool)
-            if drawn is None:
-                continue
-            keys, found = drawn
-            present = rng.sample(found, 2)
-            candidates = present + list(absent)
-            rng.shuffle(candidates)
-            rng.shuffle(keys)
-            used.update(keys)
-            progress = True
-            sources = [clips[key] for key in keys]
-            names = [display_name(c) for c in candidates]
-            rows.append({
-                "item_id": f"multilabel_30s-{len(rows):05d}", "group": group.name, "candidates": names,
-                "present": [display_name(c) for c in candidates if c in present],
-                "absent": [display_name(c) for c in candidates if c in absent],
-                "answer": ", ".join(display_name(c) for c in candidates if c in present),
-                "candidate_relevance": [[clip.labels.get(c) for clip in sources] for c in candidates],
-                "question": MULTILABEL_PROMPT.format(", ".join(names)), **sources_fields(sources),
-            })
+    for level in range(1, max_clip_uses + 1):
+        dead: set[int] = set()  # within a level clips only run out and `taken` only grows: a dry pool stays dry
+        progress = True
+        while progress:
+            progress = False
+            for number, (group, absent, pool) in enumerate(pools):
+                if number in dead:
+                    continue
+                available = sorted((key for key in pool if uses[key] < level), key=uses.__getitem__)  # stable: seeded order
+                picked = None
+                for keys, found in _multilabel_draws(clips, [m for m in group.members if m not in absent], available):
+                    clip_set = frozenset(keys)
+                    present = rng.sample(found, 2)
+                    if (clip_set, frozenset((*present, *absent))) in taken:
+                        fresh = [pair for pair in itertools.combinations(found, 2)
+                                 if (clip_set, frozenset((*pair, *absent))) not in taken]
+                        if not fresh:
+                            continue
+                        present = list(rng.choice(fresh))
+                    picked = keys, present
+                    break
+                if picked is None:
+                    dead.add(number)
+                    continue
+                keys, present = picked
+                candidates = present + list(absent)
+                rng.shuffle(candidates)
+                rng.shuffle(keys)
+                uses.update(keys)
+                taken.add((frozenset(keys), frozenset(candidates)))
+                progress = True
+                sources = [clips[key] for key in keys]
+                names = [display_name(c) for c in candidates]
+                rows.append({
+                    "item_id": f"multilabel_30s-{len(rows):05d}", "group": group.name, "candidates": names,
+                    "present": [display_name(c) for c in candidates if c in present],
+                    "absent": [display_name(c) for c in candidates if c in absent],
+                    "answer": ", ".join(display_name(c) for c in candidates if c in present),
+                    "candidate_relevance": [[clip.labels.get(c) for clip in sources] for c in candidates],
+                    "question": MULTILABEL_PROMPT.format(", ".join(names)), "max_clip_uses": max_clip_uses,
+                    **sources_fields(sources),
+                })
     return rows
 
 
@@ -525,12 +561,12 @@ class Plan:
         return keys | {key for config in MIX_CONFIGS for row in self.rows[config] for key in row["source_keys"]}
 
 
-def plan_benchmarks(release: Release, groups: list[Group], seed: int) -> Plan:
+def plan_benchmarks(release: Release, groups: list[Group], seed: int, max_clip_uses: int = 1) -> Plan:
     binary = plan_binary(release.clips, seed)
     hard, accuracy = plan_genre_hard(binary, seed)
     rows = {
         "binary": binary, "genre_hard": hard, "confusable": plan_confusable(release.clips, groups, seed),
-        "multilabel_30s": plan_multilabel(release.clips, groups, seed),
+        "multilabel_30s": plan_multilabel(release.clips, groups, seed, max_clip_uses),
         "temporal_30s": plan_temporal(release.clips, release.classes, seed),
     }
     return Plan(rows, accuracy)
@@ -599,11 +635,11 @@ def check_audio(release: Release, keys: set[str], skip_bad: bool, checked: set[s
     return bad
 
 
-def checked_plan(release: Release, groups: list[Group], seed: int, skip_bad: bool) -> Plan:
+def checked_plan(release: Release, groups: list[Group], seed: int, skip_bad: bool, max_clip_uses: int = 1) -> Plan:
     """Plan, check the audio the plan uses; with --skip-bad drop clips that fail and plan again."""
     checked: set[str] = set()
     while True:
-        plan = plan_benchmarks(release, groups, seed)
+        plan = plan_benchmarks(release, groups, seed, max_clip_uses)
         bad = check_audio(release, plan.audio_keys(), skip_bad, checked)
         if not bad:
             return plan
@@ -647,7 +683,8 @@ def config_features() -> dict:
         "answer_letter_swapped": text, "prompt_name": text, "prompt_name_swapped": text, "prompt_ab": text, "prompt_ab_swapped": text,
     }
     multilabel = {"item_id": text, "group": text, "candidates": texts, "present": texts, "absent": texts, "answer": text,
-                  "candidate_relevance": datasets.List(datasets.List(number)), "question": text}
+                  "candidate_relevance": datasets.List(datasets.List(number)), "question": text,
+                  "max_clip_uses": datasets.Value("int32")}
     temporal = {"item_id": text, "instrument": text, "instrument_name": text, "gold_segment": datasets.Value("int32"),
                 "answer": text, "time_ranges": texts, "segment_relevance": datasets.List(number), "question": text}
     return {
@@ -746,6 +783,11 @@ Audio-Language Models", rebuilt from `{source}` by
 | --- | --- | ---: | ---: |
 {counts}
 
+`multilabel_30s` was built with `--max-clip-uses {max_clip_uses}` (its `max_clip_uses` column): a clip
+serves {clip_uses} of its rows, never the same three clips with the same candidates twice. OpenMIC's
+labels are sparse (about two annotated instruments per clip), so few clip triples have two present
+and two all-0.0 candidates of one group, and reuse brings the count closer to the paper's.
+
 Genre-prior baseline on the 30% split: {baseline}.
 
 ## Construction
@@ -770,12 +812,14 @@ choice derives from the seed in each row's `seed` column.
 - `multilabel_30s`: three 10 s clips concatenated; four candidates of one group, two at 1.0 in at
   least one clip (`present`, the gold set; `answer` joins them in candidate order) and two at 0.0 in
   all three clips (`absent`). `candidate_relevance[i][j]` is candidate i's label in segment j (null:
-  unannotated).
+  unannotated). A clip serves at most `max_clip_uses` rows (`--max-clip-uses`, default 1); above 1,
+  clips are reused least-used first, after every one-use row.
 - `temporal_30s`: three clips concatenated; the target is 1.0 in exactly one (`gold_segment`) and
   0.0 in the two others; answer one of {time_ranges}. Gold segments are balanced ({gold_counts}).
 
-In both 30 s configs a clip serves at most one row, segments are trimmed or padded to exactly 10 s,
-and `source_keys` lists the clips in playing order.
+A clip serves at most one `temporal_30s` row and at most `max_clip_uses` `multilabel_30s` rows; in
+both 30 s configs segments are trimmed or padded to exactly 10 s, and `source_keys` lists the clips
+in playing order.
 
 ## Confusable groups
 
@@ -792,7 +836,8 @@ bytes with soundfile, no torchcodec needed. `pcm_sha256` is the SHA-256 of the d
 samples (same seed, same hash). Every row carries its own audio so that
 `load_dataset(DIR, config)` is enough to evaluate (an lmms-eval task sees one row at a time and has
 no join step); bytes are still written once where the design allows: the four confusable interfaces
-share one config, and each 30 s concatenation belongs to exactly one row. What repeats: a binary
+share one config, and each 30 s concatenation belongs to one row (with `--max-clip-uses` above 1,
+`multilabel_30s` rows may share clips, and so audio). What repeats: a binary
 clip appears in its "yes" and its "no" row, and `genre_hard` / `confusable` rows repeat clips of
 `binary` ({audio_mb:.1f} MB of audio in all, {unique_mb:.1f} MB distinct).
 
@@ -807,7 +852,8 @@ clip appears in its "yes" and its "no" row, and `genre_hard` / `confusable` rows
 - `confusable`: `group`, `present_instrument`, `absent_instrument`, `candidates`,
   `candidates_swapped`, `answer`, `gold_position` (0/1 in `candidates`), `answer_letter`,
   `answer_letter_swapped`, `prompt_name`, `prompt_name_swapped`, `prompt_ab`, `prompt_ab_swapped`.
-- `multilabel_30s`: `group`, `candidates`, `present`, `absent`, `answer`, `candidate_relevance`, `question`.
+- `multilabel_30s`: `group`, `candidates`, `present`, `absent`, `answer`, `candidate_relevance`, `question`,
+  `max_clip_uses`.
 - `temporal_30s`: `instrument`, `instrument_name`, `gold_segment` (0-2), `answer`, `time_ranges`,
   `segment_relevance`, `question`.
 
@@ -827,7 +873,8 @@ and concatenating may count as adaptation under ND terms.
 {skipped}"""
 
 
-def card(release: Release, plan: Plan, groups: list[Group], seed: int, source: str, audio_bytes: int, unique_bytes: int) -> str:
+def card(release: Release, plan: Plan, groups: list[Group], seed: int, source: str, audio_bytes: int, unique_bytes: int,
+         max_clip_uses: int = 1) -> str:
     rows = plan.rows
     counts = "\n".join(
         f"| `{config}` | {title} | {len(rows[config]):,} | {PAPER_COUNTS[config]:,} |"
@@ -843,6 +890,7 @@ def card(release: Release, plan: Plan, groups: list[Group], seed: int, source: s
     skipped = f"\n## Skipped inputs\n\n{len(release.skipped)} inputs skipped (`--skip-bad`), listed in `skipped.csv`.\n" if release.skipped else ""
     return front_matter() + CARD.format(
         source=source, seed=seed, counts=counts, baseline=baseline, time_ranges=", ".join(f'"{r}"' for r in TIME_RANGES),
+        max_clip_uses=max_clip_uses, clip_uses="at most one" if max_clip_uses == 1 else f"up to {max_clip_uses}",
         gold_counts=", ".join(f"{TIME_RANGES[p]}: {gold[p]}" for p in range(3)),
         groups="\n".join(f"| {g.name} | {', '.join(display_name(m) for m in g.members)} | {g.rationale} |" for g in groups),
         audio_mb=audio_bytes / 1e6, unique_mb=unique_bytes / 1e6,
@@ -853,27 +901,33 @@ def card(release: Release, plan: Plan, groups: list[Group], seed: int, source: s
     )
 
 
-def build(source: Path, out: Path, seed: int = 0, skip_bad: bool = False, groups_file: Path = GROUPS_FILE) -> dict:
-    """Write the five configs at `out` (atomically: on any error nothing is left there). Returns
-    {"counts", "paper", "baseline_accuracy", "skipped"}."""
+def build(source: Path, out: Path, seed: int = 0, skip_bad: bool = False, groups_file: Path = GROUPS_FILE,
+          max_clip_uses: int = 1) -> dict:
+    """Write the five configs at `out` (atomically: on any error nothing is left there); a clip serves
+    at most `max_clip_uses` multilabel rows. Returns {"counts", "paper", "baseline_accuracy",
+    "skipped", "max_clip_uses"}."""
+    check_max_clip_uses(max_clip_uses)
     out = Path(out).resolve()
     with staged_directory(out) as staging, release_root(Path(source), scratch=out.parent) as root:
         release = load_release(root, skip_bad)
         groups = load_groups(groups_file, release.classes)
-        plan = checked_plan(release, groups, seed, skip_bad)
+        plan = checked_plan(release, groups, seed, skip_bad, max_clip_uses)
         audio_bytes = write_configs(staging, plan, root, seed)
         if skip_bad:
             write_skipped(staging / "skipped.csv", release.skipped)
-        (staging / "README.md").write_text(card(release, plan, groups, seed, Path(source).name, *audio_bytes), encoding="utf-8")
+        text = card(release, plan, groups, seed, Path(source).name, *audio_bytes, max_clip_uses)
+        (staging / "README.md").write_text(text, encoding="utf-8")
     return {"counts": {config: len(rows) for config, rows in plan.rows.items()}, "paper": dict(PAPER_COUNTS),
-            "baseline_accuracy": plan.baseline_accuracy, "skipped": len(release.skipped)}
+            "baseline_accuracy": plan.baseline_accuracy, "skipped": len(release.skipped), "max_clip_uses": max_clip_uses}
 
 
 def _run(args: argparse.Namespace) -> None:
+    check_max_clip_uses(args.max_clip_uses)  # before a download
     if args.download:
         download_release(args.source)
-    summary = build(args.source, args.out, seed=args.seed, skip_bad=args.skip_bad, groups_file=args.groups)
-    print(f"wrote {args.out} (seed {args.seed})")
+    summary = build(args.source, args.out, seed=args.seed, skip_bad=args.skip_bad, groups_file=args.groups,
+                    max_clip_uses=args.max_clip_uses)
+    print(f"wrote {args.out} (seed {args.seed}, max clip uses {args.max_clip_uses})")
     print(f"{'config':<16}{'rows':>8}{'paper':>8}")
     for config, count in summary["counts"].items():
         print(f"{config:<16}{count:>8,}{PAPER_COUNTS[config]:>8,}")
@@ -891,4 +945,6 @@ def add_build_command(datasets_subparsers) -> None:
     parser.add_argument("--skip-bad", action="store_true", help="skip bad label rows and clips, listed in OUT/skipped.csv")
     parser.add_argument("--groups", type=Path, default=GROUPS_FILE, help="confusable groups CSV: group_name,instruments (;-separated),rationale")
     parser.add_argument("--download", action="store_true", help="first fetch the release into --source with mirdata (pip install mirdata)")
+    parser.add_argument("--max-clip-uses", type=int, default=1, metavar="N",
+                        help="a clip may serve up to N multilabel_30s rows (default 1; OpenMIC's sparse labels give few one-use items)")
     parser.set_defaults(run=_run)

@@ -283,7 +283,7 @@ def _fmt_p(value) -> str:
 
 
 def render_markdown(report: dict) -> str:
-    lines = []
+    lines = _overview_markdown(report)
     for task, body in report.items():
         if body.get("recognition"):
             lines += _recognition_markdown(task, body)
@@ -292,6 +292,28 @@ def render_markdown(report: dict) -> str:
         else:
             lines += _likert_markdown(task, body)
     return "\n".join(lines)
+
+
+def _overview_markdown(report: dict) -> list[str]:
+    """One row per Likert entry, so conditions (text / named, stimulus, no stimulus; raw and
+    calibrated log-prob; recognised stimuli only) of one model read side by side."""
+    rows = []
+    for task, body in report.items():
+        if body.get("recognition") or body.get("grounding"):
+            continue
+        rows.append((task, body["summary"]))
+        restricted = body.get("recognised_only", {}).get("summary")
+        if restricted:
+            rows.append((f"{task} (recognised stimuli only)", restricted))
+    if len(rows) < 2:
+        return []
+    lines = ["## Overview", "", "| task | mean ABS | consistency rate | non-binary GAS | invalid rate | docs |", "|---|---:|---:|---:|---:|---:|"]
+    for task, s in rows:
+        lines.append(
+            f"| {task} | {_fmt(s['mean_abs'])} ± {_fmt(s['mean_abs_stderr'])} | {_fmt(s['consistency_rate'])} ± "
+            f"{_fmt(s['consistency_rate_stderr'])} | {_fmt(s['non_binary_gas'])} | {_fmt(s['invalid_rate'])} | {s['n_docs']} |"
+        )
+    return lines + [""]
 
 
 def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:

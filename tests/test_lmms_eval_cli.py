@@ -154,7 +154,9 @@ def test_planted_answers_replayed_through_lmms_eval_match_independent_computatio
     )
     results = read_lmms_results(output)
     report_json = tmp_path / "report.json"
-    report = run_cli([str(Path(sys.executable).with_name("symphony-bench")), "report", str(output), "--json", str(report_json)], cwd=tmp_path)
+    report = run_cli(
+        [str(Path(sys.executable).with_name("symphony-bench")), "report", str(output), "--json", str(report_json)], cwd=tmp_path
+    )
     assert report.returncode == 0, report.stderr
     body = json.loads(report_json.read_text())
     stereotypes = paper_stereotypes()
@@ -188,6 +190,9 @@ def test_planted_answers_replayed_through_lmms_eval_match_independent_computatio
     # nothing attached and nothing named: no planted association survives
     assert body[f"symphony_bias_{modality}_nostimulus_mini"]["summary"]["mean_abs"] == pytest.approx(0.0, abs=1e-12)
     assert "recognition_accuracy" in completed.stdout
+    overview = report.stdout.split("\n## ")[0]
+    assert overview.startswith("## Overview")
+    assert f"| {stimulus_task} (recognised stimuli only) | {restricted['mean_abs']:.3f}" in overview
 
 
 def test_docs_pair_every_stimulus_with_every_scenario_and_hide_the_instrument(audio_set, monkeypatch):

@@ -188,15 +188,19 @@ def test_confusable_pairs_share_a_group_and_gold_positions_balance(built, truth,
     assert abs(positions[0] - positions[1]) <= 1
 
 
-def test_multilabel_sets_two_present_and_two_absent_everywhere(built, truth, groups):
-    _, _, rows = built
-    multilabel = rows["multilabel_30s"]
+def check_multilabel_rows(multilabel: list[dict], truth, groups, max_clip_uses: int) -> None:
+    """The paper's rules on every row; no clip in more than `max_clip_uses` rows; no repeated item."""
     assert multilabel
-    used = [key for row in multilabel for key in row["source_keys"]]
-    assert len(used) == len(set(used))
+    uses = Counter(key for row in multilabel for key in row["source_keys"])
+    assert max(uses.values()) <= max_clip_uses
+    items = [(frozenset(row["source_keys"]), frozenset(row["candidates"])) for row in multilabel]
+    assert len(set(items)) == len(items)
+    assert [row["item_id"] for row in multilabel] == [f"multilabel_30s-{n:05d}" for n in range(len(multilabel))]
     for row in multilabel:
         keys = row["source_keys"]
-        assert len(keys) == 3 and set(row["candidates"]) == {openmic.display_name(m) for m in groups[row["group"]].members}
+        assert len(keys) == len(set(keys)) == 3 and row["max_clip_uses"] == max_clip_uses
+        # four candidates of one group
+        assert len(row["candidates"]) == 4 and set(row["candidates"]) <= {openmic.display_name(m) for m in groups[row["group"]].members}
         assert sorted(row["present"] + row["absent"]) == sorted(row["candidates"]) and len(row["present"]) == 2
         for name in row["absent"]:  # annotated 0.0 in all three clips: unannotated is not absent
             assert [truth.get((key, name.replace(" ", "_"))) for key in keys] == [0.0, 0.0, 0.0]
@@ -204,7 +208,82 @@ def test_multilabel_sets_two_present_and_two_absent_everywhere(built, truth, gro
             assert 1.0 in [truth.get((key, name.replace(" ", "_"))) for key in keys]
         assert row["answer"] == ", ".join(c for c in row["candidates"] if c in row["present"])
         assert row["candidate_relevance"] == [[truth.get((key, c.replace(" ", "_"))) for key in keys] for c in row["candidates"]]
+
+
+def test_multilabel_sets_two_present_and_two_absent_everywhere(built, truth, groups):
+    folder, summary, rows = built
+    multilabel = rows["multilabel_30s"]
+    check_multilabel_rows(multilabel, truth, groups, max_clip_uses=1)  # the default: each clip once
+    used = [key for row in multilabel for key in row["source_keys"]]
+    assert len(used) == len(set(used)) and summary["max_clip_uses"] == 1
+    for row in multilabel:
+        assert set(row["candidates"]) == {openmic.display_name(m) for m in groups[row["group"]].members}
         assert row["duration_s"] == 30.0
+    assert "built with `--max-clip-uses 1`" in (folder / "README.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def release_plan(archive):
+    """plan_multilabel on the archive's labels (no audio), by max_clip_uses."""
+    release = openmic.load_release(archive, skip_bad=False)
+    shipped = load_groups(openmic.GROUPS_FILE, release.classes)
+    return lambda uses, seed=0: openmic.plan_multilabel(release.clips, shipped, seed, uses)
+
+
+def test_max_clip_uses_adds_multilabel_rows_without_repeats(release_plan, built, truth, groups):
+    once, thrice = release_plan(1), release_plan(3)
+    assert [{k: row[k] for k in once[0]} for row in built[2]["multilabel_30s"]] == once  # the default plan
+    check_multilabel_rows(thrice, truth, groups, max_clip_uses=3)
+    assert len(thrice) > len(once)  # sparse labels: reuse finds more items
+    assert max(Counter(key for row in thrice for key in row["source_keys"]).values()) > 1
+    # one-use rows come first, unchanged; reuse only adds rows after them, for the same groups at least
+    assert [{**row, "max_clip_uses": 1} for row in thrice[:len(once)]] == once
+    assert {row["group"] for row in once} <= {row["group"] for row in thrice}
+    assert release_plan(3) == thrice and release_plan(3, seed=1) != thrice  # from the seed alone
+    twice = release_plan(2)
+    assert len(once) <= len(twice) <= len(thrice) and [{**row, "max_clip_uses": 2} for row in thrice[:len(twice)]] == twice
+
+
+def test_a_clip_reused_by_one_pool_never_gives_the_same_item_twice():
+    src = dict.fromkeys(openmic.SOURCE_COLUMNS, "")
+    group = openmic.Group("plucked", ("banjo", "guitar", "mandolin", "ukulele", "bass"), "")
+    absent = {"banjo": 0.0, "guitar": 0.0}
+    clips = {key: openmic.Clip(key, {**absent, **labels}, (), "", src) for key, labels in (
+        ("000001_0", {"mandolin": 1.0, "ukulele": 1.0, "bass": 1.0}), ("000002_0", {}), ("000003_0", {}))}
+    counts = {uses: openmic.plan_multilabel(clips, [group], 0, uses) for uses in (1, 2, 3, 9)}
+    assert [len(rows) for rows in counts.values()] == [1, 2, 3, 3]  # one clip triple, three present pairs
+    assert len({frozenset(row["present"]) for row in counts[9]}) == 3
+
+
+def test_max_clip_uses_reaches_the_rows_schema_and_card_from_the_cli(archive, release_plan, tmp_path):
+    root = argparse.ArgumentParser()
+    openmic.add_build_command(root.add_subparsers(required=True))
+    args = root.parse_args(["openmic", "--source", str(archive), "--out", str(tmp_path / "out"), "--max-clip-uses", "3"])
+    assert root.parse_args(["openmic", "--source", "x", "--out", "y"]).max_clip_uses == 1
+    args.run(args)
+    table = datasets.load_dataset(str(tmp_path / "out"), "multilabel_30s", split="test", cache_dir=str(tmp_path / "cache"))
+    assert table.features["max_clip_uses"] == datasets.Value("int32")
+    planned = release_plan(3)
+    assert [{k: v for k, v in row.items() if k in planned[0]} for row in table] == planned
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert f"| `multilabel_30s` | 30 s multi-label | {len(planned):,} | 1,028 |" in card
+    assert "built with `--max-clip-uses 3`" in card and "up to 3 of its rows" in card and "sparse" in card
+
+
+@pytest.mark.parametrize("uses", [0, -2])
+def test_max_clip_uses_below_one_is_a_clear_error(archive, release_plan, tmp_path, monkeypatch, uses):
+    with pytest.raises(ValueError, match=rf"max_clip_uses \(--max-clip-uses\) must be an integer >= 1, got {uses}"):
+        openmic.build(archive, tmp_path / "out", seed=0, max_clip_uses=uses)
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(ValueError, match="--max-clip-uses"):
+        release_plan(uses)
+    root = argparse.ArgumentParser()
+    openmic.add_build_command(root.add_subparsers(required=True))
+    args = root.parse_args(["openmic", "--download", "--source", str(tmp_path), "--out", str(tmp_path / "out"),
+                            "--max-clip-uses", str(uses)])
+    monkeypatch.setitem(sys.modules, "mirdata", None)  # a download would fail with "pip install mirdata"
+    with pytest.raises(ValueError, match="--max-clip-uses"):  # checked before any download
+        args.run(args)
 
 
 def test_temporal_target_is_present_in_exactly_one_segment(built, truth, archive):
