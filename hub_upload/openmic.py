@@ -38,13 +38,13 @@ from pathlib import Path
 
 from symphony_bench.hub_upload.fluidsynth_render import SAMPLE_RATE
 from symphony_bench.plugin.atomic import staged_directory
+from symphony_bench.plugin.grounding_answers import TIME_RANGES
 from symphony_bench.plugin.scenarios import DATA_DIR, DataFileError, read_csv
 
 SEGMENT_FRAMES = 10 * SAMPLE_RATE
 PAPER_COUNTS = {"binary": 9_332, "genre_hard": 590, "confusable": 1_051, "multilabel_30s": 1_028, "temporal_30s": 3_579}
 CLIP_CONFIGS = ("binary", "genre_hard", "confusable")  # one 10 s clip per row
 MIX_CONFIGS = ("multilabel_30s", "temporal_30s")  # three clips concatenated per row
-TIME_RANGES = ("0-10 seconds", "10-20 seconds", "20-30 seconds")
 GROUPS_FILE = DATA_DIR / "confusable_groups.csv"
 TRAIN_FRACTION = 0.7
 BATCH_ROWS = 8  # audio rows are large: a batch is 1-5 MB, and memory stays flat

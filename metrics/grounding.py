@@ -32,13 +32,6 @@ def accuracy(gold, predicted) -> tuple[float, float]:
     return binomial_rate(gold == predicted)
 
 
-def prediction_rates(predicted, n_options: int) -> np.ndarray:
-    """Share of valid answers choosing each option (NaN when no answer is valid)."""
-    codes = _codes(predicted, n_options)
-    counts = np.bincount(codes[codes != INVALID], minlength=n_options).astype(float)
-    return counts / counts.sum() if counts.sum() else np.full(n_options, np.nan)
-
-
 def response_bias(predicted, n_options: int, n_boot: int = BIAS_BOOTSTRAP, seed: int = BIAS_SEED) -> tuple[float, float]:
     """Bias = max_i p_i - min_i p_i over the prediction rates, and its bootstrap stderr (valid answers
     resampled with replacement: one multinomial draw of counts per replicate, all drawn at once)."""

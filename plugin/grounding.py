@@ -13,18 +13,13 @@ do not carry the doc):
 
 from __future__ import annotations
 
-import io
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import datasets
 import numpy as np
-import soundfile
 
-from symphony_bench.hub_upload.hub_layout import load_hub_dataset
 from symphony_bench.metrics.association import binomial_rate
 from symphony_bench.metrics.grounding import INVALID, accuracy, response_bias, set_scores
 from symphony_bench.plugin.grounding_answers import (
@@ -35,7 +30,8 @@ from symphony_bench.plugin.grounding_answers import (
     read_time_range,
     read_yes_no,
 )
-from symphony_bench.plugin.scenarios import DataFileError
+from symphony_bench.plugin.lmms_inputs import audio_input, open_source, source_from_environment
+from symphony_bench.plugin.lmms_inputs import prompt_text as doc_to_text  # noqa: F401  (the tasks' doc_to_text)
 
 SOURCE_VARIABLE = "SYMPHONY_GROUNDING"
 YES_NO = ["Yes", "No"]
@@ -65,22 +61,7 @@ INTERFACES = {
 
 @lru_cache(maxsize=8)
 def benchmark_config(source: str, config: str) -> datasets.Dataset:
-    folder = Path(source).expanduser()
-    if not folder.is_dir() and (source.count("/") != 1 or source.startswith((".", "/", "~"))):
-        raise DataFileError(f"{source}: no such folder (expected a set built by `symphony-bench build openmic`)")
-    try:
-        return load_hub_dataset(folder if folder.is_dir() else source, config=config)
-    except FileNotFoundError as error:
-        raise DataFileError(f"{source}: no {config!r} config ({error})") from error
-
-
-def _source() -> str:
-    source = os.environ.get(SOURCE_VARIABLE, "").strip()
-    if not source:
-        raise DataFileError(
-            f"set {SOURCE_VARIABLE} to a folder built with `symphony-bench build openmic` (or a Hub repo id in that layout)"
-        )
-    return source
+    return open_source(source, f"a benchmark set with a {config!r} config (built by `symphony-bench build openmic`)", config)
 
 
 def _options_and_gold(rows: datasets.Dataset, interface: Interface) -> tuple[list[list[str]], list]:
@@ -100,15 +81,13 @@ def docs_function(task: str) -> Callable[[datasets.Dataset], datasets.Dataset]:
     interface = INTERFACES[task]
 
     def process_docs(_: datasets.Dataset) -> datasets.Dataset:
-        source = _source()
-        rows = benchmark_config(source, interface.config)
+        rows = benchmark_config(source_from_environment(SOURCE_VARIABLE, "symphony-bench build openmic"), interface.config)
         options, gold = _options_and_gold(rows, interface)
         added = {
             "prompt": rows[interface.prompt_column],
             "options": options,
             "gold": gold,
             "interface": [interface.kind] * len(rows),
-            "benchmark_source": [source] * len(rows),
         }
         for column, values in added.items():
             rows = rows.add_column(column, values)
@@ -118,14 +97,8 @@ def docs_function(task: str) -> Callable[[datasets.Dataset], datasets.Dataset]:
     return process_docs
 
 
-def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
-    kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{doc['prompt']}{kwargs.get('post_prompt', '')}"
-
-
 def doc_to_visual(doc: dict) -> list[dict]:
-    array, sampling_rate = soundfile.read(io.BytesIO(doc["audio"]["bytes"]), dtype="float32")
-    return [{"array": np.ascontiguousarray(array), "sampling_rate": int(sampling_rate), "type": "audio"}]
+    return audio_input(doc["audio"]["bytes"])
 
 
 def read_answer(doc: dict, answer) -> int | list[bool] | None:
@@ -212,6 +185,22 @@ def _aggregation(metric: str, scorer: Callable[[list], dict], key: str) -> tuple
 
     value.__name__, stderr.__name__ = metric, f"{metric}_stderr"
     return value, stderr
+
+
+def harness_scores(records) -> dict[str, tuple[float, float]]:
+    """(value, stderr) of every metric the harness shows for these records, under the harness's names
+    (the task kind follows from the options: yes/no, the three time ranges, or two candidates)."""
+    if records and len(records[0]) == 2:
+        return set_task_scores(records)
+    options = records[0][2]
+    if options == YES_NO:
+        names = {metric: _TWO_WAY[metric] for metric in METRICS_BY_KIND["yes_no"]}
+    elif options == list(TIME_RANGES):
+        names = {**_THREE_WAY, "accuracy": "accuracy", "invalid_rate": "invalid_rate"}
+    else:
+        names = {metric: _TWO_WAY[metric] for metric in METRICS_BY_KIND["name"]}
+    scores = choice_scores(records, len(options))
+    return {metric: scores[key] for metric, key in names.items()}
 
 
 def aggregations() -> dict[str, Callable]:

@@ -58,7 +58,8 @@ def read_responses(path: Path) -> dict[tuple[str, int], str]:
             continue
         try:
             row = json.loads(line)
-            responses[(row["task"], int(row["doc_id"]))] = str(row["response"])
+            # a null response (e.g. a failed API call) is no answer, not the text "None"
+            responses[(row["task"], int(row["doc_id"]))] = "" if row["response"] is None else str(row["response"])
         except (ValueError, KeyError, TypeError) as error:
             raise DataFileError(f"{path}:{number}: expected {{\"task\", \"doc_id\", \"response\"}} ({error})") from error
     return responses

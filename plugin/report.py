@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from symphony_bench.metrics import GENDERS, analyse, binomial_rate, human_correlation, protocol_agreement
-from symphony_bench.plugin.grounding import choice_scores, set_task_scores
+from symphony_bench.plugin.grounding import choice_scores, harness_scores
 from symphony_bench.plugin.scenarios import DataFileError, read_csv
 from symphony_bench.plugin.symphony_bias_common import ERROR_FIELD, RECORD_LENGTH, STIMULUS_FIELD, records_to_data
 from symphony_bench.plugin.symphony_bias_logprob import split_records
@@ -172,16 +172,15 @@ def _with_stderrs(scores: dict[str, tuple[float, float]]) -> dict:
 
 
 def grounding_report(records: list, kind: str) -> dict:
-    """Scores with stderrs; for choice tasks the prediction distribution and, where the options are
-    instruments of a confusable group, the row-normalised confusion matrix per group."""
+    """The harness's scores with stderrs; for choice tasks the prediction distribution and, where
+    the options are instruments of a confusable group, the row-normalised confusion matrix per group."""
+    body = {"grounding": True, "summary": {**_with_stderrs(harness_scores(records)), "n_docs": len(records)}}
     if kind == "grounding_set":
-        return {"grounding": True, "summary": {**_with_stderrs(set_task_scores(records)), "n_docs": len(records)}}
-    n_options = len(records[0][2])
-    scores = choice_scores(records, n_options)
-    same_options = all(record[2] == records[0][2] for record in records)
-    labels = records[0][2] if same_options else [f"option {k + 1} (as shown)" for k in range(n_options)]
-    rates = {label: _number(scores[f"option_{k}_rate"][0]) for k, label in enumerate(labels)}
-    body = {"grounding": True, "summary": {**_with_stderrs(scores), "n_docs": len(records)}, "prediction_rates": rates}
+        return body
+    options = records[0][2]
+    labels = options if all(record[2] == options for record in records) else [f"option {k + 1} (as shown)" for k in range(len(options))]
+    scores = choice_scores(records, len(options))
+    body["prediction_rates"] = {label: _number(scores[f"option_{k}_rate"][0]) for k, label in enumerate(labels)}
     if any(record[3] for record in records):
         body["confusion"] = confusion_by_group(records)
     return body
@@ -367,7 +366,7 @@ def _recognised_only_markdown(task: str, restricted: dict) -> list[str]:
 
 def _grounding_markdown(task: str, body: dict) -> list[str]:
     summary = body["summary"]
-    scores = [name for name in summary if not name.endswith("_stderr") and name != "n_docs" and not name.startswith(("option_", "gold_"))]
+    scores = [name for name in summary if not name.endswith("_stderr") and name != "n_docs"]
     lines = [f"## {task}", "", f"- {summary['n_docs']} docs"]
     lines += [f"- {name}: {_fmt(summary[name])} ± {_fmt(summary[f'{name}_stderr'])}" for name in scores]
     if "prediction_rates" in body:

@@ -15,6 +15,7 @@ from symphony_bench.plugin.likert_prompts import WORDINGS, build_prompt
 from symphony_bench.plugin.scenarios import DEFAULT_STEREOTYPE_TABLE, load_instruments, load_stereotypes
 from symphony_bench.plugin.symphony_bias_common import (
     DEFAULT_SEED,
+    LIKERT_METRICS,
     dataset_options,
     score_record,
     scenario_doc,
@@ -66,22 +67,8 @@ class LikertJsonFilter(Filter):
         return [parse_likert_response(responses[0] if responses else "") for responses in resps]
 
 
-# Each metric below has its own aggregation, and each headline metric a "<name>_stderr" twin: the
-# harness only shows a stderr that process_results returns after the metric itself.
-METRICS = (
-    "consistency_rate",
-    "consistency_rate_stderr",
-    "mean_abs",
-    "mean_abs_stderr",
-    "non_binary_gas",
-    "non_binary_gas_stderr",
-    "invalid_rate",
-    "invalid_rate_stderr",
-)
-
-
 def process_results(doc: dict, results: list) -> dict:
     parsed = results[0]
     record = score_record(doc, [parsed[g] or 0 for g in GENDER_FIELDS], parsed["error"] or "")
-    return {metric: record for metric in METRICS}
+    return {metric: record for metric in LIKERT_METRICS}
 

@@ -103,6 +103,20 @@ def invalid_rate_stderr(records) -> float:
     return binomial_rate([bool(record[ERROR_FIELD]) for record in records])[1]
 
 
+# Each metric below has its own aggregation, and each headline metric a "<name>_stderr" twin: the
+# harness only shows a stderr that process_results returns after the metric itself.
+LIKERT_METRICS = (
+    "consistency_rate",
+    "consistency_rate_stderr",
+    "mean_abs",
+    "mean_abs_stderr",
+    "non_binary_gas",
+    "non_binary_gas_stderr",
+    "invalid_rate",
+    "invalid_rate_stderr",
+)
+
+
 # The Likert tasks' aggregations (text, audio and image tasks alike).
 consistency_rate = headline_aggregation("consistency_rate")
 consistency_rate_stderr = headline_aggregation("consistency_rate_stderr")

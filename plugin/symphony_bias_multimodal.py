@@ -22,21 +22,20 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import datasets
-import numpy as np
-import soundfile
 from PIL import Image
 
-from symphony_bench.hub_upload.hub_layout import load_hub_dataset
 from symphony_bench.metrics import binomial_rate
 from symphony_bench.plugin.instrument_names import instruments_named, recognises
 from symphony_bench.plugin.likert_parser import GENDER_FIELDS, parse_likert_response
-from symphony_bench.plugin.scenarios import DEFAULT_STEREOTYPE_TABLE, DataFileError, Instrument, load_stereotypes
 from symphony_bench.plugin.likert_prompts import build_prompt
+from symphony_bench.plugin.lmms_inputs import audio_input, open_source, source_from_environment
+from symphony_bench.plugin.lmms_inputs import prompt_text as doc_to_text  # noqa: F401  (the tasks' doc_to_text)
+from symphony_bench.plugin.scenarios import DEFAULT_STEREOTYPE_TABLE, DataFileError, Instrument, load_stereotypes
 from symphony_bench.plugin.symphony_bias_common import (
     DEFAULT_SEED,
+    LIKERT_METRICS,
     gender_order,
     scenario_doc,
     score_record,
@@ -76,24 +75,16 @@ MODALITIES = {
 
 
 def stimulus_source(modality: Modality) -> str:
-    source = os.environ.get(modality.source_variable, "").strip()
-    if not source:
-        raise DataFileError(
-            f"set {modality.source_variable} to a folder built with `symphony-bench build "
-            f"symphony-bias-{modality.name}` (or `import-upstream`), or to a Hub repo id in that layout"
-        )
-    return source
+    return source_from_environment(
+        modality.source_variable, f"symphony-bench build symphony-bias-{modality.name}` (or `import-upstream"
+    )
 
 
 @lru_cache(maxsize=4)
 def stimulus_table(source: str, modality_name: str) -> datasets.Dataset:
     """The stimulus set at `source`, read once per process and checked for the columns we use."""
     modality = MODALITIES[modality_name]
-    folder = Path(source).expanduser()
-    could_be_repo_id = source.count("/") == 1 and not source.startswith((".", "/", "~"))
-    if not folder.is_dir() and not could_be_repo_id:
-        raise DataFileError(f"{source}: no such folder (expected a symphony-bias-{modality_name} set)")
-    table = load_hub_dataset(folder if folder.is_dir() else source)
+    table = open_source(source, f"a symphony-bias-{modality_name} set")
     missing = {"instrument", modality.id_column, modality.media_column} - set(table.column_names)
     if missing:
         raise DataFileError(f"{source}: not a symphony-bias-{modality_name} set (missing columns {sorted(missing)})")
@@ -172,11 +163,6 @@ def docs_function(modality_name: str, condition: str, subset: str = "full") -> C
 
 
 # ---- what the model is shown -------------------------------------------------------------------
-def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
-    kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{doc['prompt']}{kwargs.get('post_prompt', '')}"
-
-
 def _stimulus_row(doc: dict, modality_name: str) -> dict:
     modality = MODALITIES[modality_name]
     row = stimulus_table(doc["stimulus_source"], modality_name)[doc["stimulus_index"]]
@@ -192,9 +178,7 @@ def audio_visual(doc: dict) -> list[dict]:
     """lmms-eval's audio input: [{"array", "sampling_rate", "type": "audio"}], or [] for the controls."""
     if not doc["attach"]:
         return []
-    encoded = _stimulus_row(doc, "audio")["audio"]
-    array, sampling_rate = soundfile.read(io.BytesIO(encoded["bytes"]), dtype="float32")
-    return [{"array": np.ascontiguousarray(array), "sampling_rate": int(sampling_rate), "type": "audio"}]
+    return audio_input(_stimulus_row(doc, "audio")["audio"]["bytes"])
 
 
 def image_visual(doc: dict) -> list[Image.Image]:
@@ -207,16 +191,6 @@ def image_visual(doc: dict) -> list[Image.Image]:
 
 
 # ---- scoring -----------------------------------------------------------------------------------
-LIKERT_METRICS = (
-    "consistency_rate",
-    "consistency_rate_stderr",
-    "mean_abs",
-    "mean_abs_stderr",
-    "non_binary_gas",
-    "non_binary_gas_stderr",
-    "invalid_rate",
-    "invalid_rate_stderr",
-)
 RECOGNITION_METRICS = ("recognition_accuracy", "recognition_accuracy_stderr")
 
 

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
-from symphony_bench.metrics.grounding import INVALID, accuracy, prediction_rates, response_bias, set_scores
+from symphony_bench.metrics.grounding import INVALID, accuracy, response_bias, set_scores
 from symphony_bench.plugin.grounding_answers import (
     read_choice,
     read_instrument_set,
@@ -21,7 +21,9 @@ from symphony_bench.plugin.grounding_answers import (
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [("Yes.", True), ("yes, there is", True), ("YES", True), ("There is a piano in the clip.", True),
-     ("No.", False), ("no, there isn't", False), ("There is no piano.", False), ("It is not present", None),
+     ("There's a piano.", True), ("Yes, there is a piano.", True), ("I can hear a piano.", True),
+     ("No.", False), ("no, there isn't", False), ("There is no piano.", False), ("The piano is not present.", False),
+     ("I don't hear a piano", False), ("There isn't a piano", False), ("Not sure.", None),
      ("", None), ("Maybe", None), ("yes and no", True), (None, None)],
 )
 def test_yes_no(answer, expected):
@@ -31,7 +33,9 @@ def test_yes_no(answer, expected):
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [("0-10 seconds", 0), ("0–10 s", 0), ("The first range.", 0), ("10 to 20 seconds", 1), ("middle", 1),
-     ("20—30s", 2), ("the last ten seconds", 2), ("0-10 or 10-20", None), ("somewhere", None), ("30-40", None)],
+     ("10–20 seconds.", 1), ("Between 10 and 20 seconds", 1), ("20—30s", 2), ("the last ten seconds", 2),
+     ("The first 10-second segment", 0), ("at the 25 second mark", None),
+     ("0-10 or 10-20", None), ("somewhere", None), ("30-40", None)],
 )
 def test_time_range(answer, expected):
     assert read_time_range(answer) == expected
@@ -43,7 +47,7 @@ CANDIDATES = ["mallet_percussion", "bass"]
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [("Mallet percussion.", 0), ("a xylophone", 0), ("The BASS", 1), ("double bass", 1), ("bass guitar", 1),
-     ("both mallet percussion and bass", None), ("a trumpet", None)],
+     ("bass, but no xylophone", 1), ("both mallet percussion and bass", None), ("a trumpet", None)],
 )
 def test_instrument_name_choice(answer, expected):
     assert read_choice(answer, CANDIDATES) == expected
@@ -52,7 +56,9 @@ def test_instrument_name_choice(answer, expected):
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [("A", 0), ("b.", 1), ("(B)", 1), ("Answer: B", 1), ("Option A", 0), ("A. mallet percussion", 0),
-     ("A bass", 1), ("B. mallet percussion", None), ("A or B", None), ("bass", 1)],
+     ("The answer is B", 1), ("The answer is: (A)", 0), ("Correct answer: B", 1), ("My answer is B", 1),
+     ("I choose B.", 1), ("A bass", 1), ("A) bass", None), ("B. mallet percussion", None), ("A or B", None),
+     ("bass", 1)],
 )
 def test_letter_choice(answer, expected):
     assert read_letter(answer, CANDIDATES) == expected
@@ -63,6 +69,8 @@ def test_instrument_set_with_synonyms_and_explicit_none():
     assert read_instrument_set("Vocals, electric guitar and a synth.", candidates) == {0, 1, 2}
     assert read_instrument_set("bass guitar", candidates) == {3}  # not also "guitar"
     assert read_instrument_set("None.", candidates) == set()
+    assert read_instrument_set("guitar but no synth", candidates) == {1}
+    assert read_instrument_set("bass guitar, drums", ["guitar", "banjo", "mandolin", "ukulele"]) is None
     assert read_instrument_set("I hear a tuba", candidates) is None
 
 
@@ -86,7 +94,6 @@ def test_always_first_has_full_bias_and_balanced_answers_none():
     assert response_bias([0] * 50 + [INVALID] * 5, 2) == (1.0, 0.0)
     bias, _ = response_bias([0, 1, 2] * 40, 3)
     assert bias == pytest.approx(0.0)
-    assert prediction_rates([0, 0, 1, INVALID], 3) == pytest.approx([2 / 3, 1 / 3, 0])
     with pytest.raises(ValueError, match="option indices"):
         response_bias([0, 3], 3)
 

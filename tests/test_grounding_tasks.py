@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.metrics import precision_recall_fscore_support
 
 from conftest import read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
 from symphony_bench.hub_upload import openmic, synthmic
@@ -80,7 +81,10 @@ def _expected_scores(kind: str, gold: list, intended: list) -> dict[str, float]:
     if kind == "set":
         valid = [i is not None for i in intended]
         exact = [i is not None and i == {k for k, g in enumerate(mask) if g} for mask, i in zip(gold, intended, strict=True)]
-        return {"exact_set_accuracy": float(np.mean(exact)), "invalid_rate": 1 - float(np.mean(valid))}
+        chosen = np.array([[k in (i or set()) for k in range(len(mask))] for mask, i in zip(gold, intended, strict=True)])
+        precision, recall, f1, _ = precision_recall_fscore_support(np.array(gold), chosen, average="samples", zero_division=0)
+        return {"exact_set_accuracy": float(np.mean(exact)), "invalid_rate": 1 - float(np.mean(valid)),
+                "precision": precision, "recall": recall, "f1": f1}
     chosen = np.array([-1 if i is None else i for i in intended])
     gold = np.array(gold)
     scores = {"accuracy": float(np.mean(chosen == gold)), "invalid_rate": float(np.mean(chosen == -1))}
@@ -93,6 +97,17 @@ def _expected_scores(kind: str, gold: list, intended: list) -> dict[str, float]:
     if kind == "yes_no":
         scores |= {"yes_rate": rates[0], "yes_accuracy": float(np.mean(chosen[gold == 0] == 0))}
     return scores
+
+
+def _naive_bias_stderr(chosen: list[int], n_options: int) -> float:
+    """Bootstrap of max - min prediction rate by resampling the valid answers, one at a time."""
+    valid = np.array([c for c in chosen if c >= 0])
+    rng = np.random.default_rng(0)
+    replicates = []
+    for _ in range(1000):
+        rates = np.bincount(rng.choice(valid, size=valid.size), minlength=n_options) / valid.size
+        replicates.append(rates.max() - rates.min())
+    return float(np.std(replicates, ddof=1))
 
 
 def test_planted_answers_in_many_formats_score_as_an_independent_computation(benchmark, tmp_path, monkeypatch):
@@ -114,9 +129,16 @@ def test_planted_answers_in_many_formats_score_as_an_independent_computation(ben
     for task, scores in expected.items():
         for metric, value in scores.items():
             assert results[task][f"{metric},none"] == pytest.approx(value, abs=1e-12), (task, metric)
+    for task, metric, n_options in (("grounding_confusable_name", "position_gap", 2), ("grounding_temporal_30s", "time_bias", 3)):
+        chosen = [s["accuracy"][1] for s in read_lmms_samples(output, task)]
+        assert results[task][f"{metric}_stderr,none"] == pytest.approx(_naive_bias_stderr(chosen, n_options), rel=0.2)
     report = run_cli([str(Path(sys.executable).with_name("symphony-bench")), "report", str(output), "--json", str(tmp_path / "r.json")], cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     body = json.loads((tmp_path / "r.json").read_text())
+    for task, scores in expected.items():
+        for metric in scores:
+            assert body[task]["summary"][metric] == pytest.approx(results[task][f"{metric},none"], abs=1e-12)
+            assert body[task]["summary"][f"{metric}_stderr"] == pytest.approx(results[task][f"{metric}_stderr,none"], abs=1e-12)
     confusion = body["grounding_confusable_name"]["confusion"]
     assert confusion and all(abs(sum(row.values()) - 1) < 1e-9 for group in confusion.values() for row in group.values() if row)
     temporal = body["grounding_temporal_30s"]["prediction_rates"]

@@ -246,3 +246,11 @@ def test_seed_variable_reproduces_docs_and_a_bad_seed_is_named(audio_set, monkey
     monkeypatch.setenv("SYMPHONY_BIAS_SEED", "seven")
     with pytest.raises(ValueError, match="SYMPHONY_BIAS_SEED must be an integer"):
         _task_docs("audio", "_mini")
+
+
+def test_a_null_replayed_response_is_no_answer(tmp_path):
+    from symphony_bench.plugin.lmms_models import read_responses
+
+    path = tmp_path / "responses.jsonl"
+    path.write_text('{"task": "t", "doc_id": 0, "response": null}\n')
+    assert read_responses(path) == {("t", 0): ""}
