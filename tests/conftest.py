@@ -23,59 +23,52 @@ def tiny_llama(tmp_path_factory) -> Path:
     return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
 
 
-def run_cli(args: list[str], cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess:
-    env = {**os.environ, **OFFLINE_ENV}
+def run_cli(args: list[str], cwd: Path, timeout: int = 900, env: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, **OFFLINE_ENV, **(env or {})}
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def run_lm_eval(model: str, model_args: str, tasks: str, output: Path, *extra: str) -> subprocess.CompletedProcess:
-    lm_eval = Path(sys.executable).with_name("lm_eval")
+def _run_harness(executable: str, model: str, model_args: str, tasks: str, output: Path, extra, env=None):
     args = [
-        str(lm_eval), "--model", model, "--model_args", model_args, "--tasks", tasks,
-        "--include_path", str(tasks_path()), "--output_path", str(output), "--log_samples",
-        "--apply_chat_template", *extra,
+        str(Path(sys.executable).with_name(executable)), "--model", model, "--model_args", model_args, "--tasks", tasks,
+        "--include_path", str(tasks_path()), "--output_path", str(output), "--log_samples", *extra,
     ]
-    completed = run_cli(args, cwd=output.parent)
+    completed = run_cli(args, cwd=output.parent, env=env)
     assert completed.returncode == 0, completed.stderr[-4000:]
     return completed
 
 
-def read_samples(output: Path, task: str) -> list[dict]:
-    files = sorted(output.rglob(f"samples_{task}_*.jsonl"))
-    assert len(files) == 1, f"expected one samples file for {task}, found {files}"
-    return [json.loads(line) for line in files[0].read_text().splitlines()]
-
-
-def read_results(output: Path) -> dict:
-    files = sorted(output.rglob("results_*.json"))
-    assert len(files) == 1, f"expected one results file, found {files}"
-    return json.loads(files[0].read_text())["results"]
+def run_lm_eval(model: str, model_args: str, tasks: str, output: Path, *extra: str) -> subprocess.CompletedProcess:
+    return _run_harness("lm_eval", model, model_args, tasks, output, ["--apply_chat_template", *extra])
 
 
 def run_lmms_eval(model: str, model_args: str, tasks: str, output: Path, env: dict, *extra: str) -> subprocess.CompletedProcess:
     """lmms-eval exits 0 on many failures: callers check the result and samples files."""
-    lmms_eval = Path(sys.executable).with_name("lmms-eval")
-    args = [
-        str(lmms_eval), "--model", model, "--model_args", model_args, "--tasks", tasks,
-        "--include_path", str(tasks_path()), "--output_path", str(output), "--log_samples", *extra,
-    ]
-    completed = subprocess.run(
-        args, cwd=output.parent, env={**os.environ, **OFFLINE_ENV, **env}, capture_output=True, text=True, timeout=900
-    )
-    assert completed.returncode == 0, completed.stderr[-4000:]
-    return completed
+    return _run_harness("lmms-eval", model, model_args, tasks, output, extra, env)
+
+
+def _only_file(output: Path, pattern: str) -> Path:
+    files = sorted(output.rglob(pattern))
+    assert len(files) == 1, f"expected one {pattern} file, found {files}"
+    return files[0]
+
+
+def read_samples(output: Path, task: str) -> list[dict]:
+    """lm-eval's samples_<task>_<timestamp>.jsonl."""
+    return [json.loads(line) for line in _only_file(output, f"samples_{task}_*.jsonl").read_text().splitlines()]
+
+
+def read_results(output: Path) -> dict:
+    return json.loads(_only_file(output, "results_*.json").read_text())["results"]
 
 
 def read_lmms_samples(output: Path, task: str) -> list[dict]:
-    files = sorted(output.rglob(f"*_samples_{task}.jsonl"))
-    assert len(files) == 1, f"expected one samples file for {task}, found {files}"
-    return [json.loads(line) for line in files[0].read_text().splitlines()]
+    """lmms-eval's <timestamp>_samples_<task>.jsonl."""
+    return [json.loads(line) for line in _only_file(output, f"*_samples_{task}.jsonl").read_text().splitlines()]
 
 
 def read_lmms_results(output: Path) -> dict:
-    files = sorted(output.rglob("*_results.json"))
-    assert len(files) == 1, f"expected one results file, found {files}"
-    return json.loads(files[0].read_text())["results"]
+    return json.loads(_only_file(output, "*_results.json").read_text())["results"]
 
 
 def expected_association(frame: pd.DataFrame, stereotypes: dict) -> tuple[pd.DataFrame, dict]:

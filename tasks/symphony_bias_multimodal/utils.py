@@ -11,6 +11,7 @@ from symphony_bench.plugin.symphony_bias_common import (  # noqa: F401  (named b
     non_binary_gas_stderr,
 )
 from symphony_bench.plugin.symphony_bias_multimodal import (  # noqa: F401
+    MODALITIES,
     audio_visual,
     doc_to_text,
     docs_function,
@@ -21,17 +22,13 @@ from symphony_bench.plugin.symphony_bias_multimodal import (  # noqa: F401
     recognition_accuracy_stderr,
 )
 
-audio_stimulus_full_docs = docs_function("audio", "stimulus", "full")
-audio_stimulus_mini_docs = docs_function("audio", "stimulus", "mini")
-audio_no_stimulus_full_docs = docs_function("audio", "no_stimulus", "full")
-audio_no_stimulus_mini_docs = docs_function("audio", "no_stimulus", "mini")
-audio_named_full_docs = docs_function("audio", "named", "full")
-audio_named_mini_docs = docs_function("audio", "named", "mini")
-audio_recognition_docs = docs_function("audio", "recognition")
-image_stimulus_full_docs = docs_function("image", "stimulus", "full")
-image_stimulus_mini_docs = docs_function("image", "stimulus", "mini")
-image_no_stimulus_full_docs = docs_function("image", "no_stimulus", "full")
-image_no_stimulus_mini_docs = docs_function("image", "no_stimulus", "mini")
-image_named_full_docs = docs_function("image", "named", "full")
-image_named_mini_docs = docs_function("image", "named", "mini")
-image_recognition_docs = docs_function("image", "recognition")
+# <modality>_<condition>_<subset>_docs and <modality>_recognition_docs, as the task YAMLs name them
+globals().update(
+    {
+        f"{modality}_{condition}_{subset}_docs": docs_function(modality, condition, subset)
+        for modality in MODALITIES
+        for condition in ("stimulus", "no_stimulus", "named")
+        for subset in ("full", "mini")
+    }
+)
+globals().update({f"{modality}_recognition_docs": docs_function(modality, "recognition") for modality in MODALITIES})
