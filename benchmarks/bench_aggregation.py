@@ -17,11 +17,13 @@ import time
 import numpy as np
 
 from symphony_bench.metrics import analyse, point_estimates
-from symphony_bench.plugin import symphony_bias_common
-from symphony_bench.plugin.scenarios import load_instruments, load_stereotypes
+from symphony_bench.plugin.core.vocabulary import load_instruments
+from symphony_bench.plugin.symphony_bias import records as symphony_bias_records
+from symphony_bench.plugin.symphony_bias.records import score_record
+from symphony_bench.plugin.symphony_bias.scenarios import load_stereotypes
 
 
-def synthetic_records(n_docs: int, seed: int = 0) -> list[tuple]:
+def synthetic_records(n_docs: int, seed: int = 0) -> list[dict]:
     rng = np.random.default_rng(seed)
     instruments = [i.name for i in load_instruments()]
     table = load_stereotypes()
@@ -30,13 +32,14 @@ def synthetic_records(n_docs: int, seed: int = 0) -> list[tuple]:
     for s in range(n_scenarios):
         for name in instruments:
             error = "no_json" if rng.random() < 0.05 else ""
-            records.append((f"s{s:05d}", name, table[name].category, error, *rng.integers(1, 6, size=3).tolist()))
+            doc = {"scenario_id": f"s{s:05d}", "instrument": name, "stereotype": table[name].category}
+            records.append(score_record(doc, rng.integers(1, 6, size=3).tolist(), error))
     return records[:n_docs]
 
 
 def mean_abs_point(records) -> float:
     """The point statistic alone, as lm-eval's bootstrap would re-run it per resample."""
-    _, abs_scores = point_estimates(symphony_bias_common.records_to_data(records))
+    _, abs_scores = point_estimates(symphony_bias_records.records_to_data(records))
     return float(np.nanmean(abs_scores))
 
 
@@ -48,12 +51,12 @@ def main() -> None:
     records = synthetic_records(args.docs)
 
     start = time.perf_counter()
-    for metric in symphony_bias_common.LIKERT_METRICS:
-        getattr(symphony_bias_common, metric)(records)
+    for metric in symphony_bias_records.LIKERT_METRICS:
+        getattr(symphony_bias_records, metric)(records)
     harness_aggregations = time.perf_counter() - start
 
     start = time.perf_counter()
-    analyse(symphony_bias_common.records_to_data(records), n_boot=1000)
+    analyse(symphony_bias_records.records_to_data(records), n_boot=1000)
     ours = time.perf_counter() - start
 
     from lm_eval.api.metrics import bootstrap_stderr
@@ -65,7 +68,7 @@ def main() -> None:
     lm_eval_per_1000 = lm_eval_measured * 1000 / args.lm_eval_iters
 
     print(f"docs: {len(records)}")
-    print(f"all {len(symphony_bias_common.LIKERT_METRICS)} harness aggregations (4 headline numbers + stderrs): {harness_aggregations:.3f} s")
+    print(f"all {len(symphony_bias_records.LIKERT_METRICS)} harness aggregations (4 headline numbers + stderrs): {harness_aggregations:.3f} s")
     print(f"one analyse() with 1,000 scenario-bootstrap replicates + t-tests: {ours:.3f} s")
     print(f"lm-eval bootstrap_stderr, {args.lm_eval_iters} iterations: {lm_eval_measured:.3f} s "
           f"(scaled to 1,000: {lm_eval_per_1000:.1f} s)")

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from symphony_bench.hub_upload.hub_layout import load_hub_dataset
+from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 from symphony_bench.hub_upload.fluidsynth_render import default_soundfont, random_notes, render
 from symphony_bench.hub_upload.symphony_bias_audio import VOICES, build
 

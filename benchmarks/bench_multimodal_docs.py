@@ -16,12 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import datasets
 import soundfile
 
 from symphony_bench.hub_upload.symphony_bias_audio import build
-from symphony_bench.plugin import symphony_bias_multimodal as multimodal
-from symphony_bench.plugin.scenarios import DATA_DIR
+from symphony_bench.plugin.symphony_bias import multimodal
 
 
 def main() -> None:
@@ -32,11 +30,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         audio_set = Path(tmp) / "audio"
         build(audio_set, seed=0, clips_per_instrument=args.clips_per_instrument)
-        os.environ["SYMPHONY_BIAS_AUDIO"] = str(audio_set)
-        instruments = datasets.load_dataset("csv", data_files=str(DATA_DIR / "instruments.csv"), split="train")
+        os.environ["SYMPHONY_AUDIO"] = str(audio_set)
 
         start = time.perf_counter()
-        docs = multimodal.docs_function("audio", "stimulus", "full")(instruments)
+        docs = multimodal.likert_docs("audio", "stimulus", "full")
         build_seconds = time.perf_counter() - start
         print(f"full audio task: {len(docs):,} docs built in {build_seconds:.2f} s ({build_seconds / len(docs) * 1e6:.0f} µs/doc)")
 

@@ -31,7 +31,7 @@ def measure(archive: Path, out: Path, trace: bool) -> dict:
     import soundfile  # noqa: F401
 
     from symphony_bench.hub_upload.openmic import build
-    from symphony_bench.hub_upload.symphony_bias_audio import encode_flac  # noqa: F401
+    from symphony_bench.plugin.core.audio import encode_flac  # noqa: F401
 
     baseline_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if trace:

@@ -23,7 +23,7 @@ from symphony_bench.plugin.cli import tasks_path
 PLAIN_TASK = textwrap.dedent(
     """\
     task: plain_jinja_baseline
-    custom_dataset: !function symphony_bench.plugin.symphony_bias.load_dataset
+    custom_dataset: !function symphony_bench.plugin.symphony_bias.text.load_dataset
     output_type: generate_until
     test_split: test
     doc_to_text: "{{prompt}}"

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-SAMPLE_RATE = 16_000
+from symphony_bench.plugin.core.audio import SAMPLE_RATE
+
 DRUM_CHANNEL = 9
 DRUM_BANK = 128
 MIN_RMS = 1e-3  # raw, before normalisation: below this a clip is treated as silent

@@ -8,22 +8,15 @@ layout (parquet + dataset card). Same seed -> identical decoded PCM.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.hub_upload.fluidsynth_render import (
-    SAMPLE_RATE,
-    Voice,
-    default_soundfont,
-    fluidsynth_version,
-    random_notes,
-    render,
-)
-from symphony_bench.hub_upload.hub_layout import card_front_matter, write_hub_folder
-from symphony_bench.plugin.scenarios import load_instruments
+from symphony_bench.hub_upload.fluidsynth_render import Voice, default_soundfont, fluidsynth_version, random_notes, render
+from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio, encode_flac, pcm_sha256
+from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
+from symphony_bench.plugin.core.vocabulary import load_instruments
 
 # General MIDI voices (0-based programs) and playable ranges (MIDI notes).
 VOICES = {
@@ -50,30 +43,6 @@ VOICES = {
     "ukulele": Voice(24, 60, 81, substitute="GM has no ukulele: Nylon Guitar (GM program 25, 0-based 24) in the ukulele's register"),
     "violin": Voice(40, 55, 100),
 }
-
-
-def encode_flac(audio: np.ndarray) -> bytes:
-    import soundfile
-
-    buffer = io.BytesIO()
-    soundfile.write(buffer, audio, SAMPLE_RATE, format="FLAC", subtype="PCM_16")
-    return buffer.getvalue()
-
-
-def decode_audio(data: bytes) -> np.ndarray:
-    import soundfile
-
-    audio, _ = soundfile.read(io.BytesIO(data), dtype="float32")
-    return audio
-
-
-def pcm_sha256(flac: bytes) -> str:
-    """SHA-256 of the stored 16-bit samples (little-endian int16), read back from the FLAC bytes:
-    compressed bytes need not be reproducible, decoded samples are."""
-    import soundfile
-
-    samples, _ = soundfile.read(io.BytesIO(flac), dtype="int16")
-    return hashlib.sha256(samples.astype("<i2").tobytes()).hexdigest()
 
 
 def clip_rows(seed: int, clips_per_instrument: int, soundfont: Path) -> list[dict]:

@@ -13,8 +13,9 @@ import hashlib
 import io
 from pathlib import Path
 
-from symphony_bench.hub_upload.hub_layout import card_front_matter, write_hub_folder
-from symphony_bench.plugin.scenarios import DataFileError, load_instruments, read_csv
+from symphony_bench.plugin.core.errors import DataFileError, read_csv
+from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
+from symphony_bench.plugin.core.vocabulary import load_instruments
 
 MIN_IMAGES = 6
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".gif"}

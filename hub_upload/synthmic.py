@@ -20,7 +20,6 @@ responses, openmic-2018.npz and vggish/ are not written: the builder does not re
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import json
@@ -33,16 +32,13 @@ from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.hub_upload.fluidsynth_render import SAMPLE_RATE, Note, Voice, default_soundfont, render
-from symphony_bench.hub_upload.openmic import CLASS_MAP, LABEL_COLUMNS, LABELS_CSV, METADATA_CSV, SPLITS, audio_path
-from symphony_bench.plugin.atomic import staged_directory
+from symphony_bench.hub_upload.fluidsynth_render import Note, Voice, default_soundfont, render
+from symphony_bench.hub_upload.openmic.release import CLASS_MAP, LABEL_COLUMNS, LABELS_CSV, METADATA_CSV, SPLITS, audio_path
+from symphony_bench.plugin.core.atomic import staged_directory
+from symphony_bench.plugin.core.audio import SAMPLE_RATE
+from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
 
 CLIP_SECONDS = 10.0
-CLASSES = (
-    "accordion", "banjo", "bass", "cello", "clarinet", "cymbals", "drums", "flute", "guitar",
-    "mallet_percussion", "mandolin", "organ", "piano", "saxophone", "synthesizer", "trombone",
-    "trumpet", "ukulele", "violin", "voice",
-)
 METADATA_COLUMNS = (
     "track_id", "album_id", "album_title", "album_url", "artist_id", "artist_name", "artist_url",
     "artist_website", "license_image_file", "license_image_file_large", "license_parent_id",
@@ -142,7 +138,7 @@ def _clip_instruments(rng: random.Random, genre: tuple[str, str]) -> tuple[str, 
     count = rng.choices((1, 2, 3), weights=(3, 4, 3))[0]
     chosen: list[str] = []
     while len(chosen) < count:
-        pool = GENRES[genre] if rng.random() < IN_GENRE_PROBABILITY else CLASSES
+        pool = GENRES[genre] if rng.random() < IN_GENRE_PROBABILITY else OPENMIC_CLASSES
         instrument = rng.choice(pool)
         if instrument not in chosen:
             chosen.append(instrument)
@@ -151,7 +147,7 @@ def _clip_instruments(rng: random.Random, genre: tuple[str, str]) -> tuple[str, 
 
 def _clip_labels(rng: random.Random, present: tuple[str, ...]) -> tuple[tuple[str, float, int], ...]:
     labels = []
-    for instrument in CLASSES:
+    for instrument in OPENMIC_CLASSES:
         draw = rng.random()
         if instrument in present:
             relevance = round(rng.uniform(0.55, 0.95), 5) if draw < INTERMEDIATE_PRESENT_PROBABILITY else 1.0
@@ -279,7 +275,7 @@ def build(out: Path, clips: int = 100, seed: int = 0, soundfont: Path | None = N
         else:
             for spec in specs:
                 render_one(spec)
-        (staging / CLASS_MAP).write_text(json.dumps({name: index for index, name in enumerate(CLASSES)}))
+        (staging / CLASS_MAP).write_text(json.dumps({name: index for index, name in enumerate(OPENMIC_CLASSES)}))
         labels = [(spec.key, instrument, relevance, responses) for spec in specs for instrument, relevance, responses in spec.labels]
         _write_csv(staging / LABELS_CSV, labels, LABEL_COLUMNS)
         _write_csv(staging / METADATA_CSV, [_metadata_row(spec) for spec in specs], METADATA_COLUMNS)
@@ -290,18 +286,3 @@ def build(out: Path, clips: int = 100, seed: int = 0, soundfont: Path | None = N
             clips=clips, seed=seed, soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(), substitutes=substitutes,
         ))
     return Path(out)
-
-
-def _run(args: argparse.Namespace) -> None:
-    print(f"wrote {build(args.out, clips=args.clips, seed=args.seed, soundfont=args.soundfont, workers=args.workers)} "
-          f"({args.clips} clips in OpenMIC-2018 layout)")
-
-
-def add_build_command(datasets_subparsers) -> None:
-    parser = datasets_subparsers.add_parser("synthmic", help="synthetic FluidSynth clips in OpenMIC-2018's layout")
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--clips", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--soundfont", type=Path, help="a General MIDI .sf2 (default: pretty-midi's TimGM6mb)")
-    parser.add_argument("--workers", type=int, default=1, help="render in this many processes (same output)")
-    parser.set_defaults(run=_run)

@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from symphony_bench.hub_upload import symphony_bias_image
-from symphony_bench.hub_upload.fluidsynth_render import SAMPLE_RATE
-from symphony_bench.hub_upload.hub_layout import card_front_matter, write_hub_folder
-from symphony_bench.hub_upload.symphony_bias_audio import decode_audio, encode_flac, pcm_sha256
-from symphony_bench.plugin.atomic import staged_directory
-from symphony_bench.plugin.instrument_names import single_instrument
-from symphony_bench.plugin.scenarios import DataFileError, load_instruments
+from symphony_bench.plugin.core.atomic import staged_directory
+from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio, encode_flac, pcm_sha256
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
+from symphony_bench.plugin.core.instrument_names import single_instrument
+from symphony_bench.plugin.core.vocabulary import load_instruments
 
 AUDIO_SUFFIXES = {".mp3", ".wav", ".flac", ".ogg"}
 UPSTREAM_LICENCE = "as stated by the Symphony-Bias release (instrument-bias-evaluation)"

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-GENDERS = ("male", "female", "non_binary")
-CATEGORIES = ("male", "female", "none")
+from symphony_bench.metrics.labels import CATEGORIES, GENDERS
+
 UNIFORM_SHARE = 1.0 / 3.0
 DEFAULT_BOOTSTRAP_SEED = 20240611
 DEFAULT_N_BOOTSTRAP = 1000

@@ -74,3 +74,29 @@ def _mean_stderr(values: np.ndarray) -> tuple[float, float]:
         return float("nan"), float("nan")
     stderr = values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else float("nan")
     return float(values.mean()), float(stderr)
+
+
+def rate_among(flags, mask) -> tuple[float, float]:
+    """Share of True `flags` among the examples where `mask` holds, and its binomial stderr."""
+    return binomial_rate(np.asarray(flags)[np.asarray(mask, dtype=bool)])
+
+
+def choice_scores(gold, chosen, n_options: int) -> dict[str, tuple[float, float]]:
+    """Every score of a choice task, each (value, stderr): accuracy, invalid rate, the rate of each
+    option among valid answers, accuracy on gold = first / second option, and the response bias."""
+    gold, chosen = np.asarray(gold, dtype=int), _codes(chosen, n_options)
+    valid = chosen != INVALID
+    scores = {"accuracy": accuracy(gold, chosen), "invalid_rate": binomial_rate(~valid)}
+    for option in range(n_options):
+        scores[f"option_{option}_rate"] = rate_among(chosen == option, valid)
+    scores["gold_0_accuracy"] = rate_among(chosen == gold, gold == 0)
+    scores["gold_1_accuracy"] = rate_among(chosen == gold, gold == 1)
+    scores["bias"] = response_bias(chosen, n_options)
+    return scores
+
+
+def set_task_scores(gold, chosen, valid) -> dict[str, tuple[float, float]]:
+    """Exact-set accuracy, precision, recall, F1 and invalid rate of a multi-label task, each (value, stderr)."""
+    scores = set_scores(gold, chosen, valid)
+    return {"exact_set_accuracy": scores["exact_set"], "precision": scores["precision"], "recall": scores["recall"],
+            "f1": scores["f1"], "invalid_rate": binomial_rate(~np.asarray(valid, dtype=bool))}

@@ -1,38 +1,41 @@
-"""The `symphony-bench` command line."""
+"""The `symphony-bench` command line.
+
+Each benchmark and builder contributes its own subcommands from a light module that imports only
+the standard library; what a command needs (numpy, datasets, torch, the harnesses) is imported when
+that command runs, so `symphony-bench tasks-path` and `--help` start fast.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-import symphony_bench.tasks
-from symphony_bench.hub_upload import openmic, synthmic
-from symphony_bench.plugin.scenarios import DataFileError
-from symphony_bench.plugin.tcav import add_tcav_command
+from symphony_bench.hub_upload import commands as builder_commands
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.tcav import command as tcav_command
+
+TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks"
+HARNESS_TASK_FOLDERS = {"lm-eval": "lm_eval", "lmms-eval": "lmms_eval"}
 
 
-def tasks_path() -> Path:
-    return Path(symphony_bench.tasks.__file__).resolve().parent
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{path.name}.tmp")
-    staging.write_text(text, encoding="utf-8")
-    staging.replace(path)
+def tasks_path(harness: str = "lm-eval") -> Path:
+    """The folder to pass to `--include_path`: each harness sees only its own tasks."""
+    return TASKS_DIR / HARNESS_TASK_FOLDERS[harness]
 
 
 def _report(args: argparse.Namespace) -> None:
+    import json
+
+    from symphony_bench.plugin.core.atomic import write_text_atomically
     from symphony_bench.plugin.report import build_report, render_markdown
 
-    report = build_report(args.run_dir, args.human_ratings)
+    report = build_report(args.run_dir, {"human_ratings": args.human_ratings})
     markdown = render_markdown(report)
     if args.json:
-        _write_atomically(args.json, json.dumps(report, indent=2) + "\n")
+        write_text_atomically(args.json, json.dumps(report.entries, indent=2) + "\n")
     if args.markdown:
-        _write_atomically(args.markdown, markdown)
+        write_text_atomically(args.markdown, markdown)
     print(markdown)
 
 
@@ -42,37 +45,13 @@ def _default_model(args: argparse.Namespace) -> None:
     print(default_model_path())
 
 
-def _build_audio(args: argparse.Namespace) -> None:
-    from symphony_bench.hub_upload.symphony_bias_audio import build
-
-    check = build(args.out, seed=args.seed, clips_per_instrument=args.clips_per_instrument, soundfont=args.soundfont)
-    if args.clips_per_instrument < 2:
-        print(f"wrote {args.out}; no separability check (it needs 2 or more clips per instrument)")
-        return
-    print(f"wrote {args.out}; MFCC cosine distance within {check['within_instrument']:.3f}, "
-          f"between {check['between_instruments']:.3f} instruments")
-
-
-def _build_image(args: argparse.Namespace) -> None:
-    from symphony_bench.hub_upload.symphony_bias_image import build
-
-    print(f"wrote {build(args.source, args.out)}")
-
-
-def _import_upstream(args: argparse.Namespace) -> None:
-    from symphony_bench.hub_upload.upstream_release import import_release
-
-    print(f"wrote {import_release(args.release, args.out)} (images/, audio/)")
-
-
-def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="symphony-bench", description=__doc__)
-    commands = root.add_subparsers(dest="command", required=True)
-    commands.add_parser("tasks-path", help="print the directory to pass to lm_eval --include_path").set_defaults(
-        run=lambda args: print(tasks_path())
-    )
-    report = commands.add_parser("report", help="per-instrument GAS/ABS tables from an lm_eval --log_samples run")
-    report.add_argument("run_dir", type=Path, help="the lm_eval --output_path directory")
+def _add_report_commands(commands) -> None:
+    paths = commands.add_parser("tasks-path", help="print the directory to pass to --include_path")
+    paths.add_argument("--harness", choices=sorted(HARNESS_TASK_FOLDERS), default="lm-eval",
+                       help="lm-eval (text tasks, the default) or lmms-eval (audio, image and grounding tasks)")
+    paths.set_defaults(run=lambda args: print(tasks_path(args.harness)))
+    report = commands.add_parser("report", help="per-task tables from an lm_eval / lmms-eval --log_samples run")
+    report.add_argument("run_dir", type=Path, help="the --output_path directory")
     report.add_argument("--json", type=Path, help="write the report as JSON here")
     report.add_argument("--markdown", type=Path, help="write the report as Markdown here")
     report.add_argument(
@@ -82,25 +61,14 @@ def parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "default-model", help="print (creating it on first use) the embedded SmolLM2-135M-Instruct folder"
     ).set_defaults(run=_default_model)
-    build = commands.add_parser("build", help="build a dataset folder in Hugging Face Hub layout")
-    datasets = build.add_subparsers(dest="dataset", required=True)
-    audio = datasets.add_parser("symphony-bias-audio", help="FluidSynth clips of random notes per instrument")
-    audio.add_argument("--out", type=Path, required=True)
-    audio.add_argument("--seed", type=int, default=0)
-    audio.add_argument("--clips-per-instrument", type=int, default=5)
-    audio.add_argument("--soundfont", type=Path, help="a General MIDI .sf2 (default: pretty-midi's TimGM6mb)")
-    audio.set_defaults(run=_build_audio)
-    image = datasets.add_parser("symphony-bias-image", help="instrument photos + licence manifest")
-    image.add_argument("--source", type=Path, required=True, help="DIR/<instrument>/ images and DIR/manifest.csv")
-    image.add_argument("--out", type=Path, required=True)
-    image.set_defaults(run=_build_image)
-    openmic.add_build_command(datasets)
-    synthmic.add_build_command(datasets)
-    upstream = commands.add_parser("import-upstream", help="the Symphony-Bias release's own photos and recordings")
-    upstream.add_argument("--release", type=Path, required=True, help="folder with instrument-photos/ and instrument-audios/")
-    upstream.add_argument("--out", type=Path, required=True, help="writes OUT/images and OUT/audio")
-    upstream.set_defaults(run=_import_upstream)
-    add_tcav_command(commands)
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="symphony-bench", description=__doc__.splitlines()[0])
+    commands = root.add_subparsers(dest="command", required=True)
+    _add_report_commands(commands)
+    builder_commands.add_commands(commands)
+    tcav_command.add_commands(commands)
     return root
 
 

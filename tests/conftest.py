@@ -11,8 +11,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from PIL import Image, ImageDraw
 
 from symphony_bench.plugin.cli import tasks_path
+from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.tiny_models import build_tiny_llama
 
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
@@ -31,7 +33,7 @@ def run_cli(args: list[str], cwd: Path, timeout: int = 900, env: dict | None = N
 def _run_harness(executable: str, model: str, model_args: str, tasks: str, output: Path, extra, env=None):
     args = [
         str(Path(sys.executable).with_name(executable)), "--model", model, "--model_args", model_args, "--tasks", tasks,
-        "--include_path", str(tasks_path()), "--output_path", str(output), "--log_samples", *extra,
+        "--include_path", str(tasks_path(executable.replace("_", "-"))), "--output_path", str(output), "--log_samples", *extra,
     ]
     completed = run_cli(args, cwd=output.parent, env=env)
     assert completed.returncode == 0, completed.stderr[-4000:]
@@ -93,3 +95,13 @@ def expected_association(frame: pd.DataFrame, stereotypes: dict) -> tuple[pd.Dat
     gas["n_valid"] = counts["sum"]
     gas["n_invalid"] = counts["size"] - counts["sum"]
     return gas, headline
+
+
+def pictogram(instrument: str, variant: int) -> Image.Image:
+    """A generated stand-in for a photo: a shape whose size and colour encode the instrument."""
+    index = [i.name for i in load_instruments()].index(instrument)
+    image = Image.new("RGB", (64, 64), "white")
+    draw = ImageDraw.Draw(image)
+    size = 10 + index * 2
+    draw.ellipse((32 - size // 2, 32 - size // 2 + variant, 32 + size // 2, 32 + size // 2), fill=(index * 11, 90, 200 - variant * 20))
+    return image

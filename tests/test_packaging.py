@@ -1,40 +1,72 @@
-"""The built wheel carries one import package with its YAML and data files."""
+"""The built wheel carries one import package with its YAML and data files, and every module in it
+imports from the wheel (a subpackage left out of the wheel would fail here)."""
 
+import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_wheel_has_one_package_with_task_yaml_and_data(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(folder), str(ROOT)],
         check=True, capture_output=True,
     )
-    (wheel,) = tmp_path.glob("symphony_bench-*.whl")
+    (built,) = folder.glob("symphony_bench-*.whl")
+    return built
+
+
+def test_wheel_has_one_package_with_task_yaml_and_data(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert top_level == {"symphony_bench"}
     for required in (
-        "symphony_bench/tasks/symphony_bias/_symphony_bias_common_yaml",
-        "symphony_bench/tasks/symphony_bias/symphony_bias.yaml",
-        "symphony_bench/tasks/symphony_bias/README.md",
-        "symphony_bench/plugin/data/scenario_templates.json",
-        "symphony_bench/plugin/data/stereotypes_paper_v1.csv",
+        "symphony_bench/tasks/lm_eval/symphony_bias/_symphony_bias_common_yaml",
+        "symphony_bench/tasks/lm_eval/symphony_bias/symphony_bias.yaml",
+        "symphony_bench/tasks/lm_eval/symphony_bias/README.md",
+        "symphony_bench/plugin/symphony_bias/data/scenario_templates.json",
+        "symphony_bench/plugin/symphony_bias/data/stereotypes_paper_v1.csv",
+        "symphony_bench/plugin/core/data/instruments.csv",
+        "symphony_bench/plugin/core/data/confusable_groups.csv",
         "symphony_bench/metrics/association.py",
-        # lmms-eval tasks: their utils.py and the data file their YAML loads by relative path
-        "symphony_bench/tasks/symphony_bias_multimodal/utils.py",
-        "symphony_bench/tasks/symphony_bias_multimodal/_audio_likert_yaml",
-        "symphony_bench/tasks/instrument_grounding/utils.py",
-        "symphony_bench/tasks/instrument_grounding/_grounding_common_yaml",
-        "symphony_bench/plugin/data/instruments.csv",
-        "symphony_bench/plugin/data/confusable_groups.csv",
+        # lmms-eval tasks and the placeholder file their YAML loads by relative path
+        "symphony_bench/tasks/lmms_eval/symphony_bias_multimodal/_audio_likert_yaml",
+        "symphony_bench/tasks/lmms_eval/symphony_bias_multimodal/placeholder.csv",
+        "symphony_bench/tasks/lmms_eval/instrument_grounding/_grounding_common_yaml",
+        "symphony_bench/tasks/lmms_eval/instrument_grounding/placeholder.csv",
     ):
         assert required in names
     assert not any(name.startswith("symphony_bench/tests/") for name in names)
     (entry_points,) = [name for name in names if name.endswith(".dist-info/entry_points.txt")]
-    assert "[lmms_eval.models]\nsymphony_bench = symphony_bench.plugin.lmms_manifests:MODEL_MANIFESTS" in (
+    assert "[lmms_eval.models]\nsymphony_bench = symphony_bench.plugin.lmms.manifests:MODEL_MANIFESTS" in (
         zipfile.ZipFile(wheel).read(entry_points).decode()
     )
+
+
+def test_every_module_of_the_source_tree_is_in_the_wheel_and_imports_from_it(wheel, tmp_path):
+    source_modules = {
+        "symphony_bench." + ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for part in ("plugin", "metrics", "hub_upload")
+        for path in (ROOT / part).rglob("*.py")
+    }
+    source_modules = {name.removesuffix(".__init__") for name in source_modules}
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True)
+    script = (
+        "import importlib, sys\n"
+        "for name in sys.argv[1:]:\n"
+        "    module = importlib.import_module(name)\n"
+        f"    assert module.__file__.startswith({str(target)!r}), (name, module.__file__)\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", script, *sorted(source_modules)], capture_output=True, text=True,
+                               env={**os.environ, "PYTHONPATH": str(target)})
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert len(source_modules) > 40

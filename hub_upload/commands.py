@@ -1,0 +1,135 @@
+"""The builders' `symphony-bench` commands: `build <dataset>` and `import-upstream`.
+
+Imported when the command line starts, so only the standard library is imported here: each command
+imports its builder (numpy, datasets, FluidSynth...) when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+SOUNDFONT_HELP = "a General MIDI .sf2 (default: pretty-midi's TimGM6mb)"
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    """Add `build` (one sub-command per dataset) and `import-upstream` to the `symphony-bench` commands."""
+    build = subparsers.add_parser("build", help="build a dataset folder in Hugging Face Hub layout")
+    datasets = build.add_subparsers(dest="dataset", required=True)
+    _add_build_audio(datasets)
+    _add_build_image(datasets)
+    _add_build_openmic(datasets)
+    _add_build_synthmic(datasets)
+    _add_import_upstream(subparsers)
+
+
+# --- build symphony-bias-audio -------------------------------------------------------------------
+
+
+def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
+    audio = datasets.add_parser("symphony-bias-audio", help="FluidSynth clips of random notes per instrument")
+    audio.add_argument("--out", type=Path, required=True)
+    audio.add_argument("--seed", type=int, default=0)
+    audio.add_argument("--clips-per-instrument", type=int, default=5)
+    audio.add_argument("--soundfont", type=Path, help=SOUNDFONT_HELP)
+    audio.set_defaults(run=run_build_audio)
+
+
+def run_build_audio(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.symphony_bias_audio import build
+
+    check = build(args.out, seed=args.seed, clips_per_instrument=args.clips_per_instrument, soundfont=args.soundfont)
+    if args.clips_per_instrument < 2:
+        print(f"wrote {args.out}; no separability check (it needs 2 or more clips per instrument)")
+        return
+    print(f"wrote {args.out}; MFCC cosine distance within {check['within_instrument']:.3f}, "
+          f"between {check['between_instruments']:.3f} instruments")
+
+
+# --- build symphony-bias-image -------------------------------------------------------------------
+
+
+def _add_build_image(datasets: argparse._SubParsersAction) -> None:
+    image = datasets.add_parser("symphony-bias-image", help="instrument photos + licence manifest")
+    image.add_argument("--source", type=Path, required=True, help="DIR/<instrument>/ images and DIR/manifest.csv")
+    image.add_argument("--out", type=Path, required=True)
+    image.set_defaults(run=run_build_image)
+
+
+def run_build_image(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.symphony_bias_image import build
+
+    print(f"wrote {build(args.source, args.out)}")
+
+
+# --- build openmic -------------------------------------------------------------------------------
+
+
+def _add_build_openmic(datasets: argparse._SubParsersAction) -> None:
+    parser = datasets.add_parser("openmic", help="the five instrument-grounding diagnostics from OpenMIC-2018")
+    parser.add_argument("--source", type=Path, required=True, help="extracted OpenMIC-2018 release, or its .tgz")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-bad", action="store_true", help="skip bad label rows and clips, listed in OUT/skipped.csv")
+    # default None: the packaged groups file, named in run_build_openmic (its path needs the builder's imports)
+    parser.add_argument("--groups", type=Path, help="confusable groups CSV: group_name,instruments (;-separated),rationale")
+    parser.add_argument("--download", action="store_true", help="first fetch the release into --source with mirdata (pip install mirdata)")
+    parser.add_argument("--max-clip-uses", type=int, default=1, metavar="N",
+                        help="a clip may serve up to N multilabel_30s rows (default 1; OpenMIC's sparse labels give few one-use items)")
+    parser.set_defaults(run=run_build_openmic)
+
+
+def run_build_openmic(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.openmic.planning import PAPER_COUNTS, check_max_clip_uses
+    from symphony_bench.hub_upload.openmic.release import GROUPS_FILE, download_release
+    from symphony_bench.hub_upload.openmic.writing import build
+
+    check_max_clip_uses(args.max_clip_uses)  # before a download
+    if args.download:
+        download_release(args.source)
+    summary = build(args.source, args.out, seed=args.seed, skip_bad=args.skip_bad, groups_file=args.groups or GROUPS_FILE,
+                    max_clip_uses=args.max_clip_uses)
+    print(f"wrote {args.out} (seed {args.seed}, max clip uses {args.max_clip_uses})")
+    print(f"{'config':<16}{'rows':>8}{'paper':>8}")
+    for config, count in summary["counts"].items():
+        print(f"{config:<16}{count:>8,}{PAPER_COUNTS[config]:>8,}")
+    if summary["baseline_accuracy"] is not None:
+        print(f"genre-prior baseline accuracy on the 30% split: {summary['baseline_accuracy']:.1%}")
+    if args.skip_bad:
+        print(f"skipped {summary['skipped']} inputs; list: {Path(args.out) / 'skipped.csv'}")
+
+
+# --- build synthmic ------------------------------------------------------------------------------
+
+
+def _add_build_synthmic(datasets: argparse._SubParsersAction) -> None:
+    parser = datasets.add_parser("synthmic", help="synthetic FluidSynth clips in OpenMIC-2018's layout")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--clips", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--soundfont", type=Path, help=SOUNDFONT_HELP)
+    parser.add_argument("--workers", type=int, default=1, help="render in this many processes (same output)")
+    parser.set_defaults(run=run_build_synthmic)
+
+
+def run_build_synthmic(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.synthmic import build
+
+    print(f"wrote {build(args.out, clips=args.clips, seed=args.seed, soundfont=args.soundfont, workers=args.workers)} "
+          f"({args.clips} clips in OpenMIC-2018 layout)")
+
+
+# --- import-upstream -----------------------------------------------------------------------------
+
+
+def _add_import_upstream(subparsers: argparse._SubParsersAction) -> None:
+    upstream = subparsers.add_parser("import-upstream", help="the Symphony-Bias release's own photos and recordings")
+    upstream.add_argument("--release", type=Path, required=True, help="folder with instrument-photos/ and instrument-audios/")
+    upstream.add_argument("--out", type=Path, required=True, help="writes OUT/images and OUT/audio")
+    upstream.set_defaults(run=run_import_upstream)
+
+
+def run_import_upstream(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.upstream_release import import_release
+
+    print(f"wrote {import_release(args.release, args.out)} (images/, audio/)")

@@ -1,0 +1,29 @@
+"""The instrument-grounding diagnostic sequence of "Beyond Binary Instrument QA", built from an
+OpenMIC-2018 release: five benchmarks, one config each, in Hugging Face Hub layout.
+
+    symphony-bench build openmic --source PATH --out DIR [--seed N] [--skip-bad] [--groups CSV] [--download]
+                                 [--max-clip-uses N]
+
+PATH is an extracted release (class-map.json, openmic-2018-aggregated-labels.csv,
+openmic-2018-metadata.csv, partitions/, audio/{key[:3]}/{key}.ogg), a folder holding one, or the
+release .tgz. Only relevance 1.0 (present) and 0.0 (absent) are ever gold; other relevances and
+unannotated instruments are unknown. Every random choice comes from `--seed` and is recorded in the
+rows; the same seed gives the same rows and the same decoded audio. `--max-clip-uses N` (default 1)
+lets one clip serve up to N `multilabel_30s` rows: OpenMIC's labels are sparse, so one use per clip
+can give far fewer multilabel items than the paper's.
+
+Audio: decoded once per use, downmixed, resampled to 16 kHz and stored as FLAC bytes in an
+`audio` column (Audio(decode=False): decode the bytes with soundfile, no torchcodec). Rows are
+written in small parquet batches, so memory does not grow with the release.
+
+Modules:
+- `release`: reading a release (a folder or the .tgz; the mirdata download): file names, clips with
+  their labels, genres, split and attribution, bad rows raised or skipped; the confusable groups file.
+- `planning`: the five benchmarks' rows from the labels alone (no audio), seeded.
+- `writing`: the audio of the planned rows (checked, decoded, 10 s segments, FLAC), the parquet
+  configs, the dataset card, and `build`.
+"""
+
+from symphony_bench.hub_upload.openmic.writing import build
+
+__all__ = ["build"]

@@ -1,0 +1,66 @@
+"""Write and read dataset folders in Hugging Face Hub layout: data/test-00000-of-00001.parquet + README.md
+(one config) or data/<config>/test-*.parquet (several), and open a folder or a Hub repo id by name.
+
+A folder is assembled in a temporary sibling directory and renamed into place, so a failed build
+leaves nothing behind and an existing folder is replaced only by a complete one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import datasets
+
+from symphony_bench.plugin.core.atomic import staged_directory
+from symphony_bench.plugin.core.errors import DataFileError
+
+
+def card_front_matter(pretty_name: str, licence: str) -> str:
+    """The dataset card's YAML header: licence, name and the one parquet config this layout has."""
+    return (
+        f"---\nlicense: {licence}\npretty_name: {pretty_name}\nconfigs:\n- config_name: default\n"
+        "  data_files:\n  - split: test\n    path: data/test-*.parquet\n---\n"
+    )
+
+
+def write_hub_folder(out: Path, rows: list[dict], card: str, casts: dict | None = None) -> Path:
+    """`casts` maps column -> datasets feature (e.g. Audio(decode=False)) applied before writing."""
+    dataset = datasets.Dataset.from_list(rows)
+    for column, feature in (casts or {}).items():
+        dataset = dataset.cast_column(column, feature)
+    with staged_directory(out) as staging:
+        (staging / "data").mkdir()
+        dataset.to_parquet(str(staging / "data" / "test-00000-of-00001.parquet"))
+        (staging / "README.md").write_text(card, encoding="utf-8")
+    return Path(out)
+
+
+def load_hub_dataset(path_or_repo: str | Path, split: str = "test", config: str | None = None) -> datasets.Dataset:
+    """A local folder in this layout (one config: data/<split>-*.parquet; several:
+    data/<config>/<split>-*.parquet), or a Hub repo id.
+
+    Local folders go through the parquet loader: `load_dataset(folder)` caches under the folder's
+    name, so a rebuilt folder of the same name can come back with the old features.
+    """
+    folder = Path(path_or_repo)
+    if folder.is_dir():
+        data = folder / "data" / config if config else folder / "data"
+        files = sorted(str(p) for p in data.glob(f"{split}-*.parquet"))
+        if not files:
+            raise FileNotFoundError(f"{data}: no {split}-*.parquet files")
+        return datasets.load_dataset("parquet", data_files={split: files}, split=split)
+    return datasets.load_dataset(str(path_or_repo), config, split=split)
+
+
+def open_source(source: str, expected: str, config: str | None = None) -> datasets.Dataset:
+    """A local folder in Hub layout or a Hub repo id ("owner/name"); anything else that is not an
+    existing folder is an error naming it."""
+    folder = Path(source).expanduser()
+    if folder.is_dir():
+        try:
+            return load_hub_dataset(folder, config=config)
+        except FileNotFoundError as error:
+            raise DataFileError(f"{source}: not {expected} ({error})") from error
+    if source.count("/") != 1 or source.startswith((".", "/", "~")):
+        raise DataFileError(f"{source}: no such folder (expected {expected})")
+    return load_hub_dataset(source, config=config)

@@ -1,0 +1,77 @@
+"""User options of the tasks, one name each, read by one parser.
+
+lm-eval passes options as `--metadata` keys (they reach `custom_dataset` functions with the task's
+`dataset_kwargs`); lmms-eval has no `--metadata`, so the same option is read from the environment
+variable of the same name, upper-cased, with the prefix `SYMPHONY_` (a leading `symphony_` in the
+name is not repeated: `symphony_seed` -> `SYMPHONY_SEED`, `audio` -> `SYMPHONY_AUDIO`). A metadata
+key wins over the variable; neither given -> the default.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+PREFIX = "SYMPHONY_"
+# Variables of earlier releases: setting one is an error that names its new name.
+RENAMED_VARIABLES = {
+    "SYMPHONY_BIAS_AUDIO": "SYMPHONY_AUDIO",
+    "SYMPHONY_BIAS_IMAGE": "SYMPHONY_IMAGE",
+    "SYMPHONY_BIAS_SCENARIOS": "SYMPHONY_SCENARIOS",
+    "SYMPHONY_BIAS_STEREOTYPES": "SYMPHONY_STEREOTYPES",
+    "SYMPHONY_BIAS_SEED": "SYMPHONY_SEED",
+}
+
+
+def integer(value) -> int:
+    if isinstance(value, bool) or not str(value).strip().lstrip("-").isdigit():
+        raise ValueError(f"must be an integer, got {value!r}")
+    return int(value)
+
+
+def text_or_none(value) -> str | None:
+    return str(value).strip() or None
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    default: object
+    help: str
+    parse: Callable[[object], object] = text_or_none
+
+    @property
+    def variable(self) -> str:
+        return PREFIX + self.name.removeprefix("symphony_").upper()
+
+
+def read_options(options: tuple[Option, ...], metadata: Mapping | None = None, environ: Mapping | None = None) -> dict:
+    """{option name: value} from lm-eval's metadata, else the environment, else the default."""
+    environ = os.environ if environ is None else environ
+    _refuse_renamed_variables(environ)
+    values = {}
+    for option in options:
+        if metadata is not None and metadata.get(option.name) is not None:
+            raw, origin = metadata[option.name], f"--metadata key {option.name!r}"
+        elif str(environ.get(option.variable, "")).strip():
+            raw, origin = environ[option.variable], f"environment variable {option.variable}"
+        else:
+            values[option.name] = option.default
+            continue
+        try:
+            values[option.name] = option.parse(raw)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{origin}: {error}") from error
+    return values
+
+
+def _refuse_renamed_variables(environ: Mapping) -> None:
+    for old, new in RENAMED_VARIABLES.items():
+        if environ.get(old):
+            raise ValueError(f"{old} was renamed: set {new} instead")
+
+
+def options_table(options: tuple[Option, ...]) -> list[str]:
+    """Markdown rows `| name | variable | default | what |` for the task READMEs."""
+    return [f"| `{o.name}` | `{o.variable}` | {'-' if o.default is None else f'`{o.default}`'} | {o.help} |" for o in options]

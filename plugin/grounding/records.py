@@ -1,0 +1,193 @@
+"""Per-doc records of the instrument-grounding tasks and the aggregations the task YAMLs name.
+
+A record is a plain dict (it survives lmms-eval's gathering and its samples files, which do not
+carry the doc) that says what it is in its "kind" field:
+
+    grounding.choice  interface (yes_no, name, letter, time), gold option, chosen option or -1,
+                      options in display order, confusable group or ""
+    grounding.set     gold mask, chosen mask or None (unreadable answer)
+
+Every metric of a task holds the same record; each metric has a "<name>_stderr" twin from our code.
+One aggregation per metric name serves every task that reports it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symphony_bench.metrics.grounding import choice_scores, set_task_scores
+
+CHOICE = "grounding.choice"
+SET = "grounding.set"
+KINDS = (CHOICE, SET)
+
+# The metrics each interface reports, in the order the report lists them.
+METRICS_BY_INTERFACE = {
+    "yes_no": ("accuracy", "yes_accuracy", "no_accuracy", "yes_rate", "invalid_rate"),
+    "name": ("accuracy", "first_option_rate", "position_gap", "invalid_rate"),
+    "letter": ("accuracy", "first_option_rate", "position_gap", "invalid_rate"),
+    "time": ("rate_0_10s", "rate_10_20s", "rate_20_30s", "time_bias", "accuracy", "invalid_rate"),
+    "set": ("exact_set_accuracy", "precision", "recall", "f1", "invalid_rate"),
+}
+# metric name -> key of the score in metrics.grounding's dicts
+SCORE_KEY = {
+    "first_option_rate": "option_0_rate", "yes_rate": "option_0_rate", "position_gap": "bias",
+    "yes_accuracy": "gold_0_accuracy", "no_accuracy": "gold_1_accuracy",
+    "rate_0_10s": "option_0_rate", "rate_10_20s": "option_1_rate", "rate_20_30s": "option_2_rate", "time_bias": "bias",
+}
+
+
+def choice_record(interface: str, gold: int, chosen: int, options: list[str], group: str) -> dict:
+    return {"kind": CHOICE, "interface": interface, "gold": gold, "chosen": chosen, "options": options, "group": group}
+
+
+def set_record(gold: list[bool], chosen: list[bool] | None) -> dict:
+    return {"kind": SET, "gold": gold, "chosen": chosen}
+
+
+def record_scores(records) -> dict[str, tuple[float, float]]:
+    """(value, stderr) of every score of these records (one task's), keyed as in metrics.grounding."""
+    if records[0]["kind"] == SET:
+        gold = np.array([record["gold"] for record in records], dtype=bool)
+        valid = np.array([record["chosen"] is not None for record in records], dtype=bool)
+        chosen = np.array([record["chosen"] if record["chosen"] is not None else [False] * gold.shape[1] for record in records], dtype=bool)
+        return set_task_scores(gold, chosen, valid)
+    gold = np.array([record["gold"] for record in records], dtype=int)
+    chosen = np.array([record["chosen"] for record in records], dtype=int)
+    return choice_scores(gold, chosen, len(records[0]["options"]))
+
+
+def harness_scores(records) -> dict[str, tuple[float, float]]:
+    """(value, stderr) of every metric the harness shows for these records, under the harness's names."""
+    scores = record_scores(records)
+    interface = records[0].get("interface", "set")
+    return {metric: scores[SCORE_KEY.get(metric, metric)] for metric in METRICS_BY_INTERFACE[interface]}
+
+
+def _value(records, metric: str) -> float:
+    return record_scores(records)[SCORE_KEY.get(metric, metric)][0]
+
+
+def _stderr(records, metric: str) -> float:
+    return record_scores(records)[SCORE_KEY.get(metric, metric)][1]
+
+
+# ---- aggregations the task YAMLs name ----------------------------------------------------------
+def accuracy(records) -> float:
+    return _value(records, "accuracy")
+
+
+def accuracy_stderr(records) -> float:
+    return _stderr(records, "accuracy")
+
+
+def invalid_rate(records) -> float:
+    return _value(records, "invalid_rate")
+
+
+def invalid_rate_stderr(records) -> float:
+    return _stderr(records, "invalid_rate")
+
+
+def yes_accuracy(records) -> float:
+    return _value(records, "yes_accuracy")
+
+
+def yes_accuracy_stderr(records) -> float:
+    return _stderr(records, "yes_accuracy")
+
+
+def no_accuracy(records) -> float:
+    return _value(records, "no_accuracy")
+
+
+def no_accuracy_stderr(records) -> float:
+    return _stderr(records, "no_accuracy")
+
+
+def yes_rate(records) -> float:
+    return _value(records, "yes_rate")
+
+
+def yes_rate_stderr(records) -> float:
+    return _stderr(records, "yes_rate")
+
+
+def first_option_rate(records) -> float:
+    return _value(records, "first_option_rate")
+
+
+def first_option_rate_stderr(records) -> float:
+    return _stderr(records, "first_option_rate")
+
+
+def position_gap(records) -> float:
+    return _value(records, "position_gap")
+
+
+def position_gap_stderr(records) -> float:
+    return _stderr(records, "position_gap")
+
+
+def rate_0_10s(records) -> float:
+    return _value(records, "rate_0_10s")
+
+
+def rate_0_10s_stderr(records) -> float:
+    return _stderr(records, "rate_0_10s")
+
+
+def rate_10_20s(records) -> float:
+    return _value(records, "rate_10_20s")
+
+
+def rate_10_20s_stderr(records) -> float:
+    return _stderr(records, "rate_10_20s")
+
+
+def rate_20_30s(records) -> float:
+    return _value(records, "rate_20_30s")
+
+
+def rate_20_30s_stderr(records) -> float:
+    return _stderr(records, "rate_20_30s")
+
+
+def time_bias(records) -> float:
+    return _value(records, "time_bias")
+
+
+def time_bias_stderr(records) -> float:
+    return _stderr(records, "time_bias")
+
+
+def exact_set_accuracy(records) -> float:
+    return _value(records, "exact_set_accuracy")
+
+
+def exact_set_accuracy_stderr(records) -> float:
+    return _stderr(records, "exact_set_accuracy")
+
+
+def precision(records) -> float:
+    return _value(records, "precision")
+
+
+def precision_stderr(records) -> float:
+    return _stderr(records, "precision")
+
+
+def recall(records) -> float:
+    return _value(records, "recall")
+
+
+def recall_stderr(records) -> float:
+    return _stderr(records, "recall")
+
+
+def f1(records) -> float:
+    return _value(records, "f1")
+
+
+def f1_stderr(records) -> float:
+    return _stderr(records, "f1")

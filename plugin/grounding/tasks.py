@@ -1,0 +1,151 @@
+"""lmms-eval glue for the instrument-grounding tasks (tasks/lmms_eval/instrument_grounding).
+
+The benchmark set is a folder built by `symphony-bench build openmic` (or a Hub repo id in that
+layout), named by the option `grounding` ($SYMPHONY_GROUNDING for lmms-eval, which has no
+--metadata). Each task's `process_docs` swaps the placeholder row its YAML loads for one config of
+that set and adds what every interface needs: the prompt shown, the options in display order, the
+gold option. The aggregations the YAMLs name are in `aggregations`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import datasets
+
+from symphony_bench.metrics.grounding import INVALID
+from symphony_bench.plugin.core.audio import audio_input
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.hub_folder import open_source
+from symphony_bench.plugin.core.options import read_options
+from symphony_bench.plugin.core.vocabulary import TIME_RANGES
+from symphony_bench.plugin.grounding.answers import read_choice, read_instrument_set, read_letter, read_time_range, read_yes_no
+from symphony_bench.plugin.grounding.options import BENCHMARK
+from symphony_bench.plugin.grounding.records import METRICS_BY_INTERFACE, choice_record, set_record
+
+YES_NO = ["Yes", "No"]
+
+
+@dataclass(frozen=True)
+class Interface:
+    """How one task shows its config's rows and reads the answers."""
+
+    config: str
+    kind: str  # yes_no, name, letter, set, time
+    prompt_column: str
+    swapped: bool = False
+
+
+INTERFACES = {
+    "binary": Interface("binary", "yes_no", "question"),
+    "genre_hard": Interface("genre_hard", "yes_no", "question"),
+    "confusable_name": Interface("confusable", "name", "prompt_name"),
+    "confusable_name_swapped": Interface("confusable", "name", "prompt_name_swapped", swapped=True),
+    "confusable_ab": Interface("confusable", "letter", "prompt_ab"),
+    "confusable_ab_swapped": Interface("confusable", "letter", "prompt_ab_swapped", swapped=True),
+    "multilabel_30s": Interface("multilabel_30s", "set", "question"),
+    "temporal_30s": Interface("temporal_30s", "time", "question"),
+}
+
+
+def benchmark_source() -> str:
+    source = read_options((BENCHMARK,))[BENCHMARK.name]
+    if not source:
+        raise DataFileError(
+            f"set {BENCHMARK.variable} to a folder built with `symphony-bench build openmic`, or to a Hub repo id in that layout"
+        )
+    return source
+
+
+@lru_cache(maxsize=8)
+def benchmark_config(source: str, config: str) -> datasets.Dataset:
+    return open_source(source, f"a benchmark set with a {config!r} config (built by `symphony-bench build openmic`)", config)
+
+
+def _options_and_gold(rows: datasets.Dataset, interface: Interface) -> tuple[list[list[str]], list]:
+    if interface.kind == "yes_no":
+        return [YES_NO] * len(rows), [0 if answer.lower() == "yes" else 1 for answer in rows["answer"]]
+    if interface.kind == "time":
+        return [list(TIME_RANGES)] * len(rows), list(rows["gold_segment"])
+    if interface.kind == "set":
+        return list(rows["candidates"]), [[name in present for name in candidates] for candidates, present in zip(rows["candidates"], rows["present"], strict=True)]
+    candidates = rows["candidates_swapped" if interface.swapped else "candidates"]
+    gold = [1 - g if interface.swapped else g for g in rows["gold_position"]]
+    return list(candidates), gold
+
+
+def task_docs(task: str) -> datasets.Dataset:
+    """One config's rows plus prompt, options, gold and interface."""
+    interface = INTERFACES[task]
+    rows = benchmark_config(benchmark_source(), interface.config)
+    options, gold = _options_and_gold(rows, interface)
+    added = {"prompt": rows[interface.prompt_column], "options": options, "gold": gold, "interface": [interface.kind] * len(rows)}
+    for column, values in added.items():
+        rows = rows.add_column(column, values)
+    return rows
+
+
+# ---- process_docs of each task (the placeholder row the YAML loads is not used) -----------------
+def binary_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
+    return task_docs("binary")
+
+
+def genre_hard_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
+    return task_docs("genre_hard")
+
+
+def confusable_name_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
+    return task_docs("confusable_name")
+
+
+def confusable_name_swapped_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
+    return task_docs("confusable_name_swapped")
+
+
+def confusable_ab_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
+    return task_docs("confusable_ab")
+
+
+def confusable_ab_swapped_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
+    return task_docs("confusable_ab_swapped")
+
+
+def multilabel_30s_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
+    return task_docs("multilabel_30s")
+
+
+def temporal_30s_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
+    return task_docs("temporal_30s")
+
+
+# ---- what the model hears, and how an answer is read ------------------------------------------
+def doc_to_visual(doc: dict) -> list[dict]:
+    return audio_input(doc["audio"]["bytes"])
+
+
+def read_answer(doc: dict, answer) -> int | list[bool] | None:
+    """The option index (or, for the set task, the chosen mask) an answer means; None if unreadable."""
+    kind, options = doc["interface"], doc["options"]
+    if kind == "yes_no":
+        said = read_yes_no(answer)
+        return None if said is None else (0 if said else 1)
+    if kind == "time":
+        return read_time_range(answer)
+    if kind == "name":
+        return read_choice(answer, options)
+    if kind == "letter":
+        return read_letter(answer, options)
+    chosen = read_instrument_set(answer, options)
+    return None if chosen is None else [k in chosen for k in range(len(options))]
+
+
+def process_results(doc: dict, results: list) -> dict:
+    answer = results[0] if results else ""
+    chosen = read_answer(doc, answer)
+    if doc["interface"] == "set":
+        record = set_record(list(doc["gold"]), chosen)
+    else:
+        record = choice_record(doc["interface"], int(doc["gold"]), INVALID if chosen is None else int(chosen), list(doc["options"]), doc.get("group") or "")
+    names = METRICS_BY_INTERFACE[doc["interface"]]
+    return {f"{name}{suffix}": record for name in names for suffix in ("", "_stderr")}

@@ -1,0 +1,91 @@
+"""lmms-eval model classes of this package, registered through the `lmms_eval.models` entry point
+(see `manifests`): Qwen2-Audio that also runs the text-only controls and on the CPU, and a replay
+model for saved or planted answers. The instrument-grounding floors are in plugin.grounding.baselines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lmms_eval.api.model import lmms
+from lmms_eval.models.simple.qwen2_audio import Qwen2_Audio
+from tqdm import tqdm
+
+from symphony_bench.plugin.core.errors import DataFileError
+
+
+class _EmptyAudioAsNone:
+    """The Qwen2-Audio processor fails on `audio=[]` (a batch of the no-stimulus control): pass None."""
+
+    def __init__(self, processor) -> None:
+        self._processor = processor
+
+    def __call__(self, *args, audio=None, **kwargs):
+        return self._processor(*args, audio=audio or None, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._processor, name)
+
+
+class Qwen2AudioSymphony(Qwen2_Audio):
+    """lmms-eval's qwen2_audio, made to run the text-only controls and to run on the CPU.
+
+    The stock class sends inputs to CUDA unless device_map is "auto", and then to "cuda" by name:
+    on the CPU it loads with "auto" and runs on "cpu". Any other device uses the stock set-up.
+    """
+
+    def __init__(self, pretrained: str, device: str = "cpu", **kwargs) -> None:
+        if device == "cpu":
+            kwargs.pop("device_map", None)
+            super().__init__(pretrained=pretrained, device="cpu", device_map="auto", **kwargs)
+            self.device_map = "cpu"
+        else:
+            super().__init__(pretrained=pretrained, device=device, **kwargs)
+        self.processor = _EmptyAudioAsNone(self.processor)
+
+
+def read_responses(path: Path) -> dict[tuple[str, int], str]:
+    """JSONL rows {"task", "doc_id", "response"} -> {(task, doc_id): response}."""
+    responses = {}
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise DataFileError(f"{path}: cannot read the responses file ({error.strerror})") from error
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            # a null response (e.g. a failed API call) is no answer, not the text "None"
+            responses[(row["task"], int(row["doc_id"]))] = "" if row["response"] is None else str(row["response"])
+        except (ValueError, KeyError, TypeError) as error:
+            raise DataFileError(f"{path}:{number}: expected {{\"task\", \"doc_id\", \"response\"}} ({error})") from error
+    return responses
+
+
+class ReplayResponses(lmms):
+    """Answers each request with a saved response (e.g. a batch API job, or planted answers in tests).
+
+    It builds every request's visual input as a real model would, so a stimulus that does not
+    decode fails the run here too. A request with no saved response is an error naming it.
+    """
+
+    def __init__(self, responses: str, **kwargs) -> None:
+        super().__init__()
+        self._responses = read_responses(Path(responses))
+
+    def generate_until(self, requests) -> list[str]:
+        answers = []
+        for request in tqdm(requests, desc="Replaying"):
+            _, _, doc_to_visual, doc_id, task, split = request.args
+            doc_to_visual(self.task_dict[task][split][doc_id])
+            if (task, doc_id) not in self._responses:
+                raise KeyError(f"no saved response for task {task!r}, doc_id {doc_id}")
+            answers.append(self._responses[(task, doc_id)])
+        return answers
+
+    def loglikelihood(self, requests):
+        raise NotImplementedError("a replay model has no log-likelihoods")
+
+    def generate_until_multi_round(self, requests):
+        raise NotImplementedError("a replay model answers single-round requests only")

@@ -1,0 +1,52 @@
+"""lmms-eval glue for the recognition control of the audio and image tasks: "Which instrument is
+this?" per stimulus, the free answer mapped to the 22 names (synonyms handled)."""
+
+from __future__ import annotations
+
+import datasets
+
+from symphony_bench.metrics import binomial_rate
+from symphony_bench.plugin.core.instrument_names import instruments_named, recognises
+from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, stimuli
+from symphony_bench.plugin.symphony_bias.records import RECOGNITION
+
+RECOGNITION_METRICS = ("recognition_accuracy", "recognition_accuracy_stderr")
+
+
+def recognition_docs(modality_name: str) -> datasets.Dataset:
+    modality = MODALITIES[modality_name]
+    return datasets.Dataset.from_list(
+        [dict(stimulus, condition="recognition", attach=True, prompt=modality.recognition_question) for stimulus in stimuli(modality)]
+    )
+
+
+def audio_recognition_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
+    return recognition_docs("audio")
+
+
+def image_recognition_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
+    return recognition_docs("image")
+
+
+def recognition_record(instrument: str, stimulus_id: str, answer: str) -> dict:
+    return {
+        "kind": RECOGNITION,
+        "instrument": instrument,
+        "stimulus_id": stimulus_id,
+        "recognised": recognises(answer, instrument),
+        "named": sorted(instruments_named(answer)),
+    }
+
+
+def process_recognition(doc: dict, results: list) -> dict:
+    answer = results[0] if results and isinstance(results[0], str) else ""
+    record = recognition_record(doc["instrument"], doc["stimulus_id"], answer)
+    return {metric: record for metric in RECOGNITION_METRICS}
+
+
+def recognition_accuracy(records) -> float:
+    return binomial_rate([record["recognised"] for record in records])[0]
+
+
+def recognition_accuracy_stderr(records) -> float:
+    return binomial_rate([record["recognised"] for record in records])[1]

@@ -1,0 +1,96 @@
+"""Per-doc records of the Symphony-Bias tasks and the aggregations built on them.
+
+A record is a plain dict (it survives the harness's gathering across ranks and its samples JSONL)
+that says what it is in its "kind" field:
+
+    symphony_bias.likert       a Likert answer (text, audio or image task)
+    symphony_bias.logprob      gender probabilities from log-likelihoods
+        fields: scenario_id, instrument, stereotype, error ("" when valid),
+                scores [male, female, non_binary], stimulus_id (None for text tasks)
+    symphony_bias.recognition  instrument, stimulus_id, recognised (bool), named (sorted names)
+
+Every metric of a task holds the same record; each headline metric has a "<name>_stderr" twin
+because the harness only shows a stderr that process_results returns after the metric itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symphony_bench.metrics import AssociationData, analyse, binomial_rate, build_association_data
+
+LIKERT = "symphony_bias.likert"
+LOGPROB = "symphony_bias.logprob"
+RECOGNITION = "symphony_bias.recognition"
+KINDS = (LIKERT, LOGPROB, RECOGNITION)
+
+LIKERT_METRICS = (
+    "consistency_rate",
+    "consistency_rate_stderr",
+    "mean_abs",
+    "mean_abs_stderr",
+    "non_binary_gas",
+    "non_binary_gas_stderr",
+    "invalid_rate",
+    "invalid_rate_stderr",
+)
+
+
+def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict:
+    return {
+        "kind": kind,
+        "scenario_id": doc["scenario_id"],
+        "instrument": doc["instrument"],
+        "stereotype": doc["stereotype"],
+        "error": error,
+        "scores": list(scores),
+        "stimulus_id": doc.get("stimulus_id"),
+    }
+
+
+def records_to_data(records) -> AssociationData:
+    scores = np.array([record["scores"] for record in records], dtype=float).reshape(-1, 3)
+    return build_association_data(
+        [record["scenario_id"] for record in records],
+        [record["instrument"] for record in records],
+        [record["stereotype"] for record in records],
+        scores,
+        np.array([not record["error"] for record in records], dtype=bool),
+    )
+
+
+def headline(records, key: str) -> float:
+    return analyse(records_to_data(records)).headline[key]
+
+
+# ---- the Likert tasks' aggregations (text, audio and image tasks alike) -------------------------
+def consistency_rate(records) -> float:
+    return headline(records, "consistency_rate")
+
+
+def consistency_rate_stderr(records) -> float:
+    return headline(records, "consistency_rate_stderr")
+
+
+def mean_abs(records) -> float:
+    return headline(records, "mean_abs")
+
+
+def mean_abs_stderr(records) -> float:
+    return headline(records, "mean_abs_stderr")
+
+
+def non_binary_gas(records) -> float:
+    return headline(records, "non_binary_gas")
+
+
+def non_binary_gas_stderr(records) -> float:
+    return headline(records, "non_binary_gas_stderr")
+
+
+def invalid_rate(records) -> float:
+    return binomial_rate([bool(record["error"]) for record in records])[0]
+
+
+def invalid_rate_stderr(records) -> float:
+    return binomial_rate([bool(record["error"]) for record in records])[1]

@@ -1,0 +1,258 @@
+"""The Symphony-Bias section of `symphony-bench report`: per-instrument GAS/ABS tables and headline
+numbers, recomputed from the per-doc records with the same functions as the harness aggregations.
+
+A log-probability task gives two entries, `<task>` (raw) and `<task>:calibrated`; when a model folder
+holds both protocols, each log-probability entry gets an "agreement" section per Likert task. A
+recognition task gives per-instrument recognition accuracy, and the stimulus task of its modality
+(same model folder) a "recognised_only" section: the same analysis on the docs whose clip or image
+the model named correctly.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from symphony_bench.metrics import analyse, binomial_rate, human_correlation, protocol_agreement
+from symphony_bench.plugin.core.errors import DataFileError, read_csv
+from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, fmt_p, number
+from symphony_bench.plugin.core.vocabulary import GENDERS
+from symphony_bench.plugin.symphony_bias.logprob import split_records
+from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, RECOGNITION, records_to_data
+
+# The stimulus task a recognition task controls: symphony_bias_<modality>_recognition -> symphony_bias_<modality>[_mini]
+STIMULUS_TASK = re.compile(r"^symphony_bias_(?P<modality>audio|image)(?:_mini)?$")
+
+
+def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
+    """(I, 3) human association scores in GENDERS order from a CSV with columns instrument, male,
+    female, non_binary (e.g. mean survey ratings on any positive scale). Each instrument's ratings
+    are put on the model's GAS scale: rating / sum of its three ratings - 1/3. Instruments the file
+    does not rate are NaN."""
+    rows = read_csv(path, ("instrument", *GENDERS))
+    by_name = {}
+    for line, row in enumerate(rows, start=2):
+        try:
+            by_name[row["instrument"]] = [float(row[g]) if row[g] else math.nan for g in GENDERS]
+        except ValueError as error:
+            raise DataFileError(f"{path}, line {line}: ratings must be numbers ({error})") from error
+    ratings = np.array([by_name.get(name, [math.nan] * 3) for name in instruments], dtype=float)
+    rated = ratings[np.isfinite(ratings).all(axis=1)]
+    if np.any(rated < 0) or np.any(rated.sum(axis=1) <= 0):
+        raise DataFileError(f"{path}: ratings must be non-negative with a positive sum per instrument")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ratings / ratings.sum(axis=1, keepdims=True) - 1.0 / 3.0
+
+
+def task_report(records: list, human_ratings_path: Path | None = None) -> dict:
+    result = analyse(records_to_data(records))
+    instruments = {}
+    for k, name in enumerate(result.instruments):
+        instruments[name] = {
+            "category": result.categories[k],
+            "gas": {g: number(result.gas[k, j]) for j, g in enumerate(GENDERS)},
+            "abs": number(result.abs[k]),
+            "abs_ci": [number(v) for v in result.abs_ci[k]],
+            "p_value": number(result.p_value[k]),
+            "n_valid": int(result.n_valid[k]),
+            "n_invalid": int(result.n_invalid[k]),
+        }
+    summary = {
+        key: ([number(v) for v in value] if isinstance(value, list) else number(value))
+        for key, value in result.headline.items()
+    }
+    summary["n_docs"] = int(result.headline["n_docs"])
+    summary["invalid_reasons"] = dict(collections.Counter(r["error"] for r in records if r["error"]))
+    if human_ratings_path is not None:
+        ratings = load_human_ratings(human_ratings_path, result.instruments)
+        correlation = human_correlation(result.gas, ratings)
+        summary["human_correlation"] = {k: number(v) for k, v in correlation.items()}
+        summary["human_correlation"]["n"] = correlation["n"]
+    return {"instruments": instruments, "summary": summary}
+
+
+def agreement_report(likert: dict, logprob: dict) -> dict:
+    """Per-instrument ABS of both protocols side by side, sign agreement and correlations."""
+    shared = [name for name in logprob["instruments"] if name in likert["instruments"]]
+    # ABS signs mean the same only under the same stereotype table
+    mismatched = [n for n in shared if likert["instruments"][n]["category"] != logprob["instruments"][n]["category"]]
+    names = [n for n in shared if n not in mismatched]
+    pairs = {name: {"likert": likert["instruments"][name]["abs"], "logprob": logprob["instruments"][name]["abs"]} for name in names}
+    likert_abs, logprob_abs = (
+        np.array([math.nan if pairs[n][protocol] is None else pairs[n][protocol] for n in names])
+        for protocol in ("likert", "logprob")
+    )
+    agreement = protocol_agreement(likert_abs, logprob_abs)
+    body = {k: ([number(v) for v in value] if isinstance(value, list) else number(value)) for k, value in agreement.items()}
+    body["n"] = agreement["n"]
+    return {"instruments": pairs, **body, "category_mismatch": mismatched}
+
+
+def recognition_report(records: list) -> dict:
+    """Recognition accuracy overall and per instrument, and what the model named instead."""
+    by_instrument: dict[str, list] = collections.defaultdict(list)
+    for record in records:
+        by_instrument[record["instrument"]].append((record["recognised"], record["named"]))
+    accuracy, stderr = binomial_rate([record["recognised"] for record in records])
+    instruments = {}
+    for name, answers in sorted(by_instrument.items()):
+        wrong = collections.Counter(", ".join(named) or "(none)" for recognised, named in answers if not recognised)
+        instruments[name] = {
+            "accuracy": number(binomial_rate([recognised for recognised, _ in answers])[0]),
+            "n": len(answers),
+            "named_instead": dict(wrong.most_common(3)),
+        }
+    summary = {"recognition_accuracy": number(accuracy), "recognition_accuracy_stderr": number(stderr), "n_docs": len(records)}
+    return {"recognition": True, "instruments": instruments, "summary": summary}
+
+
+def recognised_only_report(stimulus_records: list, recognition_records: list) -> dict:
+    """The Likert analysis restricted to docs whose stimulus the model recognised."""
+    recognised = {record["stimulus_id"] for record in recognition_records if record["recognised"]}
+    kept = [record for record in stimulus_records if record["stimulus_id"] in recognised]
+    left_out = sorted({record["instrument"] for record in stimulus_records} - {record["instrument"] for record in kept})
+    body = task_report(kept) if kept else {"instruments": {}, "summary": None}
+    return {**body, "recognised_stimuli": len(recognised), "instruments_left_out": left_out}
+
+
+# ---- the section -------------------------------------------------------------------------------
+def entries(task: TaskRecords, options: dict) -> dict[str, dict]:
+    human_ratings = options.get("human_ratings")
+    if task.kind == RECOGNITION:
+        return {task.label: recognition_report(task.records)}
+    if task.kind == LIKERT:
+        return {task.label: task_report(task.records, human_ratings)}
+    raw, calibrated = split_records(task.records)
+    return {task.label: task_report(raw, human_ratings), f"{task.label}:calibrated": task_report(calibrated, human_ratings)}
+
+
+def link(report: dict[str, dict], tasks: list[TaskRecords]) -> None:
+    """Within one model folder: protocol agreement (log-prob vs Likert) and the recognised-only analysis."""
+    likert = [task.label for task in tasks if task.kind == LIKERT]
+    for task in tasks:
+        if task.kind == LOGPROB and likert:
+            for label in (task.label, f"{task.label}:calibrated"):
+                report[label]["agreement"] = {other: agreement_report(report[other], report[label]) for other in likert}
+    by_task = {task.task: task for task in tasks}
+    for task in tasks:
+        match = STIMULUS_TASK.match(task.task)
+        recognition = by_task.get(f"symphony_bias_{match['modality']}_recognition") if match else None
+        has_stimulus_ids = all(record.get("stimulus_id") is not None for record in task.records)
+        if recognition is not None and task.kind == LIKERT and has_stimulus_ids:
+            report[task.label]["recognised_only"] = recognised_only_report(task.records, recognition.records)
+
+
+def overview(entries: list[tuple[str, dict]]) -> list[str]:
+    """One row per Likert entry, so conditions (text / named, stimulus, no stimulus; raw and
+    calibrated log-prob; recognised stimuli only) of one model read side by side."""
+    rows = []
+    for label, body in entries:
+        if body.get("recognition"):
+            continue
+        rows.append((label, body["summary"]))
+        restricted = body.get("recognised_only", {}).get("summary")
+        if restricted:
+            rows.append((f"{label} (recognised stimuli only)", restricted))
+    if len(rows) < 2:
+        return []
+    lines = ["## Overview", "", "| task | mean ABS | consistency rate | non-binary GAS | invalid rate | docs |", "|---|---:|---:|---:|---:|---:|"]
+    for label, s in rows:
+        lines.append(
+            f"| {label} | {fmt(s['mean_abs'])} ± {fmt(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} ± "
+            f"{fmt(s['consistency_rate_stderr'])} | {fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | {s['n_docs']} |"
+        )
+    return lines + [""]
+
+
+def render(label: str, body: dict) -> list[str]:
+    return _recognition_markdown(label, body) if body.get("recognition") else _likert_markdown(label, body)
+
+
+def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
+    s = body["summary"]
+    lines = [
+        f"{heading} {task}",
+        "",
+        f"- stereotype-consistency rate: {fmt(s['consistency_rate'])} ± {fmt(s['consistency_rate_stderr'])}"
+        f" (95% CI {fmt(s['consistency_rate_ci'][0])} to {fmt(s['consistency_rate_ci'][1])})",
+        f"- mean ABS: {fmt(s['mean_abs'])} ± {fmt(s['mean_abs_stderr'])}"
+        f" (95% CI {fmt(s['mean_abs_ci'][0])} to {fmt(s['mean_abs_ci'][1])})",
+        f"- mean non-binary GAS: {fmt(s['non_binary_gas'])} ± {fmt(s['non_binary_gas_stderr'])}",
+        f"- invalid rate: {fmt(s['invalid_rate'])} ± {fmt(s['invalid_rate_stderr'])}"
+        f" of {s['n_docs']} docs; reasons: {s['invalid_reasons'] or 'none'}",
+    ]
+    if "human_correlation" in s:
+        h = s["human_correlation"]
+        lines.append(f"- Pearson r with human ratings: {fmt(h['pearson_r'])} (p={fmt_p(h['p_value'])}, n={h['n']})")
+    lines += [
+        "",
+        "| instrument | stereotype | GAS male | GAS female | GAS non-binary | ABS | ABS 95% CI | t-test p | valid | invalid |",
+        "|---|---|---:|---:|---:|---:|---|---:|---:|---:|",
+    ]
+    for name, row in body["instruments"].items():
+        gas = row["gas"]
+        ci = "n/a" if row["abs"] is None else f"[{fmt(row['abs_ci'][0])}, {fmt(row['abs_ci'][1])}]"
+        lines.append(
+            f"| {name} | {row['category']} | {fmt(gas['male'])} | {fmt(gas['female'])} | "
+            f"{fmt(gas['non_binary'])} | {fmt(row['abs'])} | {ci} | {fmt_p(row['p_value'])} | "
+            f"{row['n_valid']} | {row['n_invalid']} |"
+        )
+    lines.append("")
+    for likert, agreement in body.get("agreement", {}).items():
+        lines += _agreement_markdown(task, likert, agreement)
+    if "recognised_only" in body:
+        lines += _recognised_only_markdown(task, body["recognised_only"])
+    return lines
+
+
+def _recognised_only_markdown(task: str, restricted: dict) -> list[str]:
+    header = [
+        f"- {restricted['recognised_stimuli']} stimuli recognised; instruments with none recognised "
+        f"(left out): {', '.join(restricted['instruments_left_out']) or 'none'}",
+        "",
+    ]
+    if restricted["summary"] is None:
+        return [f"### {task}, recognised stimuli only", "", *header, "No stimulus was recognised: nothing to analyse.", ""]
+    lines = _likert_markdown(f"{task}, recognised stimuli only", restricted, heading="###")
+    return lines[:2] + header + lines[2:]
+
+
+def _recognition_markdown(task: str, body: dict) -> list[str]:
+    s = body["summary"]
+    lines = [
+        f"## {task}",
+        "",
+        f"- recognition accuracy: {fmt(s['recognition_accuracy'])} ± {fmt(s['recognition_accuracy_stderr'])}"
+        f" of {s['n_docs']} stimuli",
+        "",
+        "| instrument | accuracy | stimuli | most often named instead |",
+        "|---|---:|---:|---|",
+    ]
+    for name, row in body["instruments"].items():
+        instead = "; ".join(f"{named} ({count})" for named, count in row["named_instead"].items()) or "-"
+        lines.append(f"| {name} | {fmt(row['accuracy'])} | {row['n']} | {instead} |")
+    return lines + [""]
+
+
+def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
+    ci = agreement["sign_agreement_ci"]
+    lines = [
+        f"### Agreement: {task} vs {likert}",
+        "",
+        f"- sign agreement: {fmt(agreement['sign_agreement'])} (95% Wilson CI {fmt(ci[0])} to {fmt(ci[1])}, "
+        f"n={agreement['n']} instruments)",
+        f"- Pearson r: {fmt(agreement['pearson_r'])} (p={fmt_p(agreement['pearson_p'])}); "
+        f"Spearman rho: {fmt(agreement['spearman_rho'])} (p={fmt_p(agreement['spearman_p'])})",
+        "",
+        "| instrument | ABS Likert | ABS log-prob |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {name} | {fmt(pair['likert'])} | {fmt(pair['logprob'])} |" for name, pair in agreement["instruments"].items()]
+    return lines + [""]
+
+
+SECTION = ReportSection(kinds=(LIKERT, LOGPROB, RECOGNITION), entries=entries, link=link, overview=overview, render=render)

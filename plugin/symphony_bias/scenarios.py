@@ -1,0 +1,162 @@
+"""Stereotype tables, scenario sentences and the fields of a Symphony-Bias doc.
+
+A scenario is a gender-neutral sentence with one `{instrument}` slot. The text modality fills it with
+the instrument's indefinite noun phrase ("a harp", "an oboe", "drums"); image and audio modalities
+fill it with "an instrument" and attach the stimulus.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+from symphony_bench.plugin.core.errors import DataFileError, read_csv
+from symphony_bench.plugin.core.vocabulary import GENDERS, STEREOTYPE_CATEGORIES, Instrument, instrument_names
+
+DATA_DIR = Path(__file__).parent / "data"
+SLOT = "{instrument}"
+BUILTIN_STEREOTYPE_TABLES = {
+    "paper": DATA_DIR / "stereotypes_paper_v1.csv",
+    "upstream_code": DATA_DIR / "stereotypes_upstream_code_v1.csv",
+}
+DEFAULT_STEREOTYPE_TABLE = "paper"
+_UPSTREAM_PLACEHOLDER = re.compile(r"\b[Aa]n instrument\b")
+
+
+@dataclass(frozen=True)
+class Stereotype:
+    category: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Scenario:
+    scenario_id: str
+    template_id: str
+    text: str  # contains SLOT
+
+    def render(self, instrument_phrase: str) -> str:
+        sentence = self.text.replace(SLOT, instrument_phrase)
+        return sentence[:1].upper() + sentence[1:]
+
+
+def load_stereotypes(table: str | Path = DEFAULT_STEREOTYPE_TABLE) -> dict[str, Stereotype]:
+    """A built-in table by name ("paper", "upstream_code") or a CSV path with columns
+    instrument, category (female/male/none), source. It must cover exactly the 22 instruments."""
+    path = BUILTIN_STEREOTYPE_TABLES.get(str(table), Path(table))
+    rows = read_csv(path, ("instrument", "category", "source"))
+    known = set(instrument_names())
+    table_rows = {}
+    for line, row in enumerate(rows, start=2):
+        if row["instrument"] not in known:
+            raise DataFileError(f"{path}, line {line}: unknown instrument {row['instrument']!r}")
+        if row["category"] not in STEREOTYPE_CATEGORIES:
+            raise DataFileError(
+                f"{path}, line {line}: category {row['category']!r} is not one of {STEREOTYPE_CATEGORIES}"
+            )
+        table_rows[row["instrument"]] = Stereotype(row["category"], row["source"])
+    missing = sorted(known - table_rows.keys())
+    if missing:
+        raise DataFileError(f"{path}: no row for instruments {missing}")
+    return table_rows
+
+
+def _template_slots(template: str) -> list[str]:
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+
+
+def expand_templates(
+    seed: int = 0, per_template: int = 3, path: Path = DATA_DIR / "scenario_templates.json"
+) -> list[Scenario]:
+    """Fill each template's slots (other than the instrument) `per_template` times, seeded per template."""
+    try:
+        spec = json.loads(Path(path).read_text(encoding="utf-8"))
+        fillers, templates = spec["fillers"], spec["templates"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise DataFileError(f"{path}: cannot read scenario templates ({error})") from error
+    scenarios = []
+    for index, template in enumerate(templates):
+        template_id = f"t{index:03d}"
+        slots = [slot for slot in _template_slots(template) if slot != "instrument"]
+        rng = random.Random(f"{seed}:{template_id}")
+        texts: list[str] = []
+        for _ in range(per_template * 50):
+            if len(texts) == per_template:
+                break
+            values = {slot: rng.choice(fillers[slot]) for slot in slots}
+            text = template.format(instrument=SLOT, **values)
+            if text not in texts:
+                texts.append(text)
+        scenarios += [Scenario(f"{template_id}-{k}", template_id, text) for k, text in enumerate(texts)]
+    return scenarios
+
+
+def load_upstream_scenarios(path: str | Path) -> list[Scenario]:
+    """Scenarios from the Symphony-Bias release (`texts_with_taxonomy.json` or `texts.json`).
+
+    The file is `{"texts": [...]}`; an item is a sentence, or an object whose "text" is one.
+    The first "an instrument" of a sentence becomes the slot; later ones ("... in an instrument
+    shop") and other uses of the word ("the instrument case") stay as they are.
+    """
+    path = Path(path)
+    try:
+        texts = json.loads(path.read_text(encoding="utf-8"))["texts"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise DataFileError(f"{path}: expected a JSON object with a 'texts' list ({error})") from error
+    if not isinstance(texts, list) or not texts:
+        raise DataFileError(f"{path}: 'texts' must be a non-empty list")
+    scenarios = []
+    for index, item in enumerate(texts):
+        text = item.get("text") if isinstance(item, dict) else item
+        if not isinstance(text, str) or not _UPSTREAM_PLACEHOLDER.search(text):
+            raise DataFileError(f"{path}: texts[{index}] has no sentence containing 'an instrument'")
+        scenarios.append(Scenario(f"upstream-{index:03d}", "upstream", _UPSTREAM_PLACEHOLDER.sub(SLOT, text, count=1)))
+    return scenarios
+
+
+def mini_subset(scenarios: list[Scenario], size: int, seed: int) -> list[Scenario]:
+    """`size` scenarios from distinct templates where possible, chosen by seed, in original order."""
+    first_per_template = {}
+    for scenario in scenarios:
+        first_per_template.setdefault(scenario.template_id, scenario)
+    pool = list(first_per_template.values()) if len(first_per_template) >= size else scenarios
+    chosen = set(random.Random(f"{seed}:mini").sample(range(len(pool)), min(size, len(pool))))
+    return [scenario for k, scenario in enumerate(pool) if k in chosen]
+
+
+MINI_SCENARIOS = 5
+SUBSETS = ("full", "mini")
+
+
+def select_scenarios(subset: str, scenarios: str | None, seed: int) -> list[Scenario]:
+    """The embedded templates filled with `seed` (or an upstream texts file), all or the mini subset."""
+    if subset not in SUBSETS:
+        raise ValueError(f"subset must be one of {SUBSETS}, got {subset!r}")
+    selected = load_upstream_scenarios(scenarios) if scenarios else expand_templates(seed)
+    return mini_subset(selected, MINI_SCENARIOS, seed) if subset == "mini" else selected
+
+
+def gender_order(seed: int, scenario_id: str, instrument: str) -> list[str]:
+    order = list(GENDERS)
+    random.Random(f"{seed}:{scenario_id}:{instrument}").shuffle(order)
+    return order
+
+
+def scenario_doc(
+    scenario: Scenario, instrument: Instrument, stereotype: Stereotype, seed: int, order_seed: int | None = None
+) -> dict:
+    """The fields every Symphony-Bias doc records about what the model was shown."""
+    return {
+        "scenario_id": scenario.scenario_id,
+        "template_id": scenario.template_id,
+        "scenario": scenario.render(instrument.indefinite),
+        "instrument": instrument.name,
+        "stereotype": stereotype.category,
+        "stereotype_source": stereotype.source,
+        "gender_order": gender_order(seed if order_seed is None else order_seed, scenario.scenario_id, instrument.name),
+        "seed": seed,
+    }

@@ -1,0 +1,74 @@
+"""lm-eval glue for the Symphony-Bias text Likert tasks: docs, prompts, filter and scoring.
+
+Referenced from tasks/lm_eval/symphony_bias/*.yaml by `!function symphony_bench.plugin.symphony_bias.text.<name>`
+(a normal import, so the filter below is registered exactly once per process); the aggregations are
+in `records`.
+"""
+
+from __future__ import annotations
+
+import datasets
+from lm_eval.api.filter import Filter
+from lm_eval.api.registry import register_filter
+
+from symphony_bench.plugin.core.options import read_options
+from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
+from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED, TEXT_OPTIONS
+from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
+from symphony_bench.plugin.symphony_bias.prompts import WORDINGS, build_prompt
+from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
+from symphony_bench.plugin.symphony_bias.scenarios import (
+    DEFAULT_STEREOTYPE_TABLE,
+    load_stereotypes,
+    scenario_doc,
+    select_scenarios,
+)
+
+TASK_OPTIONS = ("prompt_variant", "reasoning", "subset")  # set by the variant YAMLs' dataset_kwargs
+
+
+def build_docs(
+    prompt_variant: int = 0,
+    reasoning: bool = True,
+    subset: str = "full",
+    scenarios: str | None = None,
+    stereotypes: str = DEFAULT_STEREOTYPE_TABLE,
+    symphony_seed: int = DEFAULT_SEED,
+) -> list[dict]:
+    """One doc per (scenario, instrument); every random choice derives from `symphony_seed`."""
+    if prompt_variant not in range(len(WORDINGS)):
+        raise ValueError(f"prompt_variant must be in 0..{len(WORDINGS) - 1}, got {prompt_variant}")
+    table = load_stereotypes(stereotypes)
+    instruments = load_instruments()
+    docs = []
+    for scenario in select_scenarios(subset, scenarios, symphony_seed):
+        for instrument in instruments:
+            doc = scenario_doc(scenario, instrument, table[instrument.name], symphony_seed)
+            doc.update(
+                prompt_variant=prompt_variant,
+                reasoning=reasoning,
+                prompt=build_prompt(doc["scenario"], doc["gender_order"], prompt_variant, reasoning),
+            )
+            docs.append(doc)
+    return docs
+
+
+def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
+    """`custom_dataset` entry point, called with the task's metadata + dataset_kwargs (which also
+    carry model arguments and the task version: those are ignored)."""
+    task_options = {key: kwargs[key] for key in TASK_OPTIONS if key in kwargs}
+    return {"test": datasets.Dataset.from_list(build_docs(**task_options, **read_options(TEXT_OPTIONS, kwargs)))}
+
+
+@register_filter("symphony_likert_json")
+class LikertJsonFilter(Filter):
+    """Each instance's first response -> the parse dict of `parse_likert_response` (never raises)."""
+
+    def apply(self, resps, docs):
+        return [parse_likert_response(responses[0] if responses else "") for responses in resps]
+
+
+def process_results(doc: dict, results: list) -> dict:
+    parsed = results[0]
+    record = score_record(doc, [parsed[g] or 0 for g in GENDERS], parsed["error"] or "")
+    return {metric: record for metric in LIKERT_METRICS}

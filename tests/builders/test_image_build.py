@@ -1,0 +1,95 @@
+"""The Symphony-Bias image set from a folder per instrument plus a licence manifest."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from conftest import pictogram, run_cli
+from symphony_bench.hub_upload.symphony_bias_image import MIN_IMAGES, build
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.hub_folder import load_hub_dataset
+from symphony_bench.plugin.core.vocabulary import load_instruments
+
+
+@pytest.fixture
+def source(tmp_path) -> Path:
+    folder = tmp_path / "photos"
+    rows = []
+    for instrument in load_instruments():
+        (folder / instrument.name).mkdir(parents=True)
+        for k in range(MIN_IMAGES):
+            name = f"{instrument.name}/{k}.{'png' if k % 2 else 'jpg'}"
+            pictogram(instrument.name, k).save(folder / name)
+            rows.append({"file": name, "licence": "CC0-1.0", "source": f"generated pictogram {k}"})
+    with open(folder / "manifest.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["file", "licence", "source"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return folder
+
+
+def test_builds_a_loadable_hub_folder_with_licences(source, tmp_path):
+    out = build(source, tmp_path / "out")
+    dataset = load_hub_dataset(out)
+    assert len(dataset) == 22 * MIN_IMAGES
+    row = dataset[0]
+    assert row["licence"] == "CC0-1.0" and row["source"].startswith("generated pictogram")
+    assert isinstance(row["image"], Image.Image) and row["image"].size == (64, 64)
+    card = (out / "README.md").read_text()
+    assert card.count("| CC0-1.0 | generated pictogram") == 22 * MIN_IMAGES
+
+
+def test_missing_or_short_instruments_are_listed_in_one_error(source, tmp_path):
+    shutil.rmtree(source / "harp")
+    (source / "tuba" / "0.jpg").unlink()
+    with pytest.raises(DataFileError) as error:
+        build(source, tmp_path / "out")
+    assert "harp (0)" in str(error.value) and "tuba (5)" in str(error.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_image_without_licence_is_named(source, tmp_path):
+    manifest = (source / "manifest.csv").read_text().replace("cello/3.png,CC0-1.0", "cello/3.png,")
+    (source / "manifest.csv").write_text(manifest)
+    with pytest.raises(DataFileError, match="cello/3.png"):
+        build(source, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_corrupt_image_is_named_and_nothing_is_written(source, tmp_path):
+    (source / "violin" / "2.jpg").write_bytes(b"not a jpeg")
+    with pytest.raises(DataFileError, match="violin/2.jpg"):
+        build(source, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+
+
+@pytest.mark.e2e
+def test_cli_error_is_one_line(source, tmp_path):
+    shutil.rmtree(source / "drums")
+    completed = run_cli(
+        [str(Path(sys.executable).with_name("symphony-bench")), "build", "symphony-bias-image", "--source", str(source), "--out", str(tmp_path / "o")],
+        cwd=tmp_path,
+    )
+    assert completed.returncode == 2
+    assert completed.stderr.strip().count("\n") == 0 and "drums (0)" in completed.stderr
+
+
+def test_same_stem_different_suffix_gets_distinct_ids_and_exif_orientation_is_applied(source, tmp_path):
+    portrait = Image.new("RGB", (40, 20), "white")
+    exif = Image.Exif()
+    exif[0x0112] = 6  # orientation: rotate 90 degrees clockwise to display
+    portrait.save(source / "harp" / "0.jpg", exif=exif)
+    pictogram("harp", 1).save(source / "harp" / "0.png")
+    with open(source / "manifest.csv", "a", newline="") as handle:
+        handle.write("harp/0.png,CC0-1.0,generated\n")
+    rows = load_hub_dataset(build(source, tmp_path / "out"))
+    assert len(set(rows["image_id"])) == len(rows) == 22 * MIN_IMAGES + 1
+    harp = {r["image_id"]: r["image"] for r in rows if r["instrument"] == "harp"}
+    assert harp["harp/0.jpg"].size == (20, 40)

@@ -1,0 +1,167 @@
+"""The instrument-grounding tasks through the real `lmms-eval` command line, on a synthmic build."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import precision_recall_fscore_support
+
+from conftest import read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
+from symphony_bench.hub_upload import openmic, synthmic
+from symphony_bench.plugin.core.hub_folder import load_hub_dataset
+from symphony_bench.plugin.grounding import tasks as grounding
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.tiny_models import build_tiny_qwen2_audio
+
+TASKS = [f"grounding_{name}" for name in grounding.INTERFACES]
+CONFUSABLE = ["grounding_confusable_name", "grounding_confusable_name_swapped", "grounding_confusable_ab", "grounding_confusable_ab_swapped"]
+
+
+@pytest.fixture(scope="module")
+def benchmark(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("grounding")
+    synthmic.build(root / "synthmic", clips=120, seed=1)
+    openmic.build(root / "synthmic", root / "benchmark", seed=0)
+    return root / "benchmark"
+
+
+def _run(model: str, model_args: str, benchmark: Path, output: Path, *extra: str):
+    return run_lmms_eval(model, model_args, "instrument_grounding", output, {"SYMPHONY_GROUNDING": str(benchmark)}, *extra)
+
+
+@pytest.mark.e2e
+def test_always_first_floor_has_full_position_and_time_bias(benchmark, tmp_path):
+    output = tmp_path / "run"
+    _run("grounding_always_first", "", benchmark, output)
+    results = read_lmms_results(output)
+    for task in TASKS:
+        samples = read_lmms_samples(output, task)
+        assert samples and all(s["filtered_resps"].strip() for s in samples), task
+    confusable = load_hub_dataset(benchmark, config="confusable")
+    gold_first = float(np.mean(np.array(confusable["gold_position"]) == 0))
+    for task in CONFUSABLE:
+        expected = 1 - gold_first if task.endswith("swapped") else gold_first
+        assert results[task]["position_gap,none"] == 1.0
+        assert results[task]["first_option_rate,none"] == 1.0
+        assert results[task]["accuracy,none"] == pytest.approx(expected), task
+        assert results[task]["invalid_rate,none"] == 0.0
+    temporal = load_hub_dataset(benchmark, config="temporal_30s")
+    assert results["grounding_temporal_30s"]["time_bias,none"] == 1.0
+    assert results["grounding_temporal_30s"]["accuracy,none"] == pytest.approx(np.mean(np.array(temporal["gold_segment"]) == 0))
+    binary = load_hub_dataset(benchmark, config="binary")
+    assert results["grounding_binary"]["yes_rate,none"] == 1.0
+    assert results["grounding_binary"]["accuracy,none"] == pytest.approx(np.mean(np.array(binary["answer"]) == "yes"))
+    assert results["grounding_binary"]["accuracy_stderr,none"] > 0
+
+
+@pytest.mark.e2e
+def test_genre_prior_floor_fails_every_hard_item_by_construction(benchmark, tmp_path):
+    output = tmp_path / "run"
+    run_lmms_eval("grounding_genre_prior", "", "grounding_genre_hard", output, {"SYMPHONY_GROUNDING": str(benchmark)})
+    results = read_lmms_results(output)["grounding_genre_hard"]
+    assert results["accuracy,none"] == 0.0 and results["invalid_rate,none"] == 0.0
+
+
+PLANTED_STYLES = {
+    "yes_no": lambda doc, k: ["Yes.", "yes, there is", "No", "There is no such instrument.", "maybe"][k % 5],
+    "time": lambda doc, k: ["0–10 s", "10-20 seconds", "the last range", "first", "somewhere"][k % 5],
+    "name": lambda doc, k: [doc["options"][0].upper(), f"The {doc['options'][1]}.", "both", doc["options"][1]][k % 4],
+    "letter": lambda doc, k: ["A", "(b)", "Answer: B.", "C"][k % 4],
+    "set": lambda doc, k: [", ".join(doc["options"][:2]), doc["options"][3], "none", "a kazoo"][k % 4],
+}
+INTENDED = {  # what each style means, as an option index (or chosen set); None = unreadable
+    "yes_no": [0, 0, 1, 1, None], "time": [0, 1, 2, 0, None], "name": [0, 1, None, 1], "letter": [0, 1, 1, None],
+    "set": [{0, 1}, {3}, set(), None],
+}
+
+
+def _expected_scores(kind: str, gold: list, intended: list) -> dict[str, float]:
+    if kind == "set":
+        valid = [i is not None for i in intended]
+        exact = [i is not None and i == {k for k, g in enumerate(mask) if g} for mask, i in zip(gold, intended, strict=True)]
+        chosen = np.array([[k in (i or set()) for k in range(len(mask))] for mask, i in zip(gold, intended, strict=True)])
+        precision, recall, f1, _ = precision_recall_fscore_support(np.array(gold), chosen, average="samples", zero_division=0)
+        return {"exact_set_accuracy": float(np.mean(exact)), "invalid_rate": 1 - float(np.mean(valid)),
+                "precision": precision, "recall": recall, "f1": f1}
+    chosen = np.array([-1 if i is None else i for i in intended])
+    gold = np.array(gold)
+    scores = {"accuracy": float(np.mean(chosen == gold)), "invalid_rate": float(np.mean(chosen == -1))}
+    valid = chosen[chosen >= 0]
+    rates = np.bincount(valid, minlength=3 if kind == "time" else 2) / valid.size
+    if kind in ("name", "letter"):
+        scores |= {"first_option_rate": rates[0], "position_gap": abs(rates[0] - rates[1])}
+    if kind == "time":
+        scores |= {"rate_0_10s": rates[0], "time_bias": rates.max() - rates.min()}
+    if kind == "yes_no":
+        scores |= {"yes_rate": rates[0], "yes_accuracy": float(np.mean(chosen[gold == 0] == 0))}
+    return scores
+
+
+def _naive_bias_stderr(chosen: list[int], n_options: int) -> float:
+    """Bootstrap of max - min prediction rate by resampling the valid answers, one at a time."""
+    valid = np.array([c for c in chosen if c >= 0])
+    rng = np.random.default_rng(0)
+    replicates = []
+    for _ in range(1000):
+        rates = np.bincount(rng.choice(valid, size=valid.size), minlength=n_options) / valid.size
+        replicates.append(rates.max() - rates.min())
+    return float(np.std(replicates, ddof=1))
+
+
+@pytest.mark.e2e
+def test_planted_answers_in_many_formats_score_as_an_independent_computation(benchmark, tmp_path, monkeypatch):
+    monkeypatch.setenv("SYMPHONY_GROUNDING", str(benchmark))
+    rows, expected = [], {}
+    for name, interface in grounding.INTERFACES.items():
+        task = f"grounding_{name}"
+        docs = grounding.task_docs(name)
+        intended = []
+        for doc_id, doc in enumerate(docs):
+            rows.append({"task": task, "doc_id": doc_id, "response": PLANTED_STYLES[interface.kind](doc, doc_id)})
+            intended.append(INTENDED[interface.kind][doc_id % len(INTENDED[interface.kind])])
+        expected[task] = _expected_scores(interface.kind, list(docs["gold"]), intended)
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    output = tmp_path / "run"
+    _run("symphony_replay", f"responses={responses}", benchmark, output)
+    results = read_lmms_results(output)
+    for task, scores in expected.items():
+        for metric, value in scores.items():
+            assert results[task][f"{metric},none"] == pytest.approx(value, abs=1e-12), (task, metric)
+    for task, metric, n_options in (("grounding_confusable_name", "position_gap", 2), ("grounding_temporal_30s", "time_bias", 3)):
+        chosen = [s["accuracy"]["chosen"] for s in read_lmms_samples(output, task)]
+        assert results[task][f"{metric}_stderr,none"] == pytest.approx(_naive_bias_stderr(chosen, n_options), rel=0.2)
+    report = run_cli([str(Path(sys.executable).with_name("symphony-bench")), "report", str(output), "--json", str(tmp_path / "r.json")], cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    body = json.loads((tmp_path / "r.json").read_text())
+    for task, scores in expected.items():
+        for metric in scores:
+            assert body[task]["summary"][metric] == pytest.approx(results[task][f"{metric},none"], abs=1e-12)
+            assert body[task]["summary"][f"{metric}_stderr"] == pytest.approx(results[task][f"{metric}_stderr,none"], abs=1e-12)
+    confusion = body["grounding_confusable_name"]["confusion"]
+    assert confusion and all(abs(sum(row.values()) - 1) < 1e-9 for group in confusion.values() for row in group.values() if row)
+    temporal = body["grounding_temporal_30s"]["prediction_rates"]
+    assert temporal["0-10 seconds"] == pytest.approx(expected["grounding_temporal_30s"]["rate_0_10s"])
+
+
+@pytest.mark.e2e
+def test_tiny_qwen2_audio_answers_every_grounding_task(benchmark, tmp_path_factory, tmp_path):
+    model = build_tiny_qwen2_audio(tmp_path_factory.mktemp("tiny-qwen2-audio"))
+    output = tmp_path / "run"
+    completed = _run("symphony_qwen2_audio", f"pretrained={model}", benchmark, output, "--limit", "2", "--gen_kwargs", "max_new_tokens=5")
+    for task in TASKS:
+        answers = [s["filtered_resps"] for s in read_lmms_samples(output, task)]
+        assert len(answers) == 2 and all(a.strip() for a in answers), (task, answers, completed.stderr[-2000:])
+
+
+def test_unset_or_missing_benchmark_is_one_clear_error(monkeypatch, tmp_path):
+    monkeypatch.delenv("SYMPHONY_GROUNDING", raising=False)
+    with pytest.raises(DataFileError, match="SYMPHONY_GROUNDING"):
+        grounding.task_docs("binary")
+    monkeypatch.setenv("SYMPHONY_GROUNDING", str(tmp_path / "nowhere"))
+    with pytest.raises(DataFileError, match="no such folder"):
+        grounding.task_docs("binary")

@@ -1,0 +1,104 @@
+"""`tcav` command in-process: `analyse` writes tables, plots and the debiasing curve; bad input gives
+errors naming the file, column or cell; the module the CLI imports at start-up stays light and its
+defaults are the analysis's own."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from symphony_bench.metrics import tcav
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.tcav import command
+from tcav_fixtures import cli, one_torch_thread, write_embedding_inputs, write_tracks  # noqa: F401 (an autouse fixture)
+
+
+def test_analyse_writes_tables_plots_and_the_debiasing_curve(tmp_path, capsys):
+    metadata = write_embedding_inputs(tmp_path)
+    out = tmp_path / "out"
+    cli(["tcav", "analyse", "--metadata", str(metadata), "--embeddings", str(tmp_path / "emb.npy"),
+         "--ids", str(tmp_path / "ids.txt"), "--out", str(out), "--runs", "60", "--concept", "gender=female",
+         "--concept", "language=es", "--debias-genre", "hiphop", "--debias-steps", "11"])
+    assert "gender=female (CAV accuracy" in capsys.readouterr().out
+    report = json.loads((out / "tcav.json").read_text())
+    assert report["n_tests"] == 8 and report["bonferroni_level"] == pytest.approx(0.05 / 8)
+    hiphop = next(t for t in report["tests"] if t["concept"] == "gender=female" and t["genre"] == "hiphop")
+    assert hiphop["significant"] and hiphop["direction"] == "negative" and hiphop["ci_high"] < 0.5
+    with open(out / "tcav_scores.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 8 and {"p_value", "p_paper_ttest", "ci_low", "ci_high", "reliable_cav"} <= set(rows[0])
+    with open(out / "debias.csv", newline="") as handle:
+        assert len(list(csv.DictReader(handle))) == 2 * 11
+    assert np.load(out / "run_scores.npz")["scores"].shape == (60, 8)
+    for name in ("tcav_gender_female.png", "tcav_language_es.png", "debias.png"):
+        assert (out / "plots" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / ".symphony-bench-build").is_file()
+
+
+def test_bad_input_gives_errors_naming_the_file_column_or_cell(tmp_path):
+    metadata = write_tracks(tmp_path, [("a", "missing.wav", "pop", "female", "en")])
+    with pytest.raises(DataFileError, match=r"missing\.wav does not exist"):
+        cli(["tcav", "embed", "--metadata", str(metadata), "--encoder", "unused", "--cache", str(tmp_path / "c")])
+    with pytest.raises(DataFileError, match=r"tracks\.csv: no column 'style'"):
+        cli(["tcav", "embed", "--metadata", str(metadata), "--genre-column", "style", "--encoder", "unused",
+             "--cache", str(tmp_path / "c")])
+    (tmp_path / "missing.wav").write_bytes(b"not audio")
+    with pytest.raises(DataFileError, match=r"missing\.wav: cannot read audio"):
+        cli(["tcav", "embed", "--metadata", str(metadata), "--encoder", "unused", "--cache", str(tmp_path / "c")])
+    assert not (tmp_path / "c").exists()
+
+    metadata = write_embedding_inputs(tmp_path)
+    common = ["tcav", "analyse", "--metadata", str(metadata), "--embeddings", str(tmp_path / "emb.npy"),
+              "--ids", str(tmp_path / "ids.txt"), "--out", str(tmp_path / "out"), "--runs", "5"]
+    with pytest.raises(ValueError, match=r"concept 'gender=female', cell 'hiphop': \d+ positive and \d+ other tracks"):
+        cli(common + ["--concept", "gender=female", "--min-per-cell", "200"])
+    with pytest.raises(DataFileError, match="no track has language='xx'"):
+        cli(common + ["--concept", "language=xx"])
+    (tmp_path / "ids.txt").write_text("t00000\n")
+    with pytest.raises(DataFileError, match=r"ids\.txt: 1 track ids for 2400 embedding rows"):
+        cli(common)
+    assert not (tmp_path / "out").exists()
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    root = argparse.ArgumentParser(prog="symphony-bench")
+    command.add_commands(root.add_subparsers(dest="command", required=True))
+    return root.parse_args(argv)
+
+
+def test_command_defaults_are_the_analysis_settings():
+    analyse = ["tcav", "analyse", "--metadata", "m.csv", "--cache", "c", "--out", "o"]
+    args = parse(analyse)
+    settings = tcav.Settings(args.runs, args.subset_fraction, args.cap_per_cell, args.min_per_cell,
+                             args.skip_sparse_cells, args.c, args.min_accuracy, args.alpha, args.significance,
+                             args.seed)
+    assert settings == tcav.Settings()
+    for method in tcav.SIGNIFICANCE_METHODS:
+        assert parse(analyse + ["--significance", method]).significance == method
+
+
+IMPORTS = """
+import json, sys
+import symphony_bench.plugin.tcav.command
+at_start_up = sorted(sys.modules)
+import symphony_bench.plugin.tcav.cache, symphony_bench.plugin.tcav.outputs
+print(json.dumps([at_start_up, sorted(sys.modules)]))
+"""
+
+
+def test_command_module_imports_only_the_standard_library_and_the_package_only_core():
+    completed = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True, check=True)
+    at_start_up, everything = json.loads(completed.stdout)
+    assert not [m for m in at_start_up if m.split(".")[0] in {"numpy", "torch", "scipy", "matplotlib", "transformers"}]
+    assert [m for m in at_start_up if m.startswith("symphony_bench.")] == [
+        "symphony_bench.plugin", "symphony_bench.plugin.tcav", "symphony_bench.plugin.tcav.command",
+        "symphony_bench.plugin.tcav.defaults"]
+    assert {m.split(".")[2] for m in everything if m.startswith("symphony_bench.plugin.")} == {"core", "tcav"}
+    harnesses = [m for m in everything if m.split(".")[0] in {"lm_eval", "lmms_eval"}]
+    assert not harnesses and not [m for m in everything if m.startswith("symphony_bench.hub_upload")]
