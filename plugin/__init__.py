@@ -1,1 +1,2 @@
-"""Harness glue: dataset loading, prompts, filters, per-document scoring, report and CLI."""
+"""Harness glue: `core/` (what everything shares), one package per benchmark (`symphony_bias/`,
+`grounding/`, `tcav/`), the lmms-eval model adapters (`lmms/`), the report dispatcher and the CLI."""

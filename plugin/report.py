@@ -73,9 +73,10 @@ def read_task_records(path: Path, task: str, label: str) -> TaskRecords | None:
             except ValueError as error:
                 raise DataFileError(f"{path}, line {line_number}: not valid JSON ({error})") from error
             record = sample_record(sample) if isinstance(sample, dict) else None
-            if record is None and not records:
-                return None
-            if record is None or record["kind"] != records[0]["kind"]:
+            if not records:
+                if record is None:
+                    return None
+            elif record is None or record["kind"] != records[0]["kind"]:
                 raise DataFileError(f"{path}, line {line_number}: not a {records[0]['kind']} record like the lines before it")
             records.append(record)
     return TaskRecords(task, label, records[0]["kind"], records, path) if records else None

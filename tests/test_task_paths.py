@@ -28,3 +28,23 @@ def test_the_lmms_eval_folder_holds_the_audio_image_and_grounding_tasks_only():
     lmms_tasks = task_names(tasks_path("lmms-eval"))
     assert {"symphony_bias_audio_suite", "symphony_bias_image_mini", "instrument_grounding", "grounding_binary"} <= lmms_tasks
     assert not lmms_tasks & task_names(tasks_path("lm-eval"))
+
+
+def test_every_function_a_yaml_names_is_a_real_def_of_our_package():
+    import importlib
+    import inspect
+    import re
+
+    named = {
+        match
+        for folder in (tasks_path("lm-eval"), tasks_path("lmms-eval"))
+        for path in folder.rglob("*")
+        if path.suffix == ".yaml" or path.name.endswith("_yaml")
+        for match in re.findall(r"!function (\S+)", path.read_text(encoding="utf-8"))
+    }
+    assert len(named) > 80
+    for name in sorted(named):
+        module, function = name.rsplit(".", 1)
+        assert module.startswith("symphony_bench.plugin."), name  # one style: absolute paths into the package
+        value = getattr(importlib.import_module(module), function)
+        assert inspect.isfunction(value) and value.__name__ == function, name

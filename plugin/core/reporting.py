@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -34,7 +34,7 @@ class ReportSection:
     # (label, entry) pairs of this section -> lines printed before every entry (e.g. an overview table)
     overview: Callable[[list[tuple[str, dict]]], list[str]] = lambda entries: []
     # (label, entry) -> Markdown lines
-    render: Callable[[str, dict], list[str]] = field(default=lambda label, entry: [])
+    render: Callable[[str, dict], list[str]] = lambda label, entry: []
 
 
 def number(value):
