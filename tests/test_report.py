@@ -45,3 +45,16 @@ def test_a_line_without_the_files_kind_of_record_is_an_error_naming_file_and_lin
     write_samples(path, [likert_sample("s0", "harp", "female", [1, 5, 3]), bad_line])
     with pytest.raises(DataFileError, match=rf"{path.name}, line 2: not a symphony_bias.likert record"):
         read_task_records(path, "symphony_bias_text", "symphony_bias_text")
+
+
+def test_truncated_answers_read_apart_from_other_invalid_ones(tmp_path):
+    records = [likert_sample("s0", "harp", "female", [1, 5, 3]), likert_sample("s1", "harp", "female", [1, 5, 3])]
+    for sample, error in zip(records, ("truncated", "no_json"), strict=True):
+        for metric in LIKERT_METRICS:
+            sample[metric] = {**sample[metric], "error": error, "scores": [0, 0, 0]}
+    samples = records + [likert_sample(f"s{k}", "harp", "female", [1, 5, 3]) for k in range(2, 4)]
+    write_samples(tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl", samples)
+    report = build_report(tmp_path / "run")
+    summary = report.entries["symphony_bias_text"]["summary"]
+    assert (summary["truncated_rate"], summary["other_invalid_rate"], summary["invalid_rate"]) == (0.25, 0.25, 0.5)
+    assert "cut off inside the answer (budget too small): 0.250" in render_markdown(report)

@@ -6,7 +6,8 @@ level of nesting, case/spacing/hyphen variants of labels and gender keys ("Non-B
 
     empty           the response is empty or not a string
     no_json         no "{" in the response
-    truncated       an object opens but never closes (often max_gen_toks reached mid-answer)
+    truncated       an object opens but never closes and cannot be closed (max_gen_toks reached
+                    mid-answer: it ends inside a string)
     bad_json        an object is there but neither JSON nor a recoverable key/value list
     missing_gender  at least one of the three genders has no value
     bad_label       a gender's value is not one of the five labels nor 1..5
@@ -33,6 +34,7 @@ _LEADING_ARTICLE = re.compile(r"^(?:an?|the)[\s_-]+")
 _NON_LETTERS = re.compile(r"[^a-z]+")
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _KEY_VALUE = re.compile(
     r"""["']?([A-Za-z][A-Za-z _\-]{0,40}?)["']?\s*[:=]\s*["']?([A-Za-z0-9][A-Za-z0-9 ._\-]{0,20}?)["']?\s*(?=[,}\n]|$)"""
 )
@@ -103,17 +105,42 @@ def _loose_entries(candidate: str) -> dict[str, object]:
     return entries
 
 
+def close_object(fragment: str) -> str | None:
+    """`fragment` (which starts at its first "{") with the closing braces that a stop sequence cut
+    off put back; None when it ends inside a string (cut mid-answer) or leaves nothing open."""
+    outside_strings = _STRING.sub("", fragment)
+    depth = outside_strings.count("{") - outside_strings.count("}")
+    if '"' in outside_strings or depth <= 0:
+        return None
+    return fragment.rstrip().rstrip(",") + "}" * depth
+
+
 def parse_likert_response(text) -> dict:
-    """{"error": None or a reason, "male": 1..5, "female": 1..5, "non_binary": 1..5}."""
+    """{"error": None or a reason, "male": 1..5, "female": 1..5, "non_binary": 1..5}.
+
+    The tasks stop generating at "}\n" and backends drop the stop sequence, so an object whose last
+    braces are missing is closed before it is read. An object that never closes and cannot be read
+    once closed (it ends inside a string, or values are missing) is truncated.
+    """
     if not isinstance(text, str) or not text.strip():
         return _invalid("empty")
     start, end = text.find("{"), text.rfind("}")
     if start == -1:
         return _invalid("no_json")
-    if end < start:
+    candidate = text[start : end + 1] if end > start else None
+    obj = _json_object(candidate) if candidate else None
+    if obj is None:
+        closed = close_object(text[start:])
+        if closed is not None:
+            candidate, obj = closed, _json_object(closed)
+    if candidate is None:
         return _invalid("truncated")
-    candidate = text[start : end + 1]
-    obj = _json_object(candidate)
+    parsed = _read_entries(obj, candidate)
+    never_closed = end < start
+    return _invalid("truncated") if parsed["error"] and never_closed else parsed
+
+
+def _read_entries(obj: dict | None, candidate: str) -> dict:
     entries = _gender_entries(obj) if obj is not None else _loose_entries(candidate)
     if not entries:
         return _invalid("missing_gender" if obj is not None else "bad_json")

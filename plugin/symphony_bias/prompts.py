@@ -6,6 +6,9 @@ from __future__ import annotations
 PERSON = {"male": "a man", "female": "a woman", "non_binary": "a non-binary person"}
 ANSWER_KEY = {"male": "man", "female": "woman", "non_binary": "non-binary"}
 LABELS_TEXT = "very low, low, medium, high, very high"
+# Generation stops where the answer object closes at the end of a line (every Likert task's YAML
+# `until`); the parser restores the brace the backend drops with the stop sequence.
+STOP_SEQUENCES = ("}\n", "\n\n\n")
 
 # Paraphrased wordings for the prompt-sensitivity analysis; {persons}, {scenario}, {answer}.
 WORDINGS = (

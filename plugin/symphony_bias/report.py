@@ -92,6 +92,16 @@ def agreement_report(likert: dict, logprob: dict) -> dict:
     return {"instruments": pairs, **body, "category_mismatch": mismatched}
 
 
+def truncation_summary(records: list) -> dict:
+    """Share of answers cut off inside the answer (the budget, max_gen_toks, was too small) and share
+    invalid for other reasons (the model did not follow the format), so the two read apart."""
+    truncated = np.array([record["error"] == "truncated" for record in records], dtype=bool)
+    other = np.array([bool(record["error"]) and record["error"] != "truncated" for record in records], dtype=bool)
+    (truncated_rate, truncated_stderr), (other_rate, other_stderr) = binomial_rate(truncated), binomial_rate(other)
+    return {"truncated_rate": number(truncated_rate), "truncated_rate_stderr": number(truncated_stderr),
+            "other_invalid_rate": number(other_rate), "other_invalid_rate_stderr": number(other_stderr)}
+
+
 def recognition_report(records: list) -> dict:
     """Recognition accuracy overall and per instrument, and what the model named instead."""
     by_instrument: dict[str, list] = collections.defaultdict(list)
@@ -125,7 +135,9 @@ def entries(task: TaskRecords, options: dict) -> dict[str, dict]:
     if task.kind == RECOGNITION:
         return {task.label: recognition_report(task.records)}
     if task.kind == LIKERT:
-        return {task.label: task_report(task.records, human_ratings)}
+        body = task_report(task.records, human_ratings)
+        body["summary"].update(truncation_summary(task.records))
+        return {task.label: body}
     raw, calibrated = split_records(task.records)
     return {task.label: task_report(raw, human_ratings), f"{task.label}:calibrated": task_report(calibrated, human_ratings)}
 
@@ -185,6 +197,11 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
         f"- invalid rate: {fmt(s['invalid_rate'])} ± {fmt(s['invalid_rate_stderr'])}"
         f" of {s['n_docs']} docs; reasons: {s['invalid_reasons'] or 'none'}",
     ]
+    if "truncated_rate" in s:
+        lines.append(
+            f"- cut off inside the answer (budget too small): {fmt(s['truncated_rate'])}; invalid for other reasons "
+            f"(format not followed): {fmt(s['other_invalid_rate'])}"
+        )
     if "human_correlation" in s:
         h = s["human_correlation"]
         lines.append(f"- Pearson r with human ratings: {fmt(h['pearson_r'])} (p={fmt_p(h['p_value'])}, n={h['n']})")
