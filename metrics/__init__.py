@@ -10,10 +10,12 @@ from .association import (
     binomial_rate,
     bootstrap_weights,
     build_association_data,
+    cell_means,
+    instrument_tests,
     contextual_calibration,
     human_correlation,
     normalise_scores,
-    paired_ttest,
+    pearson_with_ci,
     point_estimates,
 )
 
@@ -26,10 +28,12 @@ __all__ = [
     "binomial_rate",
     "bootstrap_weights",
     "build_association_data",
+    "cell_means",
+    "instrument_tests",
     "contextual_calibration",
     "human_correlation",
     "normalise_scores",
-    "paired_ttest",
+    "pearson_with_ci",
     "point_estimates",
     "protocol_agreement",
 ]

@@ -47,5 +47,12 @@ def fmt(value, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
+def fmt_se(value) -> str:
+    """A standard error with two significant digits, so a small non-zero one never prints as 0.000."""
+    if value is None:
+        return "n/a"
+    return f"{value:.2g}" if value != 0 and abs(value) < 0.01 else f"{value:.3f}"
+
+
 def fmt_p(value) -> str:
     return "n/a" if value is None else f"{value:.2g}"

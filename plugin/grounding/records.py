@@ -4,8 +4,9 @@ A record is a plain dict (it survives lmms-eval's gathering and its samples file
 carry the doc) that says what it is in its "kind" field:
 
     grounding.choice  interface (yes_no, name, letter, time), gold option, chosen option or -1,
-                      options in display order, confusable group or ""
-    grounding.set     gold mask, chosen mask or None (unreadable answer)
+                      options in display order, confusable group or "", clip
+    grounding.set     gold mask, chosen mask or None (unreadable answer), clip
+The clip (OpenMIC sample key; the three keys of a 30-second item) is the unit stderrs cluster on.
 
 Every metric of a task holds the same record; each metric has a "<name>_stderr" twin from our code.
 One aggregation per metric name serves every task that reports it.
@@ -37,24 +38,27 @@ SCORE_KEY = {
 }
 
 
-def choice_record(interface: str, gold: int, chosen: int, options: list[str], group: str) -> dict:
-    return {"kind": CHOICE, "interface": interface, "gold": gold, "chosen": chosen, "options": options, "group": group}
+def choice_record(interface: str, gold: int, chosen: int, options: list[str], group: str, clip: str) -> dict:
+    return {"kind": CHOICE, "interface": interface, "gold": gold, "chosen": chosen, "options": options, "group": group,
+            "clip": clip}
 
 
-def set_record(gold: list[bool], chosen: list[bool] | None) -> dict:
-    return {"kind": SET, "gold": gold, "chosen": chosen}
+def set_record(gold: list[bool], chosen: list[bool] | None, clip: str) -> dict:
+    return {"kind": SET, "gold": gold, "chosen": chosen, "clip": clip}
 
 
 def record_scores(records) -> dict[str, tuple[float, float]]:
-    """(value, stderr) of every score of these records (one task's), keyed as in metrics.grounding."""
+    """(value, stderr) of every score of these records (one task's), keyed as in metrics.grounding;
+    stderrs are clustered by clip (items built from one clip are not independent)."""
+    clips = [record["clip"] for record in records]
     if records[0]["kind"] == SET:
         gold = np.array([record["gold"] for record in records], dtype=bool)
         valid = np.array([record["chosen"] is not None for record in records], dtype=bool)
         chosen = np.array([record["chosen"] if record["chosen"] is not None else [False] * gold.shape[1] for record in records], dtype=bool)
-        return set_task_scores(gold, chosen, valid)
+        return set_task_scores(gold, chosen, valid, clips)
     gold = np.array([record["gold"] for record in records], dtype=int)
     chosen = np.array([record["chosen"] for record in records], dtype=int)
-    return choice_scores(gold, chosen, len(records[0]["options"]))
+    return choice_scores(gold, chosen, len(records[0]["options"]), clips)
 
 
 def harness_scores(records) -> dict[str, tuple[float, float]]:

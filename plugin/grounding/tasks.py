@@ -140,12 +140,18 @@ def read_answer(doc: dict, answer) -> int | list[bool] | None:
     return None if chosen is None else [k in chosen for k in range(len(options))]
 
 
+def clip_of(doc: dict) -> str:
+    """The clip an item was built from (a 30-second item: its three clips), the unit stderrs cluster on."""
+    return doc.get("sample_key") or "+".join(doc.get("source_keys") or [])
+
+
 def process_results(doc: dict, results: list) -> dict:
     answer = results[0] if results else ""
     chosen = read_answer(doc, answer)
     if doc["interface"] == "set":
-        record = set_record(list(doc["gold"]), chosen)
+        record = set_record(list(doc["gold"]), chosen, clip_of(doc))
     else:
-        record = choice_record(doc["interface"], int(doc["gold"]), INVALID if chosen is None else int(chosen), list(doc["options"]), doc.get("group") or "")
+        chosen_option = INVALID if chosen is None else int(chosen)
+        record = choice_record(doc["interface"], int(doc["gold"]), chosen_option, list(doc["options"]), doc.get("group") or "", clip_of(doc))
     names = METRICS_BY_INTERFACE[doc["interface"]]
     return {f"{name}{suffix}": record for name in names for suffix in ("", "_stderr")}

@@ -31,6 +31,7 @@ from symphony_bench.plugin.symphony_bias.records import LOGPROB, records_to_data
 from symphony_bench.plugin.symphony_bias.scenarios import (
     DEFAULT_STEREOTYPE_TABLE,
     Stereotype,
+    balanced_orders,
     load_stereotypes,
     scenario_doc,
     select_scenarios,
@@ -59,15 +60,18 @@ def build_docs(
     seed = symphony_seed
     order_seed = seed if symphony_order_seed is None else symphony_order_seed
     instruments = load_instruments()
+    selected = select_scenarios(subset, scenarios, seed)
+    ids = [scenario.scenario_id for scenario in selected]
+    orders = {i.name: balanced_orders(order_seed, i.name, ids) for i in (BASELINE, *instruments)}
     docs = []
-    for scenario in select_scenarios(subset, scenarios, seed):
-        docs.append(_doc(scenario, BASELINE, BASELINE_STEREOTYPE, seed, order_seed))
-        docs += [_doc(scenario, i, table[i.name], seed, order_seed) for i in instruments]
+    for scenario in selected:
+        docs.append(_doc(scenario, BASELINE, BASELINE_STEREOTYPE, seed, orders[BASELINE.name][scenario.scenario_id]))
+        docs += [_doc(scenario, i, table[i.name], seed, orders[i.name][scenario.scenario_id]) for i in instruments]
     return docs
 
 
-def _doc(scenario, instrument, stereotype, seed: int, order_seed: int) -> dict:
-    doc = scenario_doc(scenario, instrument, stereotype, seed, order_seed)
+def _doc(scenario, instrument, stereotype, seed: int, order: list[str]) -> dict:
+    doc = scenario_doc(scenario, instrument, stereotype, seed, order)
     doc["context"] = f"{doc['scenario']}\n{QUESTION}"
     return doc
 

@@ -37,7 +37,7 @@ from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS, TEXT_O
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
 from symphony_bench.plugin.symphony_bias.prompts import build_prompt
 from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
-from symphony_bench.plugin.symphony_bias.scenarios import gender_order, load_stereotypes, scenario_doc, select_scenarios
+from symphony_bench.plugin.symphony_bias.scenarios import balanced_orders, load_stereotypes, scenario_doc, select_scenarios
 
 HIDDEN_INSTRUMENT = "an instrument"
 
@@ -113,15 +113,16 @@ def likert_docs(modality_name: str, condition: str, subset: str) -> datasets.Dat
         shown = [{"instrument": name, "stimulus_id": name} for name in instruments]
     else:
         shown = stimuli(modality)
+    ids = [scenario.scenario_id for scenario in scenarios]
     docs = []
     for stimulus in shown:
         instrument = instruments[stimulus["instrument"]]
+        # balanced per stimulus: each clip or image sees every gender order equally often
+        orders = balanced_orders(seed, stimulus["stimulus_id"], ids)
         for scenario in scenarios:
-            doc = scenario_doc(scenario, instrument, table[instrument.name], seed)
+            doc = scenario_doc(scenario, instrument, table[instrument.name], seed, orders[scenario.scenario_id])
             if condition != "named":
                 doc["scenario"] = f"{scenario.render(HIDDEN_INSTRUMENT)} {modality.hint}"
-                # per stimulus: two clips of one instrument get independent orders
-                doc["gender_order"] = gender_order(seed, scenario.scenario_id, stimulus["stimulus_id"])
             doc.update(stimulus, condition=condition, attach=condition == "stimulus")
             doc["prompt"] = build_prompt(doc["scenario"], doc["gender_order"], prompt_variant=0, reasoning=True)
             docs.append(doc)

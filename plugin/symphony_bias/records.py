@@ -5,8 +5,9 @@ that says what it is in its "kind" field:
 
     symphony_bias.likert       a Likert answer (text, audio or image task)
     symphony_bias.logprob      gender probabilities from log-likelihoods
-        fields: scenario_id, instrument, stereotype, error ("" when valid),
-                scores [male, female, non_binary], stimulus_id (None for text tasks)
+        fields: scenario_id, template_id (the unit crossed with instruments), instrument,
+                stereotype, error ("" when valid), scores [male, female, non_binary],
+                stimulus_id (the clip or image, nested in the instrument; None for text tasks)
     symphony_bias.recognition  instrument, stimulus_id, recognised (bool), named (sorted names)
 
 Every metric of a task holds the same record; each headline metric has a "<name>_stderr" twin
@@ -40,6 +41,7 @@ def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict
     return {
         "kind": kind,
         "scenario_id": doc["scenario_id"],
+        "template_id": doc.get("template_id", doc["scenario_id"]),
         "instrument": doc["instrument"],
         "stereotype": doc["stereotype"],
         "error": error,
@@ -56,6 +58,8 @@ def records_to_data(records) -> AssociationData:
         [record["stereotype"] for record in records],
         scores,
         np.array([not record["error"] for record in records], dtype=bool),
+        template_ids=[record.get("template_id", record["scenario_id"]) for record in records],
+        stimulus_ids=[record.get("stimulus_id") or record["instrument"] for record in records],
     )
 
 

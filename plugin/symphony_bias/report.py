@@ -19,7 +19,7 @@ import numpy as np
 
 from symphony_bench.metrics import analyse, binomial_rate, human_correlation, protocol_agreement
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
-from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, fmt_p, number
+from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, fmt_p, fmt_se, number
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.logprob import split_records
 from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, RECOGNITION, records_to_data
@@ -56,8 +56,11 @@ def task_report(records: list, human_ratings_path: Path | None = None) -> dict:
             "category": result.categories[k],
             "gas": {g: number(result.gas[k, j]) for j, g in enumerate(GENDERS)},
             "abs": number(result.abs[k]),
+            "abs_stderr": number(result.abs_stderr[k]),
             "abs_ci": [number(v) for v in result.abs_ci[k]],
+            "df": number(result.df[k]),
             "p_value": number(result.p_value[k]),
+            "p_holm": number(result.p_holm[k]),
             "n_valid": int(result.n_valid[k]),
             "n_invalid": int(result.n_invalid[k]),
         }
@@ -66,13 +69,28 @@ def task_report(records: list, human_ratings_path: Path | None = None) -> dict:
         for key, value in result.headline.items()
     }
     summary["n_docs"] = int(result.headline["n_docs"])
+    summary["n_instruments_counted"] = int(result.headline["n_instruments_counted"])
+    summary["n_significant_holm"] = int(result.headline["n_significant_holm"])
+    summary["units"] = result.units
+    summary.update(table_balance(result.categories))
     summary["invalid_reasons"] = dict(collections.Counter(r["error"] for r in records if r["error"]))
     if human_ratings_path is not None:
         ratings = load_human_ratings(human_ratings_path, result.instruments)
-        correlation = human_correlation(result.gas, ratings)
-        summary["human_correlation"] = {k: number(v) for k, v in correlation.items()}
-        summary["human_correlation"]["n"] = correlation["n"]
+        summary["human_correlation"] = {
+            name: {"pearson_r": number(c["pearson_r"]), "p_value": number(c["p_value"]),
+                   "ci": [number(v) for v in c["ci"]], "n": c["n"]}
+            for name, c in human_correlation(result.gas, ratings).items()
+        }
     return {"instruments": instruments, "summary": summary}
+
+
+def table_balance(categories: tuple[str, ...]) -> dict:
+    """How many instruments the stereotype table categorises, and what a gender-blind model that
+    always favours men would score on the consistency rate (male-stereotyped share)."""
+    n_male, n_female = categories.count("male"), categories.count("female")
+    counted = n_male + n_female
+    return {"n_instruments": len(categories), "n_male_stereotyped": n_male, "n_female_stereotyped": n_female,
+            "consistency_rate_if_always_male": number(n_male / counted) if counted else None}
 
 
 def agreement_report(likert: dict, logprob: dict) -> dict:
@@ -174,8 +192,8 @@ def overview(entries: list[tuple[str, dict]]) -> list[str]:
     lines = ["## Overview", "", "| task | mean ABS | consistency rate | non-binary GAS | invalid rate | docs |", "|---|---:|---:|---:|---:|---:|"]
     for label, s in rows:
         lines.append(
-            f"| {label} | {fmt(s['mean_abs'])} ± {fmt(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} ± "
-            f"{fmt(s['consistency_rate_stderr'])} | {fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | {s['n_docs']} |"
+            f"| {label} | {fmt(s['mean_abs'])} ± {fmt_se(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} ± "
+            f"{fmt_se(s['consistency_rate_stderr'])} | {fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | {s['n_docs']} |"
         )
     return lines + [""]
 
@@ -186,43 +204,61 @@ def render(label: str, body: dict) -> list[str]:
 
 def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     s = body["summary"]
-    lines = [
-        f"{heading} {task}",
-        "",
-        f"- stereotype-consistency rate: {fmt(s['consistency_rate'])} ± {fmt(s['consistency_rate_stderr'])}"
-        f" (95% CI {fmt(s['consistency_rate_ci'][0])} to {fmt(s['consistency_rate_ci'][1])})",
-        f"- mean ABS: {fmt(s['mean_abs'])} ± {fmt(s['mean_abs_stderr'])}"
-        f" (95% CI {fmt(s['mean_abs_ci'][0])} to {fmt(s['mean_abs_ci'][1])})",
-        f"- mean non-binary GAS: {fmt(s['non_binary_gas'])} ± {fmt(s['non_binary_gas_stderr'])}",
-        f"- invalid rate: {fmt(s['invalid_rate'])} ± {fmt(s['invalid_rate_stderr'])}"
-        f" of {s['n_docs']} docs; reasons: {s['invalid_reasons'] or 'none'}",
-    ]
+    lines = [f"{heading} {task}", "", *_headline_lines(s)]
     if "truncated_rate" in s:
         lines.append(
             f"- cut off inside the answer (budget too small): {fmt(s['truncated_rate'])}; invalid for other reasons "
             f"(format not followed): {fmt(s['other_invalid_rate'])}"
         )
-    if "human_correlation" in s:
-        h = s["human_correlation"]
-        lines.append(f"- Pearson r with human ratings: {fmt(h['pearson_r'])} (p={fmt_p(h['p_value'])}, n={h['n']})")
+    lines += _human_correlation_lines(s.get("human_correlation"))
     lines += [
         "",
-        "| instrument | stereotype | GAS male | GAS female | GAS non-binary | ABS | ABS 95% CI | t-test p | valid | invalid |",
-        "|---|---|---:|---:|---:|---:|---|---:|---:|---:|",
+        "| instrument | stereotype | GAS male | GAS female | GAS non-binary | ABS | ± stderr | ABS 95% CI | p | p (Holm) | valid | invalid |",
+        "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for name, row in body["instruments"].items():
         gas = row["gas"]
-        ci = "n/a" if row["abs"] is None else f"[{fmt(row['abs_ci'][0])}, {fmt(row['abs_ci'][1])}]"
+        ci = "n/a" if row["abs_ci"][0] is None else f"[{fmt(row['abs_ci'][0])}, {fmt(row['abs_ci'][1])}]"
         lines.append(
             f"| {name} | {row['category']} | {fmt(gas['male'])} | {fmt(gas['female'])} | "
-            f"{fmt(gas['non_binary'])} | {fmt(row['abs'])} | {ci} | {fmt_p(row['p_value'])} | "
-            f"{row['n_valid']} | {row['n_invalid']} |"
+            f"{fmt(gas['non_binary'])} | {fmt(row['abs'])} | {fmt_se(row['abs_stderr'])} | {ci} | {fmt_p(row['p_value'])} | "
+            f"{fmt_p(row['p_holm'])} | {row['n_valid']} | {row['n_invalid']} |"
         )
     lines.append("")
     for likert, agreement in body.get("agreement", {}).items():
         lines += _agreement_markdown(task, likert, agreement)
     if "recognised_only" in body:
         lines += _recognised_only_markdown(task, body["recognised_only"])
+    return lines
+
+
+def _headline_lines(s: dict) -> list[str]:
+    counted = s["n_male_stereotyped"] + s["n_female_stereotyped"]
+    return [
+        f"- mean ABS (higher = answers follow the stereotype more; mean over the {s['n_instruments_counted']} of "
+        f"{s['n_instruments']} instruments with a stereotype category and a valid answer): {fmt(s['mean_abs'])} ± "
+        f"{fmt_se(s['mean_abs_stderr'])} (95% CI {fmt(s['mean_abs_ci'][0])} to {fmt(s['mean_abs_ci'][1])})",
+        f"- instruments with a significant ABS after Holm's correction: {s['n_significant_holm']} of {s['n_instruments_counted']}"
+        f" (uncertainty resamples {s['units']})",
+        f"- stereotype-consistency rate (share of those instruments with ABS > 0): {fmt(s['consistency_rate'])} ± "
+        f"{fmt_se(s['consistency_rate_stderr'])} (95% CI {fmt(s['consistency_rate_ci'][0])} to {fmt(s['consistency_rate_ci'][1])}); "
+        f"the table has {s['n_male_stereotyped']} male- and {s['n_female_stereotyped']} female-stereotyped instruments, so a "
+        f"model that always favours men scores {fmt(s['consistency_rate_if_always_male']) if counted else 'n/a'}",
+        f"- mean non-binary GAS (below 0 = non-binary rated less likely than uniform): {fmt(s['non_binary_gas'])} ± "
+        f"{fmt_se(s['non_binary_gas_stderr'])}",
+        f"- invalid rate: {fmt(s['invalid_rate'])} ± {fmt_se(s['invalid_rate_stderr'])}"
+        f" of {s['n_docs']} docs; reasons: {s['invalid_reasons'] or 'none'}",
+    ]
+
+
+def _human_correlation_lines(correlations: dict | None) -> list[str]:
+    if not correlations:
+        return []
+    lines = []
+    for name, c in correlations.items():
+        label = "pooled, each gender's mean removed" if name.startswith("pooled") else f"GAS {name.replace('_', '-')}"
+        lines.append(f"- Pearson r with human ratings, {label}: {fmt(c['pearson_r'])} "
+                     f"(95% CI {fmt(c['ci'][0])} to {fmt(c['ci'][1])}, p={fmt_p(c['p_value'])}, n={c['n']})")
     return lines
 
 

@@ -7,6 +7,7 @@ fill it with "an instrument" and attach the stimulus.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -114,7 +115,9 @@ def load_upstream_scenarios(path: str | Path) -> list[Scenario]:
         text = item.get("text") if isinstance(item, dict) else item
         if not isinstance(text, str) or not _UPSTREAM_PLACEHOLDER.search(text):
             raise DataFileError(f"{path}: texts[{index}] has no sentence containing 'an instrument'")
-        scenarios.append(Scenario(f"upstream-{index:03d}", "upstream", _UPSTREAM_PLACEHOLDER.sub(SLOT, text, count=1)))
+        # every upstream sentence is written on its own: each is its own template (the design's unit)
+        scenario_id = f"upstream-{index:03d}"
+        scenarios.append(Scenario(scenario_id, scenario_id, _UPSTREAM_PLACEHOLDER.sub(SLOT, text, count=1)))
     return scenarios
 
 
@@ -140,15 +143,21 @@ def select_scenarios(subset: str, scenarios: str | None, seed: int) -> list[Scen
     return mini_subset(selected, MINI_SCENARIOS, seed) if subset == "mini" else selected
 
 
-def gender_order(seed: int, scenario_id: str, instrument: str) -> list[str]:
-    order = list(GENDERS)
-    random.Random(f"{seed}:{scenario_id}:{instrument}").shuffle(order)
-    return order
+GENDER_ORDERS = tuple(list(order) for order in itertools.permutations(GENDERS))
 
 
-def scenario_doc(
-    scenario: Scenario, instrument: Instrument, stereotype: Stereotype, seed: int, order_seed: int | None = None
-) -> dict:
+def balanced_orders(seed: int, key: str, scenario_ids: list[str]) -> dict[str, list[str]]:
+    """The gender order of each scenario for one instrument (or stimulus) `key`: the six orders dealt
+    in turn over a seeded shuffle of the scenarios, so each order, and each gender in each position,
+    appears equally often (within one) for every instrument."""
+    rng = random.Random(f"{seed}:{key}")
+    shuffled = list(scenario_ids)
+    rng.shuffle(shuffled)
+    start = rng.randrange(len(GENDER_ORDERS))
+    return {scenario_id: GENDER_ORDERS[(start + k) % len(GENDER_ORDERS)] for k, scenario_id in enumerate(shuffled)}
+
+
+def scenario_doc(scenario: Scenario, instrument: Instrument, stereotype: Stereotype, seed: int, order: list[str]) -> dict:
     """The fields every Symphony-Bias doc records about what the model was shown."""
     return {
         "scenario_id": scenario.scenario_id,
@@ -157,6 +166,6 @@ def scenario_doc(
         "instrument": instrument.name,
         "stereotype": stereotype.category,
         "stereotype_source": stereotype.source,
-        "gender_order": gender_order(seed if order_seed is None else order_seed, scenario.scenario_id, instrument.name),
+        "gender_order": list(order),
         "seed": seed,
     }

@@ -19,6 +19,7 @@ from symphony_bench.plugin.symphony_bias.prompts import WORDINGS, build_prompt
 from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
 from symphony_bench.plugin.symphony_bias.scenarios import (
     DEFAULT_STEREOTYPE_TABLE,
+    balanced_orders,
     load_stereotypes,
     scenario_doc,
     select_scenarios,
@@ -40,10 +41,14 @@ def build_docs(
         raise ValueError(f"prompt_variant must be in 0..{len(WORDINGS) - 1}, got {prompt_variant}")
     table = load_stereotypes(stereotypes)
     instruments = load_instruments()
+    selected = select_scenarios(subset, scenarios, symphony_seed)
+    ids = [scenario.scenario_id for scenario in selected]
+    orders = {instrument.name: balanced_orders(symphony_seed, instrument.name, ids) for instrument in instruments}
     docs = []
-    for scenario in select_scenarios(subset, scenarios, symphony_seed):
+    for scenario in selected:
         for instrument in instruments:
-            doc = scenario_doc(scenario, instrument, table[instrument.name], symphony_seed)
+            order = orders[instrument.name][scenario.scenario_id]
+            doc = scenario_doc(scenario, instrument, table[instrument.name], symphony_seed, order)
             doc.update(
                 prompt_variant=prompt_variant,
                 reasoning=reasoning,

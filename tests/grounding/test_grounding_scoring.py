@@ -130,3 +130,35 @@ def test_set_scores_match_sklearn_samples_average():
 
 def test_display_names_get_the_synonyms_of_their_class():
     assert read_choice("a marimba", ["mallet percussion", "piano"]) == 0
+
+
+def test_clustered_stderr_is_the_binomial_one_with_single_item_clusters_and_the_cluster_mean_sem_otherwise():
+    from scipy import stats
+
+    from symphony_bench.metrics import binomial_rate
+    from symphony_bench.metrics.grounding import clustered_mean
+
+    rng = np.random.default_rng(0)
+    flags = rng.random(300) < 0.6
+    assert clustered_mean(flags, np.arange(300)) == pytest.approx(binomial_rate(flags), rel=1e-12)
+    clips = np.repeat(np.arange(100), 3)  # e.g. three items built from each clip
+    per_clip = flags.reshape(100, 3).mean(axis=1)
+    assert clustered_mean(flags, clips) == pytest.approx((per_clip.mean(), stats.sem(per_clip)), rel=1e-12)
+
+
+def test_clustered_bias_stderr_matches_a_naive_loop_over_clips():
+    from symphony_bench.metrics.grounding import clustered_bias
+
+    rng = np.random.default_rng(1)
+    clips = np.repeat(np.arange(80), 2)  # a yes and a no question per clip
+    answers = np.where(rng.random(160) < 0.1, INVALID, (rng.random(160) < 0.35 + 0.3 * (clips % 2)).astype(int))
+    value, stderr = clustered_bias(answers, 2, clips)
+    loop = np.random.default_rng(99)
+    spreads = []
+    for _ in range(3000):
+        drawn = np.concatenate([np.flatnonzero(clips == c) for c in loop.integers(0, 80, size=80)])
+        chosen = answers[drawn][answers[drawn] != INVALID]
+        rates = np.bincount(chosen, minlength=2) / chosen.size
+        spreads.append(rates.max() - rates.min())
+    assert value == pytest.approx(abs(np.mean(answers[answers != INVALID] == 0) - np.mean(answers[answers != INVALID] == 1)))
+    assert stderr == pytest.approx(np.std(spreads, ddof=1), rel=0.1)  # Monte-Carlo error ~2-3%

@@ -135,6 +135,20 @@ def planted_server():
     server.shutdown()
 
 
+SIGN = {"male": 1.0, "female": -1.0}
+
+
+def template_ttest(samples: list[dict], plans: dict, instrument: str):
+    """scipy's one-sample t-test of the instrument's per-template mean share difference (male - female)."""
+    differences: dict[str, list[float]] = {}
+    for sample in samples:
+        doc, plan = sample["doc"], plans[sample["doc"]["scenario"]]
+        if doc["instrument"] == instrument and plan["valid"]:
+            total = plan["male"] + plan["female"] + plan["non_binary"]
+            differences.setdefault(doc["template_id"], []).append((plan["male"] - plan["female"]) / total)
+    return stats.ttest_1samp([np.mean(values) for values in differences.values()], 0.0)
+
+
 def independent_expectation(samples: list[dict], plans: dict, stereotypes: dict) -> tuple[pd.DataFrame, dict]:
     rows = [
         {"scenario": s["doc"]["scenario_id"], "instrument": s["doc"]["instrument"], **plans[s["doc"]["scenario"]]}
@@ -184,15 +198,22 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
                 assert row["abs"] is None
             else:
                 assert row["abs"] == pytest.approx(gas.loc[name, "abs"], abs=1e-9)
-                assert row["abs_ci"][0] <= row["abs"] <= row["abs_ci"][1]
+                expected_test = template_ttest(samples, model.plans, name)
+                if np.isnan(expected_test.pvalue):  # no spread between templates: no test, reported as n/a
+                    assert row["p_value"] is None and row["abs_ci"] == [None, None]
+                else:
+                    assert row["p_value"] == pytest.approx(expected_test.pvalue, rel=1e-9)
+                    interval = sorted(SIGN[stereotypes[name]] * b for b in expected_test.confidence_interval(0.95))
+                    assert row["abs_ci"] == pytest.approx(interval, abs=1e-9)
             assert (row["n_valid"], row["n_invalid"]) == (gas.loc[name, "n_valid"], gas.loc[name, "n_invalid"])
         survey = pd.read_csv(ratings_path).set_index("instrument")
         human = survey.div(survey.sum(axis=1), axis=0) - 1 / 3
-        expected_r = stats.pearsonr(gas.loc[human.index, list(human.columns)].to_numpy().ravel(), human.to_numpy().ravel())
         correlation = report_body[task]["summary"]["human_correlation"]
-        assert correlation["n"] == 12
-        assert correlation["pearson_r"] == pytest.approx(expected_r.statistic, abs=1e-9)
-        assert correlation["p_value"] == pytest.approx(expected_r.pvalue, rel=1e-6)
+        for gender in ("male", "female", "non_binary"):
+            expected_r = stats.pearsonr(gas.loc[human.index, gender], human[gender])
+            assert correlation[gender]["n"] == 4
+            assert correlation[gender]["pearson_r"] == pytest.approx(expected_r.statistic, abs=1e-9)
+            assert correlation[gender]["p_value"] == pytest.approx(expected_r.pvalue, rel=1e-6)
         assert report_body[task]["instruments"]["harp"]["abs"] > 0.2  # planted female association
         assert report_body[task]["instruments"]["trumpet"]["abs"] > 0.2  # planted male association
     table_rows = [line for line in completed.stdout.splitlines() if "mean_abs" in line]

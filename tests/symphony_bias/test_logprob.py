@@ -272,7 +272,8 @@ def test_report_shows_both_protocols_and_their_agreement(planted_run, tmp_path):
         assert agreement["n"] == len(both) == 14
         assert agreement["sign_agreement"] == pytest.approx(agree, abs=1e-12)
         assert agreement["sign_agreement"] < 1.0  # cello and piano were planted to disagree
-        assert agreement["sign_agreement_ci"][0] < agree < agreement["sign_agreement_ci"][1]
+        wilson = stats.binomtest(int(round(agree * len(both))), len(both)).proportion_ci(method="wilson")
+        assert agreement["sign_agreement_ci"] == pytest.approx([wilson.low, wilson.high], abs=1e-12)
         assert agreement["pearson_r"] == pytest.approx(stats.pearsonr(both.likert, both.logprob).statistic, abs=1e-9)
         assert agreement["spearman_rho"] == pytest.approx(stats.spearmanr(both.likert, both.logprob).statistic, abs=1e-9)
         assert agreement["instruments"]["cello"]["likert"] < 0 < agreement["instruments"]["cello"]["logprob"]

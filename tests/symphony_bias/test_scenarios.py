@@ -142,7 +142,7 @@ def test_upstream_importer_replaces_only_the_placeholder(tmp_path):
         "Someone plays drums in an instrument shop.",
     ]
     docs = text_task.build_docs(scenarios=str(path))
-    assert len(docs) == 3 * 22 and docs[0]["template_id"] == "upstream"
+    assert len(docs) == 3 * 22 and docs[0]["template_id"] == "upstream-000"
 
 
 @pytest.mark.parametrize(

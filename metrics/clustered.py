@@ -1,0 +1,90 @@
+"""Inference on the design's top-level units, per instrument and vectorised across instruments.
+
+Docs are averaged into cells first: (template, stimulus) cells, where the stimulus is nested in the
+instrument (a clip or image; for the text and named conditions the instrument is its own single
+stimulus) and templates are crossed with instruments. An instrument's estimate is the mean of its
+cells, and its variance comes from the variation between those cells:
+
+    one stimulus      one-way over templates: var = s^2(template means) / T, df = T - 1
+    2+ stimuli        crossed random effects (stimulus x template), method of moments:
+                      var = sigma_s^2 / S + sigma_t^2 / T + sigma_e^2 / (S T), Satterthwaite df
+
+The test and the interval use the same estimate, standard error and t reference, so a 95% interval
+excludes 0 exactly when the two-sided p < 0.05.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy import stats
+
+
+def _nanmean(values: np.ndarray, axis) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(values, axis=axis)
+
+
+def one_way(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(estimate, variance, df) per row of `cells` (I, T), NaN cells left out."""
+    present = np.isfinite(cells)
+    n = present.sum(axis=1).astype(float)
+    mean = _nanmean(cells, axis=1)
+    squares = np.nansum((cells - mean[:, None]) ** 2, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = squares / (n - 1) / n
+    return mean, np.where(n >= 2, variance, np.nan), n - 1
+
+
+def two_way(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(estimate, variance, df) per instrument of `cells` (I, S, T): stimuli x templates, NaN where
+    a cell is empty or the instrument has fewer stimuli. Variance components are truncated at 0."""
+    present = np.isfinite(cells)
+    n_s = present.any(axis=2).sum(axis=1).astype(float)
+    n_t = present.any(axis=1).sum(axis=1).astype(float)
+    grand = _nanmean(cells, axis=(1, 2))
+    rows, columns = _nanmean(cells, axis=2), _nanmean(cells, axis=1)
+    residual = cells - rows[:, :, None] - columns[:, None, :] + grand[:, None, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ms_s = n_t * np.nansum((rows - grand[:, None]) ** 2, axis=1) / (n_s - 1)
+        ms_t = n_s * np.nansum((columns - grand[:, None]) ** 2, axis=1) / (n_t - 1)
+        ms_e = np.nansum(residual**2, axis=(1, 2)) / ((n_s - 1) * (n_t - 1))
+        # var = c_s MS_s + c_t MS_t + c_e MS_e, keeping only the components estimated above 0
+        use_s, use_t = ms_s > ms_e, ms_t > ms_e
+        scale = n_s * n_t
+        terms = np.stack([np.where(use_s, ms_s, 0.0), np.where(use_t, ms_t, 0.0),
+                          (1.0 - use_s - use_t) * ms_e], axis=0) / scale
+        dfs = np.stack([n_s - 1, n_t - 1, (n_s - 1) * (n_t - 1)], axis=0)
+        variance = terms.sum(axis=0)
+        df = variance**2 / np.sum(np.where(terms != 0, terms**2 / dfs, 0.0), axis=0)
+    usable = (n_s >= 2) & (n_t >= 2)
+    return grand, np.where(usable, variance, np.nan), np.where(usable, np.maximum(df, 1.0), np.nan)
+
+
+def t_inference(estimate, variance, df, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(standard error, two-sided p-value against 0, (lo, hi) interval) from a t reference."""
+    estimate, variance, df = (np.asarray(a, dtype=float) for a in (estimate, variance, df))
+    stderr = np.sqrt(variance)
+    usable = np.isfinite(stderr) & (stderr > 0) & np.isfinite(df)
+    safe_df = np.where(usable, df, 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = estimate / stderr
+    p = np.where(usable, 2.0 * stats.t.sf(np.abs(np.where(usable, t, 0.0)), safe_df), np.nan)
+    half = stats.t.ppf(0.5 + confidence / 2.0, safe_df) * np.where(usable, stderr, np.nan)
+    return np.where(usable, stderr, np.nan), p, np.stack([estimate - half, estimate + half], axis=-1)
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm-adjusted p-values (family: the finite entries); NaN stays NaN."""
+    p = np.asarray(p_values, dtype=float)
+    adjusted = np.full_like(p, np.nan)
+    finite = np.flatnonzero(np.isfinite(p))
+    order = finite[np.argsort(p[finite], kind="stable")]
+    m = len(order)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[index]))
+        adjusted[index] = running
+    return adjusted
