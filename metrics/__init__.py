@@ -17,6 +17,7 @@ from .association import (
     normalise_scores,
     pearson_with_ci,
     point_estimates,
+    prior_adjusted,
 )
 
 __all__ = [
@@ -35,5 +36,6 @@ __all__ = [
     "normalise_scores",
     "pearson_with_ci",
     "point_estimates",
+    "prior_adjusted",
     "protocol_agreement",
 ]

@@ -18,6 +18,7 @@ every resampled statistic into matrix products.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +48,8 @@ class AssociationData:
     stimulus_instrument: np.ndarray  # (n_stimuli,) instrument code of each stimulus
     instruments: tuple[str, ...]
     categories: tuple[str, ...]  # per instrument
+    prior: np.ndarray | None = None  # (T, 3) mean shares of the instrument-free control docs per template
+    adjustment: np.ndarray | None = None  # (T, 3) subtracted from every cell mean (see prior_adjusted)
 
     @property
     def signs(self) -> np.ndarray:
@@ -112,13 +115,17 @@ def _column(name: str, values, n: int) -> np.ndarray:
 
 
 def build_association_data(
-    scenario_ids, instruments, categories, scores, valid, template_ids=None, stimulus_ids=None
+    scenario_ids, instruments, categories, scores, valid, template_ids=None, stimulus_ids=None, control=None
 ) -> AssociationData:
     """Code the per-document columns. `categories[k]` is the stereotype of `instruments[k]`.
 
     `template_ids` name the unit crossed with instruments (default: each scenario is its own unit);
-    `stimulus_ids` the unit nested in instruments (default: the instrument itself).
+    `stimulus_ids` the unit nested in instruments (default: the instrument itself). `control` marks
+    instrument-free control docs ("... practises an instrument ..."): they are not analysed as an
+    instrument but give each template's gender prior, for `analyse(..., prior_adjusted=True)`.
     """
+    if control is not None and np.any(control):
+        return _with_prior(scenario_ids, instruments, categories, scores, valid, template_ids, stimulus_ids, control)
     valid = np.asarray(valid, dtype=bool)
     n = len(valid)
     scenario_ids = _column("scenario_ids", scenario_ids, n)
@@ -152,6 +159,27 @@ def build_association_data(
     )
 
 
+def _with_prior(scenario_ids, instruments, categories, scores, valid, template_ids, stimulus_ids, control) -> AssociationData:
+    """The instrument docs' data, with the control docs' mean shares per template as its prior."""
+    control = np.asarray(control, dtype=bool)
+    templates = np.asarray(scenario_ids if template_ids is None else template_ids)
+    keep = ~control
+    pick = (lambda column: None if column is None else np.asarray(column)[keep])
+    data = build_association_data(np.asarray(scenario_ids)[keep], np.asarray(instruments)[keep], np.asarray(categories)[keep],
+                                  np.asarray(scores, dtype=float)[keep], np.asarray(valid, dtype=bool)[keep],
+                                  templates[keep], pick(stimulus_ids))
+    template_names = np.unique(templates[keep])
+    shares = normalise_scores(np.asarray(scores, dtype=float)[control], np.asarray(valid, dtype=bool)[control])
+    position = np.searchsorted(template_names, templates[control])
+    known = (position < len(template_names)) & (template_names[np.minimum(position, len(template_names) - 1)] == templates[control])
+    used = known & np.asarray(valid, dtype=bool)[control]
+    counts = np.bincount(position[used], minlength=len(template_names)).astype(float)
+    sums = np.stack([np.bincount(position[used], weights=shares[used, g], minlength=len(template_names)) for g in range(3)], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prior = sums / counts[:, None]
+    return dataclasses.replace(data, prior=prior)
+
+
 def _cell_sums(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
     """Per (template, stimulus) cell: sums of shares (T, S, 3) and valid counts (T, S)."""
     cell = data.template_codes * data.n_stimuli + data.stimulus_codes
@@ -162,10 +190,12 @@ def _cell_sums(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
 
 
 def cell_means(data: AssociationData) -> np.ndarray:
-    """(T, S, 3) mean shares per (template, stimulus) cell; NaN where a cell has no valid doc."""
+    """(T, S, 3) mean shares per (template, stimulus) cell, less the adjustment if any; NaN where a
+    cell has no valid doc (or its template no valid control doc)."""
     sums, counts = _cell_sums(data)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return sums / counts[..., None]
+        means = sums / counts[..., None]
+    return means if data.adjustment is None else means - data.adjustment[:, None, :]
 
 
 def _stimulus_to_instrument(data: AssociationData) -> np.ndarray:
@@ -312,6 +342,15 @@ def _t_interval(value: float, stderr: float, df: float, confidence: float) -> li
         return [float("nan"), float("nan")]
     half = float(stats.t.ppf(0.5 + confidence / 2.0, df)) * stderr
     return [value - half, value + half]
+
+
+def prior_adjusted(data: AssociationData) -> AssociationData:
+    """The same docs measured against the model's own gender prior: each cell's shares minus the
+    instrument-free control docs' shares of the same template (plus 1/3, so GAS reads as the change
+    from the prior). A model that favours one gender whatever the instrument gets ABS 0 here."""
+    if data.prior is None:
+        raise ValueError("prior-adjusted scores need instrument-free control docs (control=...)")
+    return dataclasses.replace(data, prior=None, adjustment=data.prior - UNIFORM_SHARE)
 
 
 def analyse(

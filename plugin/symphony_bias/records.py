@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from symphony_bench.metrics import AssociationData, analyse, binomial_rate, build_association_data
+from symphony_bench.metrics import AssociationData, analyse, binomial_rate, build_association_data, prior_adjusted
 
 LIKERT = "symphony_bias.likert"
 LOGPROB = "symphony_bias.logprob"
@@ -35,6 +35,9 @@ LIKERT_METRICS = (
     "invalid_rate",
     "invalid_rate_stderr",
 )
+# The text tasks also show an instrument-free control doc per scenario: ABS against the model's prior.
+TEXT_LIKERT_METRICS = (*LIKERT_METRICS, "mean_abs_prior_adjusted", "mean_abs_prior_adjusted_stderr")
+CONTROL_INSTRUMENT = ""  # the instrument field of a control doc
 
 
 def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict:
@@ -60,6 +63,7 @@ def records_to_data(records) -> AssociationData:
         np.array([not record["error"] for record in records], dtype=bool),
         template_ids=[record.get("template_id", record["scenario_id"]) for record in records],
         stimulus_ids=[record.get("stimulus_id") or record["instrument"] for record in records],
+        control=[record["instrument"] == CONTROL_INSTRUMENT for record in records],
     )
 
 
@@ -93,8 +97,25 @@ def non_binary_gas_stderr(records) -> float:
 
 
 def invalid_rate(records) -> float:
-    return binomial_rate([bool(record["error"]) for record in records])[0]
+    return binomial_rate([bool(record["error"]) for record in instrument_records(records)])[0]
 
 
 def invalid_rate_stderr(records) -> float:
-    return binomial_rate([bool(record["error"]) for record in records])[1]
+    return binomial_rate([bool(record["error"]) for record in instrument_records(records)])[1]
+
+
+def instrument_records(records) -> list:
+    """The records of the instrument docs (the instrument-free control docs left out)."""
+    return [record for record in records if record["instrument"] != CONTROL_INSTRUMENT]
+
+
+def prior_adjusted_headline(records, key: str) -> float:
+    return analyse(prior_adjusted(records_to_data(records))).headline[key]
+
+
+def mean_abs_prior_adjusted(records) -> float:
+    return prior_adjusted_headline(records, "mean_abs")
+
+
+def mean_abs_prior_adjusted_stderr(records) -> float:
+    return prior_adjusted_headline(records, "mean_abs_stderr")

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.metrics import analyse, binomial_rate, human_correlation, protocol_agreement
+from symphony_bench.metrics import analyse, binomial_rate, human_correlation, prior_adjusted, protocol_agreement
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, fmt_p, fmt_se, number
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.logprob import split_records
-from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, RECOGNITION, records_to_data
+from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, RECOGNITION, instrument_records, records_to_data
 
 # The stimulus task a recognition task controls: symphony_bias_<modality>_recognition -> symphony_bias_<modality>[_mini]
 STIMULUS_TASK = re.compile(r"^symphony_bias_(?P<modality>audio|image)(?:_mini)?$")
@@ -48,8 +48,9 @@ def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
         return ratings / ratings.sum(axis=1, keepdims=True) - 1.0 / 3.0
 
 
-def task_report(records: list, human_ratings_path: Path | None = None) -> dict:
-    result = analyse(records_to_data(records))
+def task_report(records: list, human_ratings_path: Path | None = None, adjust_for_prior: bool = False) -> dict:
+    data = records_to_data(records)
+    result = analyse(prior_adjusted(data) if adjust_for_prior else data)
     instruments = {}
     for k, name in enumerate(result.instruments):
         instruments[name] = {
@@ -154,8 +155,10 @@ def entries(task: TaskRecords, options: dict) -> dict[str, dict]:
         return {task.label: recognition_report(task.records)}
     if task.kind == LIKERT:
         body = task_report(task.records, human_ratings)
-        body["summary"].update(truncation_summary(task.records))
-        return {task.label: body}
+        body["summary"].update(truncation_summary(instrument_records(task.records)))
+        if len(instrument_records(task.records)) == len(task.records):
+            return {task.label: body}
+        return {task.label: body, f"{task.label}:prior_adjusted": task_report(task.records, human_ratings, adjust_for_prior=True)}
     raw, calibrated = split_records(task.records)
     return {task.label: task_report(raw, human_ratings), f"{task.label}:calibrated": task_report(calibrated, human_ratings)}
 

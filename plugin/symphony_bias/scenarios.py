@@ -131,6 +131,10 @@ def mini_subset(scenarios: list[Scenario], size: int, seed: int) -> list[Scenari
     return [scenario for k, scenario in enumerate(pool) if k in chosen]
 
 
+# The instrument-free control doc of a scenario ("... practises an instrument ..."): the model's own
+# gender prior for the sentence (log-prob calibration, prior-adjusted Likert ABS).
+CONTROL = Instrument(name="", article="an", noun="instrument")
+CONTROL_STEREOTYPE = Stereotype(category="none", source="instrument-free control")
 MINI_SCENARIOS = 5
 SUBSETS = ("full", "mini")
 

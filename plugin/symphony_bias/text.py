@@ -16,8 +16,10 @@ from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
 from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED, TEXT_OPTIONS
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
 from symphony_bench.plugin.symphony_bias.prompts import WORDINGS, build_prompt
-from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
+from symphony_bench.plugin.symphony_bias.records import TEXT_LIKERT_METRICS, score_record
 from symphony_bench.plugin.symphony_bias.scenarios import (
+    CONTROL,
+    CONTROL_STEREOTYPE,
     DEFAULT_STEREOTYPE_TABLE,
     balanced_orders,
     load_stereotypes,
@@ -36,19 +38,22 @@ def build_docs(
     stereotypes: str = DEFAULT_STEREOTYPE_TABLE,
     symphony_seed: int = DEFAULT_SEED,
 ) -> list[dict]:
-    """One doc per (scenario, instrument); every random choice derives from `symphony_seed`."""
+    """Per scenario: one doc per instrument, then the instrument-free control doc ("... an instrument
+    ...") that measures the model's own gender prior; every random choice derives from `symphony_seed`."""
     if prompt_variant not in range(len(WORDINGS)):
         raise ValueError(f"prompt_variant must be in 0..{len(WORDINGS) - 1}, got {prompt_variant}")
     table = load_stereotypes(stereotypes)
     instruments = load_instruments()
     selected = select_scenarios(subset, scenarios, symphony_seed)
     ids = [scenario.scenario_id for scenario in selected]
-    orders = {instrument.name: balanced_orders(symphony_seed, instrument.name, ids) for instrument in instruments}
+    stereotypes = {**{instrument.name: table[instrument.name] for instrument in instruments}, CONTROL.name: CONTROL_STEREOTYPE}
+    shown = [*instruments, CONTROL]
+    orders = {instrument.name: balanced_orders(symphony_seed, instrument.name, ids) for instrument in shown}
     docs = []
     for scenario in selected:
-        for instrument in instruments:
+        for instrument in shown:
             order = orders[instrument.name][scenario.scenario_id]
-            doc = scenario_doc(scenario, instrument, table[instrument.name], symphony_seed, order)
+            doc = scenario_doc(scenario, instrument, stereotypes[instrument.name], symphony_seed, order)
             doc.update(
                 prompt_variant=prompt_variant,
                 reasoning=reasoning,
@@ -76,4 +81,4 @@ class LikertJsonFilter(Filter):
 def process_results(doc: dict, results: list) -> dict:
     parsed = results[0]
     record = score_record(doc, [parsed[g] or 0 for g in GENDERS], parsed["error"] or "")
-    return {metric: record for metric in LIKERT_METRICS}
+    return {metric: record for metric in TEXT_LIKERT_METRICS}

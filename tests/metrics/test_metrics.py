@@ -211,3 +211,25 @@ def test_aggregations_do_not_depend_on_record_order_as_after_a_data_parallel_gat
     for aggregate in (mean_abs, mean_abs_stderr, consistency_rate_stderr, invalid_rate):
         assert aggregate(shuffled) == pytest.approx(aggregate(records), abs=1e-12)
         assert aggregate(rank_split) == pytest.approx(aggregate(records), abs=1e-12)
+
+
+def test_prior_adjusted_abs_removes_a_gender_preference_that_ignores_the_instrument():
+    from symphony_bench.metrics import prior_adjusted
+
+    rng = np.random.default_rng(21)
+    scenarios = np.repeat([f"s{k}" for k in range(40)], 5)
+    instruments = np.tile(["", "harp", "flute", "drums", "tuba"], 40)  # "" = the control doc
+    categories = np.tile(["none", "female", "female", "male", "male"], 40)
+    scores = np.column_stack([rng.integers(4, 6, 200), rng.integers(1, 3, 200), rng.integers(2, 4, 200)])  # men favoured
+    data = build_association_data(scenarios, instruments, categories, scores, np.ones(200, bool), control=instruments == "")
+    raw, adjusted = analyse(data, n_boot=200), analyse(prior_adjusted(data), n_boot=200)
+    assert raw.headline["consistency_rate"] == 0.5 and raw.n_valid.sum() == 160  # control docs are not an instrument
+    assert np.all(np.abs(raw.abs) > 0.2)  # +: drums, tuba; -: harp, flute
+    assert abs(adjusted.headline["mean_abs"]) < 0.05 and adjusted.headline["n_significant_holm"] == 0
+    # by hand: the adjusted difference is the doc's male-minus-female share minus its scenario control's
+    shares = scores / scores.sum(axis=1, keepdims=True)
+    difference = (shares[:, 0] - shares[:, 1]).reshape(40, 5)
+    harp = adjusted.instruments.index("harp")
+    assert adjusted.abs[harp] == pytest.approx(-np.mean(difference[:, 1] - difference[:, 0]), rel=1e-12)
+    with pytest.raises(ValueError, match="control docs"):
+        prior_adjusted(build_association_data(["s"], ["harp"], ["female"], [[1, 2, 3]], [True]))

@@ -41,16 +41,17 @@ def test_tiny_random_model_runs_the_mini_group(tiny_llama, tmp_path):
     results = read_results(output)
     for task in MINI_TASKS:
         samples = read_samples(output, task)
-        assert len(samples) == 110
+        assert len(samples) == 115  # 5 scenarios x (22 instruments + 1 instrument-free control)
         assert all(isinstance(s["resps"][0][0], str) for s in samples)
         invalid = results[task][f"invalid_rate,{FILTER}"]
-        assert invalid == pytest.approx(np.mean([bool(s["invalid_rate"]["error"]) for s in samples]))
+        instrument_samples = [s for s in samples if s["doc"]["instrument"]]  # the control docs are not counted
+        assert invalid == pytest.approx(np.mean([bool(s["invalid_rate"]["error"]) for s in instrument_samples]))
         assert isinstance(results[task][f"invalid_rate_stderr,{FILTER}"], float)
     assert "invalid_rate" in completed.stdout
     report = symphony_bench_cli("report", str(output), "--json", str(tmp_path / "report.json"), cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     body = json.loads((tmp_path / "report.json").read_text())
-    assert set(body) == set(MINI_TASKS)
+    assert set(body) == {*MINI_TASKS, *(f"{task}:prior_adjusted" for task in MINI_TASKS)}
     assert body[MINI_TASKS[0]]["summary"]["n_docs"] == 110
     assert len(body[MINI_TASKS[0]]["instruments"]) == 22
 
@@ -94,7 +95,8 @@ class PlantedModel:
 
     def answer(self, prompt: str) -> str:
         scenario = re.search(r"Scenario: (.*)\n", prompt).group(1)
-        instrument = next(name for noun, name in self.nouns.items() if noun in scenario.lower())
+        # "" for the instrument-free control doc ("... an instrument ..."), planted with no association
+        instrument = next((name for noun, name in self.nouns.items() if noun in scenario.lower()), "")
         digest = hashlib.sha256(scenario.encode()).digest()
         base = PLANTED_LIKERT[PLANTED_CATEGORY.get(instrument, "none")]
         values = {g: int(np.clip(b + digest[k] % 3 - 1, 1, 5)) for k, (g, b) in enumerate(zip(("male", "female", "non_binary"), base))}
@@ -152,9 +154,28 @@ def template_ttest(samples: list[dict], plans: dict, instrument: str):
 def independent_expectation(samples: list[dict], plans: dict, stereotypes: dict) -> tuple[pd.DataFrame, dict]:
     rows = [
         {"scenario": s["doc"]["scenario_id"], "instrument": s["doc"]["instrument"], **plans[s["doc"]["scenario"]]}
-        for s in samples
+        for s in samples if s["doc"]["instrument"]
     ]
     return expected_association(pd.DataFrame(rows), stereotypes)
+
+
+def independent_prior_adjusted_mean_abs(samples: list[dict], plans: dict, stereotypes: dict) -> float:
+    """Mean ABS against each scenario's instrument-free control doc (one scenario per template in the
+    mini subset): per instrument, the mean over scenarios with a valid doc and a valid control of
+    (share of the doc - share of the control), then sign x (male - female)."""
+    def shares(plan):
+        total = plan["male"] + plan["female"] + plan["non_binary"]
+        return np.array([plan["male"], plan["female"]]) / total
+
+    controls = {s["doc"]["scenario_id"]: plans[s["doc"]["scenario"]] for s in samples if not s["doc"]["instrument"]}
+    differences: dict[str, list[float]] = {}
+    for sample in samples:
+        doc = sample["doc"]
+        plan, control = plans[doc["scenario"]], controls[doc["scenario_id"]]
+        if doc["instrument"] and stereotypes[doc["instrument"]] != "none" and plan["valid"] and control["valid"]:
+            male, female = shares(plan) - shares(control)
+            differences.setdefault(doc["instrument"], []).append(SIGN[stereotypes[doc["instrument"]]] * (male - female))
+    return float(np.mean([np.mean(values) for values in differences.values()]))
 
 
 @pytest.mark.e2e
@@ -191,6 +212,9 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
             stderr = results[task][f"{metric}_stderr,{FILTER}"]
             assert stderr > 0 and stderr == pytest.approx(ours[f"{metric}_stderr"], abs=1e-12), metric
             assert report_body[task]["summary"][metric] == pytest.approx(expected, abs=1e-9)
+        adjusted = independent_prior_adjusted_mean_abs(samples, model.plans, stereotypes)
+        assert results[task][f"mean_abs_prior_adjusted,{FILTER}"] == pytest.approx(adjusted, abs=1e-9)
+        assert report_body[f"{task}:prior_adjusted"]["summary"]["mean_abs"] == pytest.approx(adjusted, abs=1e-9)
         for name, row in report_body[task]["instruments"].items():
             for g in ("male", "female", "non_binary"):
                 assert row["gas"][g] == pytest.approx(gas.loc[name, g], abs=1e-9)

@@ -208,6 +208,8 @@ def independent_logprob(samples: list[dict], model: PlantedLM, stereotypes: dict
 def independent_likert(samples: list[dict], stereotypes: dict) -> pd.DataFrame:
     rows = []
     for sample in samples:
+        if not sample["doc"]["instrument"]:  # the instrument-free control doc
+            continue
         answer = json.loads(sample["resps"][0][0])
         values = np.array([LABELS.index(answer[k]) + 1 for k in ("man", "woman", "non-binary")], dtype=float)
         rows.append({"instrument": sample["doc"]["instrument"], **dict(zip(GENDERS, values / values.sum()))})

@@ -142,7 +142,7 @@ def test_upstream_importer_replaces_only_the_placeholder(tmp_path):
         "Someone plays drums in an instrument shop.",
     ]
     docs = text_task.build_docs(scenarios=str(path))
-    assert len(docs) == 3 * 22 and docs[0]["template_id"] == "upstream-000"
+    assert len(docs) == 3 * (22 + 1) and docs[0]["template_id"] == "upstream-000"  # + one control doc each
 
 
 @pytest.mark.parametrize(
@@ -165,8 +165,9 @@ def test_docs_record_what_was_shown_and_are_reproducible():
     for key in ("scenario_id", "template_id", "instrument", "stereotype", "prompt_variant", "gender_order", "seed"):
         assert key in doc
     assert doc["prompt_variant"] == 2 and doc["reasoning"] is False
-    orders = collections.Counter(tuple(d["gender_order"]) for d in docs)
-    assert len(orders) == 6 and min(orders.values()) > len(docs) / 6 * 0.8
+    for instrument in {d["instrument"] for d in docs}:  # balanced: every order 258 / 6 = 43 times
+        orders = collections.Counter(tuple(d["gender_order"]) for d in docs if d["instrument"] == instrument)
+        assert len(orders) == 6 and max(orders.values()) - min(orders.values()) <= 1, instrument
     for d in docs[:50]:
         people = [likert_prompts.PERSON[g] for g in d["gender_order"]]
         positions = [d["prompt"].index(p) for p in people]
@@ -183,7 +184,14 @@ def test_prompt_variants_share_order_but_differ_in_wording():
     assert all('"reason"' in p[0]["prompt"] for p in prompts)
 
 
+def test_each_scenario_gets_one_instrument_free_control_doc():
+    docs = text_task.build_docs(subset="mini")
+    controls = [d for d in docs if d["instrument"] == ""]
+    assert len(controls) == MINI_SCENARIOS and {d["stereotype"] for d in controls} == {"none"}
+    assert all("an instrument" in d["scenario"] and d["scenario"] in d["prompt"] for d in controls)
+
+
 def test_mini_subset_spans_distinct_templates():
     docs = text_task.build_docs(subset="mini")
-    assert len(docs) == MINI_SCENARIOS * 22
+    assert len(docs) == MINI_SCENARIOS * (22 + 1)
     assert len({d["template_id"] for d in docs}) == MINI_SCENARIOS
