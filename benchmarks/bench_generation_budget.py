@@ -25,10 +25,11 @@ import subprocess
 import sys
 import tempfile
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "symphony_bias"))
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path[:0] = [str(TESTS), str(TESTS / "symphony_bias")]
+from chat_server import serve_chat  # noqa: E402
 from likert_outputs import answer, corpus, cut_at_stop, dress, echo_then_answer  # noqa: E402
 
 from symphony_bench.plugin.cli import tasks_path  # noqa: E402
@@ -57,31 +58,20 @@ def generate(prompt: str, chatty: bool) -> tuple[str, int]:
 
 
 class Server:
+    """The planted server and what it generated: tokens per request, and the answer's own tokens."""
+
     def __init__(self, chatty: bool):
         self.chatty, self.generated, self.answers, self.lock = chatty, [], [], threading.Lock()
-        server = self
+        self.http = serve_chat(self.respond)
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                full, answer_tokens = generate(body["messages"][-1]["content"], server.chatty)
-                pieces = TOKEN.findall(cut_at_stop(full, body.get("stop") or []))[: int(body.get("max_tokens", 10**6))]
-                with server.lock:
-                    server.generated.append(len(pieces))
-                    server.answers.append(answer_tokens)
-                payload = json.dumps({"id": "planted", "object": "chat.completion", "model": "planted", "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": "".join(pieces)}, "finish_reason": "stop"}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+    def respond(self, body: dict) -> str:
+        """Honours `stop` (dropped from the text) and `max_tokens` as a real backend does."""
+        full, answer_tokens = generate(body["messages"][-1]["content"], self.chatty)
+        pieces = TOKEN.findall(cut_at_stop(full, body.get("stop") or []))[: int(body.get("max_tokens", 10**6))]
+        with self.lock:
+            self.generated.append(len(pieces))
+            self.answers.append(answer_tokens)
+        return "".join(pieces)
 
 
 def old_tasks(folder: Path) -> Path:

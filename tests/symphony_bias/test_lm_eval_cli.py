@@ -8,7 +8,6 @@ import json
 import re
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from chat_server import serve_chat
 from conftest import expected_association, read_results, read_samples, run_cli, run_lm_eval
 from symphony_bench.metrics import analyse
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
@@ -112,27 +112,7 @@ class PlantedModel:
 @pytest.fixture
 def planted_server():
     model = PlantedModel()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            text = model.answer(body["messages"][-1]["content"])
-            payload = json.dumps({
-                "id": "planted", "object": "chat.completion", "model": "planted",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            }).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server = serve_chat(lambda body: model.answer(body["messages"][-1]["content"]))
     yield model, server.server_address[1]
     server.shutdown()
 
