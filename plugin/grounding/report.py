@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import collections
 
-from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, number
+from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, fmt_se, number
 from symphony_bench.plugin.grounding.records import CHOICE, KINDS, harness_scores, record_scores
 
 
@@ -51,7 +51,7 @@ def render(task: str, body: dict) -> list[str]:
     summary = body["summary"]
     scores = [name for name in summary if not name.endswith("_stderr") and name != "n_docs"]
     lines = [f"## {task}", "", f"- {summary['n_docs']} docs"]
-    lines += [f"- {name}: {fmt(summary[name])} ± {fmt(summary[f'{name}_stderr'])}" for name in scores]
+    lines += [f"- {name}: {fmt(summary[name])} ± {fmt_se(summary[f'{name}_stderr'])} (stderr clustered by clip)" for name in scores]
     if "prediction_rates" in body:
         lines += ["", "| answer | prediction rate (valid answers) |", "|---|---:|"]
         lines += [f"| {label} | {fmt(rate)} |" for label, rate in body["prediction_rates"].items()]

@@ -282,7 +282,7 @@ def _recognition_markdown(task: str, body: dict) -> list[str]:
     lines = [
         f"## {task}",
         "",
-        f"- recognition accuracy: {fmt(s['recognition_accuracy'])} ± {fmt(s['recognition_accuracy_stderr'])}"
+        f"- recognition accuracy: {fmt(s['recognition_accuracy'])} ± {fmt_se(s['recognition_accuracy_stderr'])}"
         f" of {s['n_docs']} stimuli",
         "",
         "| instrument | accuracy | stimuli | most often named instead |",
