@@ -5,7 +5,7 @@ A planted OpenAI-compatible server on 127.0.0.1 answers every Likert prompt with
 the dresses chat models use: prose after it, code fences, pretty-printed, nested) and then keeps
 talking. It honours the request's `stop` and `max_tokens` as a real backend does and counts the
 tokens it generated (its own word/punctuation tokenizer). `lm_eval --model local-chat-completions`
-runs the mini Likert group (220 docs) twice: with the old stop ("\\n\\n\\n" only, 192 tokens) and
+runs the mini Likert group (230 docs) twice: with the old stop ("\\n\\n\\n" only, 192 tokens) and
 with the tasks as they are. A well-behaved server (the bare JSON, then end) checks that the invalid
 rate does not change.
 
