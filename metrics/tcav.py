@@ -11,13 +11,14 @@ Pure functions over numpy arrays; no harness imports, no file IO. The method:
 - TCAV score of a genre: the share of that genre's balanced test tracks with w.x + b > 0 (the bias is
   kept: without gradients it is part of the decision function). 0.5 means no alignment.
 - Significance, Bonferroni-corrected over every (concept, genre) test of an analysis.
-  "calibrated" (default): z = (mean - 0.5) / SE with SE^2 = the test tracks' binomial variance
-  (within their (label, genre) cells) + q / (1 - q) * the variance of the runs (q: the share of the
-  training data a run sees; m-out-of-n subsampling scales the runs' spread to the noise of a CAV fit
-  on all of it). "paper": scipy's ttest_1samp of the runs against 0.5, SE = sd / sqrt(runs). The
-  runs share one data set, so they are not independent samples: under a true null the paper's test
-  flags most genres (a test measures this), while the calibrated one keeps the family-wise error
-  rate below alpha.
+  "calibrated" (default): z = (mean - 0.5) / SE, SE^2 = the variance of the run-averaged score over
+  fresh test tracks (each track weighted by the share of runs that put it on the positive side,
+  within its (label, genre) cell) + the variance over fresh training sets, from the infinitesimal
+  jackknife of the subsampled runs (bias-corrected for the number of runs). Sized to the spread of
+  null means (z has sd near 1 in simulation; the earlier q/(1-q) * run-variance extrapolation made it
+  0.6). "paper": scipy's ttest_1samp of the runs against 0.5, SE = sd / sqrt(runs). The runs share one
+  data set, so they are not independent samples: under a true null the paper's test flags most
+  genres (a test measures this), while the calibrated one keeps the family-wise error rate below alpha.
 - Debiasing: rank a balanced set of a genre's tracks by (1 - lam) * genre CAV + lam * concept CAV
   (or minus the opposite concept's CAV), both scaled to unit length, and report each group's share
   of the top half as lam goes from 0 to 1.
@@ -41,6 +42,7 @@ DEFAULT_MIN_ACCURACY = 0.7
 DEFAULT_ALPHA = 0.05
 DEFAULT_LAMBDAS = np.linspace(0.0, 1.0, 101)
 SIGNIFICANCE_METHODS = ("calibrated", "paper")
+MIN_JACKKNIFE_RUNS = 100  # below this the jackknife's Monte-Carlo error makes the test liberal (measured)
 _MAX_CHUNK_ELEMENTS = 8_000_000  # runs fitted together hold about 5 * 8 bytes * this much memory
 
 
@@ -300,15 +302,42 @@ def tcav_scores(positive_side, strata, n_strata: int) -> np.ndarray:
 
 
 def heldout_sampling_variance(positive_side, split: "BalancedSplit") -> np.ndarray:
-    """(runs, genres) variance of each TCAV score over fresh test tracks, the CAV held fixed: the
-    positives and the negatives of a genre are binomial samples of their own cells."""
+    """(genres,) variance of the run-averaged TCAV score over fresh test tracks: each track counts
+    with the share of runs that put it on the positive side, and a genre's positives and negatives
+    are samples of their own cells (within-cell variance of those shares / genre size^2)."""
     n_genres = len(split.strata)
     cells = split.test_cells
-    shares = tcav_scores(positive_side, cells, 2 * n_genres)
-    cell_sizes = np.bincount(cells, minlength=2 * n_genres)
-    cell_variance = cell_sizes * shares * (1.0 - shares)
+    shares = np.asarray(positive_side, dtype=float).mean(axis=1)
+    n_cells = 2 * n_genres
+    sizes = np.bincount(cells, minlength=n_cells).astype(float)
+    means = np.bincount(cells, weights=shares, minlength=n_cells) / np.maximum(sizes, 1)
+    squares = np.bincount(cells, weights=(shares - means[cells]) ** 2, minlength=n_cells)
+    cell_variance = squares / np.maximum(sizes - 1, 1) * sizes
     genre_sizes = np.bincount(split.test_strata, minlength=n_genres)
-    return (cell_variance[:, 0::2] + cell_variance[:, 1::2]) / genre_sizes**2
+    return (cell_variance[0::2] + cell_variance[1::2]) / genre_sizes**2
+
+
+def cav_variance(subsets, n_train: int, scores) -> np.ndarray:
+    """(genres,) variance of the run-averaged TCAV score over a fresh training set: the infinitesimal
+    jackknife of a subsampled (bagged) estimator, (n / (n - m))^2 sum_i Cov_runs(N_i, score)^2 with
+    N_i = 1 when training track i is in a run, less its Monte-Carlo bias from a finite number of runs
+    (n (m/n)(1 - m/n) Var_runs(score) / runs, same scale), floored at 0. With fewer than
+    MIN_JACKKNIFE_RUNS runs, the conservative m-out-of-n extrapolation q / (1 - q) * Var_runs."""
+    subsets, scores = np.asarray(subsets), np.asarray(scores, dtype=float)
+    runs, m = subsets.shape
+    if m >= n_train:
+        raise ValueError("the test needs runs on a share of the training data below 1: "
+                         "with every run on all of it, the CAV's own noise cannot be estimated")
+    share = m / n_train
+    if runs < MIN_JACKKNIFE_RUNS:  # too few runs for the jackknife's Monte-Carlo error: the conservative extrapolation
+        return share / (1.0 - share) * scores.var(axis=0, ddof=1)
+    inclusion = np.zeros((runs, n_train))
+    inclusion[np.arange(runs)[:, None], subsets] = 1.0
+    centred_scores = scores - scores.mean(axis=0)
+    covariance = (inclusion - inclusion.mean(axis=0)).T @ centred_scores / runs
+    scale = (n_train / (n_train - m)) ** 2
+    bias = n_train * share * (1.0 - share) * scores.var(axis=0, ddof=1) / runs
+    return np.maximum(scale * (np.sum(covariance**2, axis=0) - bias), 0.0)
 
 
 def cav_accuracy(positive_side, labels) -> np.ndarray:
@@ -339,24 +368,6 @@ class TcavTests:
         return len(self.concepts)
 
 
-def calibrated_standard_error(scores, test_variance, subset_share) -> np.ndarray:
-    """Standard error of the mean TCAV score over a fresh data set, per column of `scores` (runs, tests).
-
-    Two parts: the test tracks' binomial variance (`test_variance`, per run, averaged) and the noise
-    of the CAV itself. Runs refit on a share q of the training data, and for a smooth estimator the
-    spread of m-out-of-n subsamples relates to the full-data noise by Var_n ~ q / (1 - q) * Var_runs
-    (in high dimensions a subsample's noise grows faster than 1/m, so this errs on the safe side).
-    NaN where q is 1: identical runs say nothing about the CAV's noise.
-    """
-    scores, test_variance = np.asarray(scores, dtype=float), np.asarray(test_variance, dtype=float)
-    q = np.asarray(subset_share, dtype=float)
-    if np.any(q <= 0) or np.any(q > 1):
-        raise ValueError(f"subset shares must be in (0, 1], got {q}")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cav_part = np.where(q < 1, q / (1.0 - q) * scores.var(axis=0, ddof=1), np.nan)
-    return np.sqrt(test_variance.mean(axis=0) + cav_part)
-
-
 def normal_p_values(mean, standard_error) -> np.ndarray:
     """Two-sided p-value of mean = 0.5 under a normal approximation (0 error: 0, or 1 at exactly 0.5)."""
     distance = np.abs(np.asarray(mean, dtype=float) - 0.5)
@@ -375,11 +386,11 @@ def paper_p_values(scores) -> np.ndarray:
     return p
 
 
-def score_tests(concepts, genres, scores, test_variance, subset_share, alpha: float = DEFAULT_ALPHA,
+def score_tests(concepts, genres, scores, test_variance, cav_noise, alpha: float = DEFAULT_ALPHA,
                 method: str = "calibrated") -> TcavTests:
     """Means, standard errors, Bonferroni-corrected CIs and significance for every column of
-    `scores` (runs, tests); `test_variance` (runs, tests) and `subset_share` (tests,) feed the
-    calibrated standard error. "paper": the standard error is sd / sqrt(runs), with a t-test."""
+    `scores` (runs, tests). "calibrated": SE^2 = `test_variance` + `cav_noise` (both (tests,), see
+    heldout_sampling_variance and cav_variance). "paper": SE = sd / sqrt(runs), with a t-test."""
     scores = np.asarray(scores, dtype=float)
     if method not in SIGNIFICANCE_METHODS:
         raise ValueError(f"method must be one of {SIGNIFICANCE_METHODS}, got {method!r}")
@@ -390,10 +401,7 @@ def score_tests(concepts, genres, scores, test_variance, subset_share, alpha: fl
     runs, n_tests = scores.shape
     level = alpha / n_tests
     mean = scores.mean(axis=0)
-    calibrated_se = calibrated_standard_error(scores, test_variance, subset_share)
-    if method == "calibrated" and np.isnan(calibrated_se).any():
-        raise ValueError("the calibrated test needs runs on a share of the training data below 1: "
-                         "with every run on all of it, the CAV's own noise cannot be estimated")
+    calibrated_se = np.sqrt(np.asarray(test_variance, dtype=float) + np.asarray(cav_noise, dtype=float))
     p_calibrated, p_paper = normal_p_values(mean, calibrated_se), paper_p_values(scores)
     if method == "calibrated":
         se, p_value, critical = calibrated_se, p_calibrated, stats.norm.ppf(1.0 - level / 2.0)
@@ -419,7 +427,8 @@ class ConceptResult:
     subset_size: int  # training tracks per run
     accuracy: np.ndarray  # (runs,) on the concept's whole balanced test set
     scores: np.ndarray  # (runs, genres kept)
-    test_variance: np.ndarray  # (runs, genres kept), see heldout_sampling_variance
+    test_variance: np.ndarray  # (genres kept,), see heldout_sampling_variance
+    cav_noise: np.ndarray  # (genres kept,), see cav_variance
     reliable: bool  # mean accuracy >= the threshold
 
     @property
@@ -460,10 +469,11 @@ def analyse_concept(embeddings, genres, values, column: str, value: str, setting
     weights, bias = fit_logistic(embeddings[split.train], split.train_labels, subsets, settings.c)
     positive_side = projections(embeddings[split.test], weights, bias) > 0
     accuracy = cav_accuracy(positive_side, split.test_labels)
+    scores = tcav_scores(positive_side, split.test_strata, len(split.strata))
     return ConceptResult(
-        column, value, split, subsets.shape[1], accuracy,
-        scores=tcav_scores(positive_side, split.test_strata, len(split.strata)),
+        column, value, split, subsets.shape[1], accuracy, scores=scores,
         test_variance=heldout_sampling_variance(positive_side, split),
+        cav_noise=cav_variance(subsets, split.train.size, scores),
         reliable=bool(accuracy.mean() >= settings.min_accuracy),
     )
 
@@ -486,8 +496,8 @@ def analyse(embeddings, genres, attributes: dict, concepts, settings: Settings =
     tests = score_tests(
         [r.name for r, _ in per_test], [genre for _, genre in per_test],
         np.concatenate([r.scores for r in results], axis=1),
-        np.concatenate([r.test_variance for r in results], axis=1),
-        [r.subset_share for r, _ in per_test], settings.alpha, settings.method,
+        np.concatenate([r.test_variance for r in results]),
+        np.concatenate([r.cav_noise for r in results]), settings.alpha, settings.method,
     )
     return results, tests
 

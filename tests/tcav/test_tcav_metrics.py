@@ -103,18 +103,18 @@ def test_cell_subsets_draw_the_same_share_of_every_cell():
 def test_statistics_against_scipy_and_by_hand():
     rng = np.random.default_rng(3)
     scores = np.c_[rng.normal(0.5, 0.05, 20), rng.normal(0.7, 0.05, 20), np.full(20, 0.5)]
-    variance = np.full((20, 3), 0.03**2)
-    tests = tcav.score_tests(["c"] * 3, ["g1", "g2", "g3"], scores, variance, [0.25] * 3, method="paper")
+    test_variance, cav_noise = np.full(3, 0.03**2), np.array([0.01, 0.02, 0.0]) ** 2
+    tests = tcav.score_tests(["c"] * 3, ["g1", "g2", "g3"], scores, test_variance, cav_noise, method="paper")
     np.testing.assert_allclose(tests.p_paper[:2], stats.ttest_1samp(scores[:, :2], 0.5).pvalue)
     assert tests.p_paper[2] == 1.0  # constant at exactly 0.5
-    se = np.sqrt(0.03**2 + (0.25 / 0.75) * scores.var(axis=0, ddof=1))
+    se = np.sqrt(0.03**2 + cav_noise)
     np.testing.assert_allclose(tests.p_calibrated, 2 * stats.norm.sf(np.abs(scores.mean(0) - 0.5) / se))
     critical = stats.t.ppf(1 - 0.05 / 3 / 2, 19)
     np.testing.assert_allclose(tests.ci[:, 1] - tests.mean, critical * scores.std(0, ddof=1) / math.sqrt(20))
     assert tests.significant.tolist() == [False, True, False]
     np.testing.assert_allclose(tests.p_bonferroni, np.minimum(1, 3 * tests.p_paper))
     with pytest.raises(ValueError, match="share of the training data"):
-        tcav.score_tests(["c"], ["g"], scores[:, :1], variance[:, :1], [1.0])
+        tcav.cav_variance(np.tile(np.arange(10), (5, 1)), 10, scores[:5, :1])
 
 
 def test_tcav_scores_count_the_positive_side_per_genre():
@@ -156,6 +156,41 @@ def test_no_significant_result_under_the_null_across_repeated_analyses():
     assert family_errors <= 2  # 5% of 40
     assert paper_family_errors >= 30
     assert np.abs(means - 0.5).max() < 0.15 and abs(means.mean() - 0.5) < 0.01
+
+
+def test_with_enough_runs_the_standard_error_is_sized_to_the_spread_of_null_means():
+    """Over 40 null data sets, z = (mean - 0.5) / SE has a standard deviation near 1 (the earlier
+    extrapolated SE gave about 0.6 at higher dimension), and the family-wise error rate stays <= 5%."""
+    family_errors, z = 0, []
+    for seed in range(40):
+        x, genres, attributes = synthetic(seed, per_genre=400, dim=16)
+        _, tests = tcav.analyse(x, genres, attributes, CONCEPTS[::2], tcav.Settings(runs=tcav.MIN_JACKKNIFE_RUNS, seed=seed))
+        family_errors += bool(tests.significant.any())
+        z.append((tests.mean - 0.5) / tests.standard_error)
+    spread = float(np.std(np.concatenate(z)))
+    print(f"null z: sd {spread:.3f} over {len(np.concatenate(z))} tests; family-wise errors {family_errors} of 40")
+    assert 0.85 <= spread <= 1.15
+    assert family_errors <= 2
+
+
+def test_the_jackknife_noise_matches_refits_on_fresh_training_sets():
+    """cav_variance against the spread of run-averaged scores over independent training sets drawn
+    from one population (test tracks held fixed): an independent, brute-force computation."""
+    rng = np.random.default_rng(8)
+    x, genres, attributes = synthetic(3, per_genre=1600, dim=16)
+    values = np.asarray(attributes["gender"]).astype(str)
+    test = rng.choice(len(x), 400, replace=False)
+    pool = np.setdiff1d(np.arange(len(x)), test)
+    estimates, averages = [], []
+    for _ in range(30):
+        train = rng.choice(pool, 200, replace=False)
+        labels = values[train] == "female"
+        subsets = np.stack([rng.choice(200, 50, replace=False) for _ in range(tcav.MIN_JACKKNIFE_RUNS)])
+        weights, bias = tcav.fit_logistic(x[train], labels, subsets)
+        scores = (tcav.projections(x[test], weights, bias) > 0).mean(axis=0)[:, None]
+        estimates.append(tcav.cav_variance(subsets, 200, scores)[0])
+        averages.append(scores.mean())
+    assert np.mean(estimates) == pytest.approx(np.var(averages, ddof=1), rel=0.5)  # 30 refits: the spread itself is +-26%
 
 
 def test_debiasing_moves_the_top_half_monotonically_toward_balance_and_beyond():
