@@ -4,13 +4,14 @@ rate), and exact-set / precision / recall / F1 for multi-label answers.
 Answers arrive as integer codes: the index of the option the model chose, or -1 for an answer that
 could not be read. Invalid answers count as wrong in accuracies and are left out of prediction rates
 (which describe what the model chose when it chose something).
+
+Standard errors cluster on `clusters` (the clip an item was built from: items of one clip are not
+independent); without clusters every item is its own, which gives the usual sample stderr.
 """
 
 from __future__ import annotations
 
 import numpy as np
-
-from symphony_bench.metrics.association import binomial_rate
 
 INVALID = -1
 BIAS_BOOTSTRAP = 2000
@@ -24,29 +25,68 @@ def _codes(predicted, n_options: int) -> np.ndarray:
     return codes
 
 
-def accuracy(gold, predicted) -> tuple[float, float]:
-    """Share of answers equal to gold (invalid answers are wrong) and its binomial stderr."""
+def _cluster_codes(clusters, n: int) -> np.ndarray:
+    if clusters is None:
+        return np.arange(n)
+    codes = np.unique(np.asarray(clusters).ravel(), return_inverse=True)[1].ravel()
+    if codes.size != n:
+        raise ValueError(f"values and clusters differ in length: {n} vs {codes.size}")
+    return codes
+
+
+def clustered_mean(values, clusters=None) -> tuple[float, float]:
+    """Mean of `values` and its cluster-robust stderr: sqrt(G / (G - 1) * sum_g (sum_{j in g} (x_j -
+    mean))^2) / n over G clusters. With one item per cluster this is the sample stderr sd / sqrt(n)."""
+    values = np.asarray(values, dtype=float).ravel()
+    codes = _cluster_codes(clusters, values.size)
+    if values.size == 0:
+        return float("nan"), float("nan")
+    mean = float(values.mean())
+    sums = np.bincount(codes, weights=values - mean)
+    n_clusters = int(np.count_nonzero(np.bincount(codes)))
+    if n_clusters < 2:
+        return mean, float("nan")
+    return mean, float(np.sqrt(n_clusters / (n_clusters - 1) * np.sum(sums**2)) / values.size)
+
+
+def accuracy(gold, predicted, clusters=None) -> tuple[float, float]:
+    """Share of answers equal to gold (invalid answers are wrong) and its stderr."""
     gold, predicted = np.asarray(gold).ravel(), np.asarray(predicted).ravel()
     if gold.shape != predicted.shape:
         raise ValueError(f"gold and predicted differ in length: {gold.size} vs {predicted.size}")
-    return binomial_rate(gold == predicted)
+    return clustered_mean(gold == predicted, clusters)
 
 
-def response_bias(predicted, n_options: int, n_boot: int = BIAS_BOOTSTRAP, seed: int = BIAS_SEED) -> tuple[float, float]:
-    """Bias = max_i p_i - min_i p_i over the prediction rates, and its bootstrap stderr (valid answers
-    resampled with replacement: one multinomial draw of counts per replicate, all drawn at once)."""
+def rate_among(flags, mask, clusters) -> tuple[float, float]:
+    """Share of True `flags` among the examples where `mask` holds, with its clustered stderr."""
+    mask = np.asarray(mask, dtype=bool)
+    return clustered_mean(np.asarray(flags)[mask], np.asarray(clusters)[mask])
+
+
+def response_bias(predicted, n_options: int, clusters=None, n_boot: int = BIAS_BOOTSTRAP,
+                  seed: int = BIAS_SEED) -> tuple[float, float]:
+    """Bias = max_i p_i - min_i p_i over the prediction rates of the valid answers, and its stderr from
+    a bootstrap that resamples clusters (all replicates at once: (B, G) multiplicities @ (G, K) counts)."""
     codes = _codes(predicted, n_options)
-    valid = codes[codes != INVALID]
-    if valid.size == 0:
+    cluster_codes = _cluster_codes(clusters, codes.size)
+    valid = codes != INVALID
+    if not valid.any():
         return float("nan"), float("nan")
-    rates = np.bincount(valid, minlength=n_options) / valid.size
-    replicates = np.random.default_rng(seed).multinomial(valid.size, rates, size=n_boot) / valid.size
-    bias = rates.max() - rates.min()
-    stderr = (replicates.max(axis=1) - replicates.min(axis=1)).std(ddof=1) if valid.size > 1 else float("nan")
-    return float(bias), float(stderr)
+    n_clusters = int(cluster_codes.max()) + 1
+    counts = np.zeros((n_clusters, n_options))
+    np.add.at(counts, (cluster_codes[valid], codes[valid]), 1.0)
+    rates = counts.sum(axis=0) / counts.sum()
+    draws = np.random.default_rng(seed).integers(0, n_clusters, size=(n_boot, n_clusters))
+    flat = (draws + n_clusters * np.arange(n_boot)[:, None]).ravel()
+    replicated = np.bincount(flat, minlength=n_boot * n_clusters).reshape(n_boot, n_clusters) @ counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = replicated / replicated.sum(axis=1, keepdims=True)
+    spread = shares.max(axis=1) - shares.min(axis=1)
+    stderr = float(np.nanstd(spread, ddof=1)) if n_clusters > 1 else float("nan")
+    return float(rates.max() - rates.min()), stderr
 
 
-def set_scores(gold, predicted, valid) -> dict[str, tuple[float, float]]:
+def set_scores(gold, predicted, valid, clusters=None) -> dict[str, tuple[float, float]]:
     """Exact-set accuracy and per-example precision, recall, F1 (each: mean, stderr over examples).
 
     `gold` and `predicted` are boolean (examples x candidates) matrices; rows where `valid` is False
@@ -58,12 +98,6 @@ def set_scores(gold, predicted, valid) -> dict[str, tuple[float, float]]:
         raise ValueError(f"shapes differ: gold {gold.shape}, predicted {predicted.shape}, valid {valid.shape}")
     if not gold.any(axis=1).all():
         raise ValueError("every example needs at least one gold instrument")
-    return {name: _mean_stderr(values) for name, values in set_example_scores(gold, predicted, valid).items()}
-
-
-def set_example_scores(gold, predicted, valid) -> dict[str, np.ndarray]:
-    """Per example: exact set match, precision, recall, F1 (0 where the answer was invalid)."""
-    gold, predicted, valid = np.asarray(gold, dtype=bool), np.asarray(predicted, dtype=bool), np.asarray(valid, dtype=bool)
     hits = (gold & predicted).sum(axis=1)
     n_predicted = predicted.sum(axis=1)
     precision = np.divide(hits, n_predicted, out=np.zeros(len(hits)), where=n_predicted > 0)
@@ -71,94 +105,27 @@ def set_example_scores(gold, predicted, valid) -> dict[str, np.ndarray]:
     f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros(len(hits)), where=precision + recall > 0)
     exact = (gold == predicted).all(axis=1)
     scores = {"exact_set": exact, "precision": precision, "recall": recall, "f1": f1}
-    return {name: np.where(valid, values, 0.0) for name, values in scores.items()}
-
-
-def _mean_stderr(values: np.ndarray) -> tuple[float, float]:
-    values = np.asarray(values, dtype=float)
-    if values.size == 0:
-        return float("nan"), float("nan")
-    stderr = values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else float("nan")
-    return float(values.mean()), float(stderr)
-
-
-def clustered_mean(values, clusters) -> tuple[float, float]:
-    """Mean of `values` and its cluster-robust stderr (items of one cluster, e.g. the items built from
-    one clip, are not independent): sqrt(G / (G - 1) * sum_g (sum_{j in g} (x_j - mean))^2) / n.
-    With one item per cluster this is the binomial / sample stderr."""
-    values = np.asarray(values, dtype=float).ravel()
-    codes = np.unique(np.asarray(clusters).ravel(), return_inverse=True)[1].ravel()
-    if values.shape != codes.shape:
-        raise ValueError(f"values and clusters differ in length: {values.size} vs {codes.size}")
-    if values.size == 0:
-        return float("nan"), float("nan")
-    mean = float(values.mean())
-    sums = np.bincount(codes, weights=values - mean)
-    n_clusters = int(np.count_nonzero(np.bincount(codes)))
-    if n_clusters < 2:
-        return mean, float("nan")
-    return mean, float(np.sqrt(n_clusters / (n_clusters - 1) * np.sum(sums**2)) / values.size)
-
-
-def rate_among(flags, mask, clusters) -> tuple[float, float]:
-    """Share of True `flags` among the examples where `mask` holds, with its clustered stderr."""
-    mask = np.asarray(mask, dtype=bool)
-    return clustered_mean(np.asarray(flags)[mask], np.asarray(clusters)[mask])
-
-
-def clustered_bias(predicted, n_options: int, clusters, n_boot: int = BIAS_BOOTSTRAP, seed: int = BIAS_SEED) -> tuple[float, float]:
-    """Response bias (max - min prediction rate among valid answers) and its stderr from a bootstrap
-    that resamples clusters (clips), all replicates at once: (B, G) cluster draws @ (G, K) counts."""
-    codes = _codes(predicted, n_options)
-    cluster_codes = np.unique(np.asarray(clusters).ravel(), return_inverse=True)[1].ravel()
-    valid = codes != INVALID
-    if not valid.any():
-        return float("nan"), float("nan")
-    n_clusters = int(cluster_codes.max()) + 1
-    counts = np.zeros((n_clusters, n_options))
-    np.add.at(counts, (cluster_codes[valid], codes[valid]), 1.0)
-    rates = counts.sum(axis=0) / counts.sum()
-    draws = np.random.default_rng(seed).integers(0, n_clusters, size=(n_boot, n_clusters))
-    replicated = _resampled_counts(draws, counts)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shares = replicated / replicated.sum(axis=1, keepdims=True)
-    spread = shares.max(axis=1) - shares.min(axis=1)
-    stderr = float(np.nanstd(spread, ddof=1)) if n_clusters > 1 else float("nan")
-    return float(rates.max() - rates.min()), stderr
-
-
-def _resampled_counts(draws: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """(B, K) option counts of each bootstrap replicate: cluster multiplicities (B, G) @ counts (G, K)."""
-    n_boot, n_clusters = draws.shape
-    flat = (draws + n_clusters * np.arange(n_boot)[:, None]).ravel()
-    multiplicities = np.bincount(flat, minlength=n_boot * n_clusters).reshape(n_boot, n_clusters)
-    return multiplicities @ counts
+    return {name: clustered_mean(np.where(valid, values, 0.0), clusters) for name, values in scores.items()}
 
 
 def choice_scores(gold, chosen, n_options: int, clusters=None) -> dict[str, tuple[float, float]]:
     """Every score of a choice task, each (value, stderr): accuracy, invalid rate, the rate of each
-    option among valid answers, accuracy on gold = first / second option, and the response bias.
-    Stderrs are clustered by `clusters` (default: every item its own cluster)."""
+    option among valid answers, accuracy on gold = first / second option, and the response bias."""
     gold, chosen = np.asarray(gold, dtype=int), _codes(chosen, n_options)
-    clusters = np.arange(len(gold)) if clusters is None else np.asarray(clusters)
+    clusters = _cluster_codes(clusters, len(gold))
     valid = chosen != INVALID
-    scores = {"accuracy": clustered_mean(chosen == gold, clusters), "invalid_rate": clustered_mean(~valid, clusters)}
+    scores = {"accuracy": accuracy(gold, chosen, clusters), "invalid_rate": clustered_mean(~valid, clusters)}
     for option in range(n_options):
         scores[f"option_{option}_rate"] = rate_among(chosen == option, valid, clusters)
     scores["gold_0_accuracy"] = rate_among(chosen == gold, gold == 0, clusters)
     scores["gold_1_accuracy"] = rate_among(chosen == gold, gold == 1, clusters)
-    scores["bias"] = clustered_bias(chosen, n_options, clusters)
+    scores["bias"] = response_bias(chosen, n_options, clusters)
     return scores
 
 
 def set_task_scores(gold, chosen, valid, clusters=None) -> dict[str, tuple[float, float]]:
-    """Exact-set accuracy, precision, recall, F1 and invalid rate of a multi-label task, each
-    (value, stderr clustered by `clusters`, default every item its own)."""
-    gold, chosen = np.asarray(gold, dtype=bool), np.asarray(chosen, dtype=bool)
-    valid = np.asarray(valid, dtype=bool).ravel()
-    clusters = np.arange(len(valid)) if clusters is None else np.asarray(clusters)
-    per_example = set_example_scores(gold, chosen, valid)
-    names = {"exact_set_accuracy": "exact_set", "precision": "precision", "recall": "recall", "f1": "f1"}
-    scores = {name: clustered_mean(per_example[key], clusters) for name, key in names.items()}
-    scores["invalid_rate"] = clustered_mean(~valid, clusters)
-    return scores
+    """Exact-set accuracy, precision, recall, F1 and invalid rate of a multi-label task, each (value, stderr)."""
+    scores = set_scores(gold, chosen, valid, clusters)
+    invalid = ~np.asarray(valid, dtype=bool).ravel()
+    return {"exact_set_accuracy": scores["exact_set"], "precision": scores["precision"], "recall": scores["recall"],
+            "f1": scores["f1"], "invalid_rate": clustered_mean(invalid, clusters)}

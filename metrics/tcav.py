@@ -436,10 +436,6 @@ class ConceptResult:
         return f"{self.column}={self.value}"
 
     @property
-    def subset_share(self) -> float:
-        return self.subset_size / self.split.train.size
-
-    @property
     def genre_test_sizes(self) -> np.ndarray:
         return np.bincount(self.split.test_strata, minlength=len(self.split.strata))
 

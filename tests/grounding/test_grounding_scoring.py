@@ -147,12 +147,10 @@ def test_clustered_stderr_is_the_binomial_one_with_single_item_clusters_and_the_
 
 
 def test_clustered_bias_stderr_matches_a_naive_loop_over_clips():
-    from symphony_bench.metrics.grounding import clustered_bias
-
     rng = np.random.default_rng(1)
     clips = np.repeat(np.arange(80), 2)  # a yes and a no question per clip
     answers = np.where(rng.random(160) < 0.1, INVALID, (rng.random(160) < 0.35 + 0.3 * (clips % 2)).astype(int))
-    value, stderr = clustered_bias(answers, 2, clips)
+    value, stderr = response_bias(answers, 2, clips)
     loop = np.random.default_rng(99)
     spreads = []
     for _ in range(3000):
