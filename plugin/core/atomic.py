@@ -1,59 +1,180 @@
-"""Write a directory all at once: build it in a temporary sibling, then swap it into place."""
+"""Write a directory all at once: build it in a hidden staging folder next to it, then swap it into
+place; never over an input, never over another builder's output, and leave nothing behind.
+
+Every build of a folder goes through `staged_directory(out, kind, inputs)`:
+- `refuse_overlap`: `out` may not be, contain or lie inside any input (paths resolved, symlinks followed).
+- `out` may be replaced only if it is missing, empty, or an earlier output of the same `kind`: the
+  folder's BUILD_MARKER file records the kind ("openmic", "synthmic", "symphony-bias-audio",
+  "symphony-bias-image", "upstream-import", "tcav-cache", "tcav-analysis"...). A marker without a
+  kind (written before kinds were recorded, or by a caller that passes none) is replaced only by a
+  caller that passes none either: a builder refuses it, since it cannot tell what the folder holds.
+- All temporary data lives in one staging folder, `.OUT.staging-PID-HOST-XXXXXXXX` next to `out`: the
+  output being written (yielded), `scratch_folder` (e.g. an extracted archive) and, during the swap,
+  the replaced folder. It is removed on success, on an exception, on Ctrl-C and on SIGTERM (turned
+  into `Terminated` while a build runs); after a SIGKILL the next build of `out` removes it, once
+  the process named in it is gone (never a live process's, never another host's).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import glob
+import hashlib
+import os
+import re
 import shutil
+import signal
+import socket
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from symphony_bench.plugin.core.errors import DataFileError
 
 BUILD_MARKER = ".symphony-bench-build"  # only a folder holding this file may be replaced
+MARKER_TEXT = "written by symphony-bench; a rebuild of the same kind may replace this folder\n"
+KIND_PREFIX = "kind: "
+HOST_TAG = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]  # pids are per host
+STAGING_OWNER = re.compile(r"(\d+)-([0-9a-f]{8})-\w+")  # PID-HOST-random, after ".OUT.staging-"
 
 
-def _check_replaceable(target: Path) -> None:
+class Terminated(SystemExit):
+    """SIGTERM during a build: unwinds like Ctrl-C, so that the staging folder is removed."""
+
+    def __init__(self) -> None:
+        super().__init__(128 + signal.SIGTERM)
+
+
+def refuse_overlap(out: Path, inputs: Iterable[Path]) -> None:
+    """DataFileError if `out` is, contains or lies inside one of `inputs` (resolved: symlinks followed)."""
+    target = Path(out).resolve()
+    for given in inputs:
+        source = Path(given).resolve()
+        if target == source:
+            relation = "is"
+        elif source.is_relative_to(target):
+            relation = "contains"
+        elif target.is_relative_to(source):
+            relation = "lies inside"
+        else:
+            continue
+        raise DataFileError(f"{out}: refusing to write there: it {relation} the input {given}; choose an output folder outside the inputs")
+
+
+def output_kind(folder: Path) -> str | None:
+    """The kind recorded in `folder`'s BUILD_MARKER; None for a marker from before kinds were recorded."""
+    for line in (Path(folder) / BUILD_MARKER).read_text(encoding="utf-8").splitlines():
+        if line.startswith(KIND_PREFIX):
+            return line.removeprefix(KIND_PREFIX).strip()
+    return None
+
+
+def _check_replaceable(target: Path, kind: str | None) -> None:
     if Path.cwd().resolve().is_relative_to(target):
         raise DataFileError(f"{target}: refusing to replace the working directory or a folder above it")
-    if target.exists() and not (target.is_dir() and (not any(target.iterdir()) or (target / BUILD_MARKER).is_file())):
+    if not target.exists() or (target.is_dir() and not any(target.iterdir())):
+        return
+    if not (target.is_dir() and (target / BUILD_MARKER).is_file()):
         raise DataFileError(f"{target}: exists and is not an earlier symphony-bench output (no {BUILD_MARKER}); choose a new or empty folder")
+    found = output_kind(target)
+    if found == kind:
+        return
+    writing = f"this build writes a {kind!r} folder" if kind else "this writer replaces only its own kind of folder"
+    if found is None:
+        raise DataFileError(f"{target}: an earlier symphony-bench output that does not record which builder wrote it; "
+                            f"{writing}: remove it yourself if it is stale, or choose another folder")
+    raise DataFileError(f"{target}: holds a {found!r} output (see its {BUILD_MARKER}); {writing}: choose another folder")
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def sweep_stale_staging(target: Path) -> list[Path]:
+    """Remove the staging folders of `target` left by builds killed on this host; returns them."""
+    prefix = f".{target.name}.staging-"
+    swept = []
+    for folder in sorted(target.parent.glob(glob.escape(prefix) + "*")):
+        owner = STAGING_OWNER.fullmatch(folder.name.removeprefix(prefix))
+        if owner is None or owner[2] != HOST_TAG or _process_alive(int(owner[1])):
+            continue
+        replaced = folder / "replaced"
+        if replaced.is_dir() and not target.exists():  # killed between the two renames of a swap
+            replaced.rename(target)
+        shutil.rmtree(folder, ignore_errors=True)
+        swept.append(folder)
+    return swept
+
+
+def scratch_folder(staged_output: Path) -> Path:
+    """A folder for temporary data beside an output that `staged_directory` yielded: removed with
+    its staging folder, also after a crash."""
+    scratch = Path(staged_output).parent / "scratch"
+    scratch.mkdir(exist_ok=True)
+    return scratch
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
 
 
 @contextlib.contextmanager
-def staged_directory(target: Path) -> Iterator[Path]:
-    """Yields an empty staging directory next to `target`; on success it replaces `target`.
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises Terminated in the main thread while the block runs (handlers live there only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
-    Only an empty folder or an earlier output (marked with BUILD_MARKER) is ever replaced. On an
-    exception nothing is left behind and an existing `target` is untouched.
+
+@contextlib.contextmanager
+def staged_directory(target: Path, kind: str | None = None, inputs: Iterable[Path] = ()) -> Iterator[Path]:
+    """Yields an empty folder to write the output in; on success it replaces `target`.
+
+    Refuses (DataFileError, before anything is written) a `target` that overlaps `inputs` or holds
+    something other than an earlier output of `kind`. On an exception, Ctrl-C or SIGTERM nothing
+    is left behind and an existing `target` is untouched.
     """
     target = Path(target).resolve()
-    _check_replaceable(target)
+    refuse_overlap(target, inputs)
+    if target.parent.is_dir():
+        sweep_stale_staging(target)  # first: it may put back an output that a killed swap moved aside
+    _check_replaceable(target, kind)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.staging-"))
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.staging-{os.getpid()}-{HOST_TAG}-"))
     try:
-        yield staging
-        (staging / BUILD_MARKER).write_text("written by symphony-bench; this folder may be replaced by a rebuild\n")
-        staging.chmod(0o755)
-        _swap(staging, target)
+        with _sigterm_raises():
+            output = staging / "output"
+            output.mkdir()
+            yield output
+            (output / BUILD_MARKER).write_text(MARKER_TEXT + (f"{KIND_PREFIX}{kind}\n" if kind else ""), encoding="utf-8")
+            output.chmod(0o755)
+            _swap(output, target, replaced=staging / "replaced")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _swap(staging: Path, target: Path) -> None:
-    backup = None
+def _swap(output: Path, target: Path, replaced: Path) -> None:
+    """Move `target` (if any) aside into the staging folder, then `output` into its place."""
     if target.exists():
-        backup = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
-        backup.rmdir()
-        target.rename(backup)
+        target.rename(replaced)
     try:
-        staging.rename(target)
+        output.rename(target)
     except OSError:
-        if backup is not None:
-            backup.rename(target)
+        if replaced.exists():
+            replaced.rename(target)
         raise
-    if backup is not None:
-        shutil.rmtree(backup, ignore_errors=True)
 
 
 def write_text_atomically(path: Path, text: str) -> None:

@@ -1,0 +1,185 @@
+"""Staged folders: never over an input or another builder's output, nothing left behind after an
+error, Ctrl-C, SIGTERM or (on the next build) SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from symphony_bench.plugin.core.atomic import (
+    BUILD_MARKER,
+    HOST_TAG,
+    output_kind,
+    refuse_overlap,
+    scratch_folder,
+    staged_directory,
+)
+from symphony_bench.plugin.core.errors import DataFileError
+
+
+def build(out: Path, kind: str | None = "openmic", inputs=(), content: str = "new") -> None:
+    with staged_directory(out, kind, inputs) as staging:
+        (staging / "data.txt").write_text(content)
+
+
+def debris(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def test_the_marker_records_the_kind_and_a_rebuild_of_that_kind_replaces_the_folder(tmp_path):
+    build(tmp_path / "out", content="first")
+    assert output_kind(tmp_path / "out") == "openmic"
+    build(tmp_path / "out", content="second")
+    assert (tmp_path / "out" / "data.txt").read_text() == "second" and not debris(tmp_path)
+
+
+@pytest.mark.parametrize("first, second, message", [
+    ("symphony-bias-image", "symphony-bias-audio", "holds a 'symphony-bias-image' output"),
+    ("tcav-cache", None, "holds a 'tcav-cache' output"),
+    (None, "openmic", "does not record which builder wrote it"),
+])
+def test_another_kind_of_output_is_refused_and_kept(tmp_path, first, second, message):
+    build(tmp_path / "out", kind=first, content="kept")
+    with pytest.raises(DataFileError, match=message):
+        build(tmp_path / "out", kind=second)
+    assert (tmp_path / "out" / "data.txt").read_text() == "kept" and not debris(tmp_path)
+
+
+def test_a_kindless_marker_is_replaced_by_a_writer_that_passes_no_kind(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / BUILD_MARKER).write_text("written by symphony-bench; this folder may be replaced by a rebuild\n")
+    assert output_kind(tmp_path / "out") is None
+    build(tmp_path / "out", kind=None)
+    assert (tmp_path / "out" / "data.txt").read_text() == "new"
+
+
+def source_folder(tmp_path: Path) -> Path:
+    source = tmp_path / "source"
+    (source / "sub").mkdir(parents=True)
+    (source / "sub" / "clip.ogg").write_text("input")
+    (source / BUILD_MARKER).write_text("kind: openmic\n")  # even an earlier output, once an input, is kept
+    return source
+
+
+@pytest.mark.parametrize("out, relation", [
+    ("source", "is"), ("source/sub", "lies inside"), (".", "contains"), ("link", "is"), ("link/sub/new", "lies inside"),
+])
+def test_an_output_overlapping_an_input_is_refused_and_the_input_is_untouched(tmp_path, out, relation):
+    source = source_folder(tmp_path)
+    (tmp_path / "link").symlink_to(source)
+    before = sorted(str(p) for p in source.rglob("*"))
+    with pytest.raises(DataFileError, match=re.escape(f"it {relation} the input {source}; choose an output folder outside the inputs")):
+        build(tmp_path / out, inputs=[source])
+    assert sorted(str(p) for p in source.rglob("*")) == before and (source / "sub" / "clip.ogg").read_text() == "input"
+    assert not debris(tmp_path) and debris(source) == [BUILD_MARKER]
+
+
+def test_an_input_file_inside_the_output_is_refused(tmp_path):
+    archive = tmp_path / "out" / "release.tgz"
+    archive.parent.mkdir()
+    archive.write_bytes(b"tgz")
+    with pytest.raises(DataFileError, match="contains the input"):
+        refuse_overlap(tmp_path / "out", [tmp_path / "elsewhere", archive])
+    refuse_overlap(tmp_path / "other", [archive])  # disjoint: fine
+
+
+def test_scratch_data_and_the_staging_folder_go_on_an_exception(tmp_path):
+    with pytest.raises(RuntimeError), staged_directory(tmp_path / "out", "openmic") as staging:
+        (scratch_folder(staging) / "extracted.bin").write_bytes(b"x" * 100)
+        raise RuntimeError("fails mid-build")
+    assert list(tmp_path.iterdir()) == []
+
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from symphony_bench.plugin.core.atomic import scratch_folder, staged_directory
+
+    out, ready = Path(sys.argv[1]), Path(sys.argv[2])
+    with staged_directory(out, "openmic") as staging:
+        (staging / "partial.parquet").write_bytes(b"rows")
+        (scratch_folder(staging) / "extracted.ogg").write_bytes(b"audio")
+        ready.write_text(str(staging))
+        time.sleep(60)
+""")
+
+
+def start_build(tmp_path: Path, out: Path) -> tuple[subprocess.Popen, Path]:
+    """A build in another process, stopped mid-way; returns it and its staging folder."""
+    ready = tmp_path / "ready.txt"
+    ready.unlink(missing_ok=True)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(out), str(ready)])
+    for _ in range(600):
+        if ready.exists() and ready.read_text():
+            return child, Path(ready.read_text()).parent
+        assert child.poll() is None, "the build process ended early"
+        subprocess.run(["sleep", "0.02"])
+    child.kill()
+    raise AssertionError("the build process never got going")
+
+
+def earlier_output(folder: Path) -> Path:
+    build(folder, content="earlier")
+    return folder
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, -signal.SIGINT)])
+def test_sigterm_or_ctrl_c_mid_build_removes_everything_and_keeps_the_earlier_output(tmp_path, signum, status):
+    work = tmp_path / "work"
+    out = earlier_output(work / "out")
+    child, staging = start_build(tmp_path, out)
+    assert staging.parent == work and (staging / "scratch" / "extracted.ogg").is_file()
+    child.send_signal(signum)
+    assert child.wait(timeout=30) == status
+    assert debris(work) == [] and (out / "data.txt").read_text() == "earlier"
+
+
+def test_after_sigkill_the_next_build_sweeps_the_dead_build_but_never_a_live_one(tmp_path):
+    work = tmp_path / "work"
+    out = earlier_output(work / "out")
+    dead, dead_staging = start_build(tmp_path, out)
+    dead.kill()
+    dead.wait(timeout=30)
+    assert debris(work) == [dead_staging.name]  # SIGKILL cannot be caught: left until the next build
+    live, live_staging = start_build(tmp_path, out)
+    try:
+        build(out, content="rebuilt")
+        assert debris(work) == [live_staging.name] and (live_staging / "scratch" / "extracted.ogg").is_file()
+        assert (out / "data.txt").read_text() == "rebuilt"
+    finally:
+        live.kill()
+        live.wait(timeout=30)
+
+
+def test_a_build_killed_between_the_two_renames_of_the_swap_gets_its_earlier_output_back(tmp_path):
+    out = earlier_output(tmp_path / "out")
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    staging = tmp_path / f".out.staging-{int(finished.stdout)}-{HOST_TAG}-abcd1234"  # a process now gone
+    staging.mkdir()
+    out.rename(staging / "replaced")
+    with pytest.raises(DataFileError, match="holds a 'openmic' output"):  # restored first, then protected
+        build(out, kind="synthmic")
+    assert (out / "data.txt").read_text() == "earlier" and debris(tmp_path) == []
+
+
+def test_staging_folders_of_another_host_or_an_older_version_are_left_alone(tmp_path):
+    foreign = [tmp_path / ".out.staging-1-00000000-abcd1234", tmp_path / ".out.staging-x1y2z3w4"]
+    for folder in foreign:
+        folder.mkdir()
+    build(tmp_path / "out")
+    assert debris(tmp_path) == sorted(folder.name for folder in foreign)
+
+
+def test_sigterm_handling_is_only_active_during_a_build(tmp_path):
+    before = signal.getsignal(signal.SIGTERM)
+    with staged_directory(tmp_path / "out", "openmic"):
+        assert signal.getsignal(signal.SIGTERM) is not before
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert os.getpid()  # the test process survived
