@@ -40,18 +40,19 @@ def _samples_file_match(name: str) -> re.Match | None:
 
 def latest_sample_files(run_dir: Path) -> dict[str, tuple[str, Path]]:
     """{task label: (task, newest samples file)}; the label is the task name, prefixed by the model
-    folder when several model folders ran the same task."""
-    newest: dict[tuple[str, str], tuple[str, Path]] = {}
+    folder's path under `run_dir` when several folders ran the same task (two folders of the same
+    name in different places are two runs)."""
+    newest: dict[tuple[Path, str], tuple[str, Path]] = {}
     for path in sorted(run_dir.rglob("*samples_*.jsonl")):
         match = _samples_file_match(path.name)
         if match:
-            key = (path.parent.name, match["task"])
+            key = (path.parent.relative_to(run_dir), match["task"])
             if key not in newest or match["stamp"] > newest[key][0]:
                 newest[key] = (match["stamp"], path)
     task_counts = collections.Counter(task for _, task in newest)
     return {
-        (task if task_counts[task] == 1 else f"{model}/{task}"): (task, path)
-        for (model, task), (_, path) in sorted(newest.items())
+        (task if task_counts[task] == 1 else f"{folder.as_posix()}/{task}"): (task, path)
+        for (folder, task), (_, path) in sorted(newest.items())
     }
 
 
@@ -64,22 +65,38 @@ def sample_record(sample: dict) -> dict | None:
 
 
 def read_task_records(path: Path, task: str, label: str) -> TaskRecords | None:
-    """The records of a samples file; None if its first sample holds none of ours (another task)."""
-    records = []
-    with open(path, encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            try:
-                sample = json.loads(line)
-            except ValueError as error:
-                raise DataFileError(f"{path}, line {line_number}: not valid JSON ({error})") from error
-            record = sample_record(sample) if isinstance(sample, dict) else None
-            if not records:
-                if record is None:
-                    return None
-            elif record is None or record["kind"] != records[0]["kind"]:
-                raise DataFileError(f"{path}, line {line_number}: not a {records[0]['kind']} record like the lines before it")
-            records.append(record)
-    return TaskRecords(task, label, records[0]["kind"], records, path) if records else None
+    """The records of a samples file; None if no line holds one of ours (another task's file).
+    A line without the file's kind of record, or a record its benchmark cannot use, is an error
+    naming the file and line."""
+    found = [(line_number, sample_record(sample) if isinstance(sample, dict) else None)
+             for line_number, sample in _samples(path)]
+    records = [record for _, record in found if record is not None]
+    if not records:
+        return None
+    kind = records[0]["kind"]
+    for line_number, record in found:
+        if record is None or record["kind"] != kind:
+            raise DataFileError(f"{path}, line {line_number}: not a {kind} record like the other lines")
+        problem = SECTION_OF_KIND[kind].record_problem(record)
+        if problem:
+            raise DataFileError(f"{path}, line {line_number}: {kind} record: {problem}")
+    return TaskRecords(task, label, kind, records, path)
+
+
+def _samples(path: Path):
+    """(line number, parsed JSON) of each non-blank line."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = list(handle)
+    except UnicodeDecodeError as error:
+        raise DataFileError(f"{path}: not UTF-8 text ({error})") from error
+    for line_number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield line_number, json.loads(line)
+        except ValueError as error:
+            raise DataFileError(f"{path}, line {line_number}: not valid JSON ({error})") from error
 
 
 def build_report(run_dir: Path, options: dict | None = None) -> Report:
@@ -93,7 +110,7 @@ def build_report(run_dir: Path, options: dict | None = None) -> Report:
         if found is None:
             continue
         section = SECTION_OF_KIND[found.kind]
-        for entry_label, entry in section.entries(found, options or {}).items():
+        for entry_label, entry in _section_entries(section, found, options or {}).items():
             report.entries[entry_label], report.sections[entry_label] = entry, section
         tasks_by_folder[path.parent].append(found)
     if not report.entries:
@@ -104,6 +121,17 @@ def build_report(run_dir: Path, options: dict | None = None) -> Report:
         for section in SECTIONS:
             section.link(report.entries, [task for task in tasks if task.kind in section.kinds])
     return report
+
+
+def _section_entries(section: ReportSection, found: TaskRecords, options: dict) -> dict[str, dict]:
+    """The section's entries; records that are each fine but do not fit together (one instrument
+    with two stereotype categories) are an error naming the file."""
+    try:
+        return section.entries(found, options)
+    except DataFileError:
+        raise
+    except ValueError as error:
+        raise DataFileError(f"{found.path}: {error}") from error
 
 
 def render_markdown(report: Report) -> str:

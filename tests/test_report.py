@@ -4,11 +4,13 @@ a record that breaks the file's pattern is an error naming the file and line."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.report import build_report, read_task_records, render_markdown
+from symphony_bench.plugin.grounding.records import choice_record, set_record
 from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
 
 
@@ -58,3 +60,88 @@ def test_truncated_answers_read_apart_from_other_invalid_ones(tmp_path):
     summary = report.entries["symphony_bias_text"]["summary"]
     assert (summary["truncated_rate"], summary["other_invalid_rate"], summary["invalid_rate"]) == (0.25, 0.25, 0.5)
     assert "cut off inside the answer (budget too small): 0.250" in render_markdown(report)
+
+
+def sample_of(record: dict) -> dict:
+    return {"doc_id": 0, "accuracy": record, "accuracy_stderr": record}
+
+
+def choice(**changes) -> dict:
+    return {**choice_record("letter", 1, 0, ["guitar", "banjo"], "plucked", "000_1"), **changes}
+
+
+LIKERT_OK = likert_sample("s0", "harp", "female", [1, 5, 3])["mean_abs"]
+BAD_RECORDS = [
+    ({**LIKERT_OK, "scores": [float("nan"), 5, 3]}, "'scores' is"),
+    ({**LIKERT_OK, "scores": [float("inf"), 5, 3]}, "'scores' is"),
+    ({**LIKERT_OK, "scores": None}, "expected three finite numbers"),
+    ({**LIKERT_OK, "scores": ["1", 5, 3]}, "expected three finite numbers"),
+    ({**LIKERT_OK, "scores": [-1, 5, 3]}, "expected Likert values 1..5"),
+    ({**LIKERT_OK, "scores": [1, 5]}, "expected three finite numbers"),
+    ({**LIKERT_OK, "stereotype": "unknown"}, "'stereotype' is 'unknown'"),
+    ({**LIKERT_OK, "instrument": None}, "'instrument' is None"),
+    ({k: v for k, v in LIKERT_OK.items() if k != "error"}, "no 'error' field"),
+    ({**LIKERT_OK, "kind": "symphony_bias.logprob", "scores": [2, 0, 0]}, "probabilities in [0, 1]"),
+    (choice(gold=2), "'gold' is 2, outside the 2 options"),
+    (choice(chosen=-2), "'chosen' is -2"),
+    (choice(gold=True), "'gold' is True"),
+    (choice(interface="essay"), "'interface' is 'essay'"),
+    (set_record([True, False], [True], "000_1"), "'chosen' has 1 entries but 'gold' has 2"),
+    (set_record([True, "no"], None, "000_1"), "'gold' is"),
+]
+
+
+VALID_OF_KIND = {
+    "symphony_bias.likert": LIKERT_OK,
+    "symphony_bias.logprob": {**LIKERT_OK, "kind": "symphony_bias.logprob", "scores": [0.2, 0.5, 0.3]},
+    "grounding.choice": choice(),
+    "grounding.set": set_record([True, False], [True, False], "000_1"),
+}
+
+
+@pytest.mark.parametrize(("bad_record", "message"), BAD_RECORDS)
+def test_an_unusable_record_is_an_error_naming_file_line_and_field(tmp_path, bad_record, message):
+    path = tmp_path / "run" / "m" / "samples_some_task_2026-01-01T00-00-00.000001.jsonl"
+    write_samples(path, [sample_of(VALID_OF_KIND[bad_record["kind"]]), sample_of(bad_record)])
+    expected = re.escape(f"{path}, line 2: {bad_record['kind']} record: ") + ".*" + re.escape(message)
+    with pytest.raises(DataFileError, match=expected):
+        build_report(tmp_path / "run")
+
+
+def test_mixed_record_kinds_name_the_line(tmp_path):
+    path = tmp_path / "samples_t_2026-01-01T00-00-00.000001.jsonl"
+    write_samples(path, [sample_of(choice()), sample_of(LIKERT_OK)])
+    with pytest.raises(DataFileError, match=rf"{path.name}, line 2: not a grounding.choice record"):
+        read_task_records(path, "t", "t")
+
+
+def test_a_broken_first_line_does_not_make_the_file_another_tasks(tmp_path):
+    path = tmp_path / "samples_t_2026-01-01T00-00-00.000001.jsonl"
+    write_samples(path, [[], sample_of(choice())])
+    with pytest.raises(DataFileError, match=rf"{path.name}, line 1: not a grounding.choice record"):
+        read_task_records(path, "t", "t")
+
+
+def test_non_utf8_bytes_name_the_file(tmp_path):
+    path = tmp_path / "run" / "m" / "samples_t_2026-01-01T00-00-00.000001.jsonl"
+    write_samples(path, [sample_of(choice())])
+    path.write_bytes(path.read_bytes() + b'{"x": "\xff\xfe"}\n')
+    with pytest.raises(DataFileError, match=rf"{re.escape(str(path))}: not UTF-8"):
+        build_report(tmp_path / "run")
+
+
+def test_records_that_do_not_fit_together_name_the_file(tmp_path):
+    path = tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl"
+    write_samples(path, [likert_sample("s0", "harp", "female", [1, 5, 3]), likert_sample("s1", "harp", "male", [1, 5, 3])])
+    with pytest.raises(DataFileError, match=rf"{re.escape(str(path))}: .*more than one stereotype"):
+        build_report(tmp_path / "run")
+
+
+def test_model_folders_of_the_same_name_in_different_places_are_two_runs(tmp_path):
+    for run, scores in (("a", [1, 5, 3]), ("b", [5, 1, 3])):
+        samples = [likert_sample(f"s{k}", "harp", "female", scores) for k in range(3)]
+        write_samples(tmp_path / "runs" / run / "M" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl", samples)
+    report = build_report(tmp_path / "runs")
+    assert set(report.entries) == {"a/M/symphony_bias_text", "b/M/symphony_bias_text"}
+    consistency = {label: entry["summary"]["consistency_rate"] for label, entry in report.entries.items()}
+    assert consistency == {"a/M/symphony_bias_text": 1.0, "b/M/symphony_bias_text": 0.0}

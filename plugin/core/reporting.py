@@ -35,6 +35,36 @@ class ReportSection:
     overview: Callable[[list[tuple[str, dict]]], list[str]] = lambda entries: []
     # (label, entry) -> Markdown lines
     render: Callable[[str, dict], list[str]] = lambda label, entry: []
+    # a record of one of `kinds` -> what is wrong with it, or None (checked before any statistics)
+    record_problem: Callable[[dict], str | None] = lambda record: None
+
+
+def is_text(value) -> bool:
+    return isinstance(value, str)
+
+
+def is_integer(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_finite_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def field_problem(record: dict, checks: dict[str, tuple[Callable[[object], bool], str]]) -> str | None:
+    """The first field of `record` that is missing or fails its check, described; None if all pass.
+    `checks` maps a field to (check, what the field must be)."""
+    for field, (check, expected) in checks.items():
+        if field not in record:
+            return f"no {field!r} field"
+        if not check(record[field]):
+            return f"{field!r} is {preview(record[field])}, expected {expected}"
+    return None
+
+
+def preview(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def number(value):

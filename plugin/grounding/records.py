@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from symphony_bench.metrics.grounding import choice_scores, set_task_scores
+from symphony_bench.plugin.core.reporting import field_problem, is_integer, is_text
 
 CHOICE = "grounding.choice"
 SET = "grounding.set"
@@ -45,6 +46,45 @@ def choice_record(interface: str, gold: int, chosen: int, options: list[str], gr
 
 def set_record(gold: list[bool], chosen: list[bool] | None, clip: str) -> dict:
     return {"kind": SET, "gold": gold, "chosen": chosen, "clip": clip}
+
+
+def _is_text_list(value) -> bool:
+    return isinstance(value, list) and bool(value) and all(is_text(v) for v in value)
+
+
+def _is_mask(value) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, bool) for v in value)
+
+
+CHOICE_FIELDS = {
+    "interface": (lambda value: value in set(METRICS_BY_INTERFACE) - {"set"}, "yes_no, name, letter or time"),
+    "options": (_is_text_list, "a non-empty list of texts"),
+    "gold": (is_integer, "an option index"),
+    "chosen": (is_integer, "an option index or -1"),
+    "group": (is_text, "a text"),
+    "clip": (is_text, "a clip id"),
+}
+SET_FIELDS = {
+    "gold": (_is_mask, "a list of true/false"),
+    "chosen": (lambda value: value is None or _is_mask(value), "a list of true/false or null"),
+    "clip": (is_text, "a clip id"),
+}
+
+
+def record_problem(record: dict) -> str | None:
+    """What makes a record unusable (a field of the wrong type, an index outside the options), or None."""
+    if record["kind"] == SET:
+        problem = field_problem(record, SET_FIELDS)
+        if problem is None and record["chosen"] is not None and len(record["chosen"]) != len(record["gold"]):
+            problem = f"'chosen' has {len(record['chosen'])} entries but 'gold' has {len(record['gold'])}"
+        return problem
+    problem = field_problem(record, CHOICE_FIELDS)
+    n_options = len(record["options"]) if problem is None else 0
+    if problem is None and not 0 <= record["gold"] < n_options:
+        problem = f"'gold' is {record['gold']}, outside the {n_options} options"
+    if problem is None and not -1 <= record["chosen"] < n_options:
+        problem = f"'chosen' is {record['chosen']}, neither -1 nor one of the {n_options} options"
+    return problem
 
 
 def record_scores(records) -> dict[str, tuple[float, float]]:

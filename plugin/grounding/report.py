@@ -7,7 +7,7 @@ from __future__ import annotations
 import collections
 
 from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, fmt_se, number
-from symphony_bench.plugin.grounding.records import CHOICE, KINDS, harness_scores, record_scores
+from symphony_bench.plugin.grounding.records import CHOICE, KINDS, harness_scores, record_problem, record_scores
 
 
 def _with_stderrs(scores: dict[str, tuple[float, float]]) -> dict:
@@ -63,4 +63,4 @@ def render(task: str, body: dict) -> list[str]:
     return lines + [""]
 
 
-SECTION = ReportSection(kinds=KINDS, entries=entries, render=render)
+SECTION = ReportSection(kinds=KINDS, entries=entries, render=render, record_problem=record_problem)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from symphony_bench.metrics import AssociationData, analyse, binomial_rate, build_association_data, prior_adjusted
+from symphony_bench.metrics.labels import CATEGORIES
+from symphony_bench.plugin.core.reporting import field_problem, is_finite_number, is_integer, is_text
 
 LIKERT = "symphony_bias.likert"
 LOGPROB = "symphony_bias.logprob"
@@ -51,6 +53,47 @@ def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict
         "scores": list(scores),
         "stimulus_id": doc.get("stimulus_id"),
     }
+
+
+def _is_id(value) -> bool:
+    return is_text(value) or is_integer(value)
+
+
+def _is_score_triple(value) -> bool:
+    return isinstance(value, list) and len(value) == 3 and all(is_finite_number(v) for v in value)
+
+
+SCORE_RECORD_FIELDS = {
+    "scenario_id": (_is_id, "a text or integer id"),
+    "instrument": (is_text, "a text"),
+    "stereotype": (lambda value: value in CATEGORIES, f"one of {list(CATEGORIES)}"),
+    "error": (is_text, 'a text ("" when valid)'),
+    "scores": (_is_score_triple, "three finite numbers"),
+}
+# what the scores of a valid record must be, by kind
+VALID_SCORES = {
+    LIKERT: (lambda scores: all(v in (1, 2, 3, 4, 5) for v in scores), "Likert values 1..5"),
+    LOGPROB: (lambda scores: all(0 <= v <= 1 for v in scores), "probabilities in [0, 1]"),
+}
+RECOGNITION_FIELDS = {
+    "instrument": (is_text, "a text"),
+    "stimulus_id": (is_text, "a text"),
+    "recognised": (lambda value: isinstance(value, bool), "true or false"),
+    "named": (lambda value: isinstance(value, list) and all(is_text(v) for v in value), "a list of names"),
+}
+
+
+def record_problem(record: dict) -> str | None:
+    """What makes a record unusable, or None (see the fields in the module docstring)."""
+    if record["kind"] == RECOGNITION:
+        return field_problem(record, RECOGNITION_FIELDS)
+    problem = field_problem(record, SCORE_RECORD_FIELDS)
+    if problem is None and record.get("stimulus_id") is not None and not _is_id(record["stimulus_id"]):
+        problem = f"'stimulus_id' is {record['stimulus_id']!r}, expected a text id or null"
+    check, expected = VALID_SCORES[record["kind"]]
+    if problem is None and not record["error"] and not check(record["scores"]):
+        problem = f"'scores' of a valid record are {record['scores']}, expected {expected}"
+    return problem
 
 
 def records_to_data(records) -> AssociationData:

@@ -22,7 +22,15 @@ from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, fmt_p, fmt_se, number
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.logprob import split_records
-from symphony_bench.plugin.symphony_bias.records import KINDS, LIKERT, LOGPROB, RECOGNITION, instrument_records, records_to_data
+from symphony_bench.plugin.symphony_bias.records import (
+    KINDS,
+    LIKERT,
+    LOGPROB,
+    RECOGNITION,
+    instrument_records,
+    record_problem,
+    records_to_data,
+)
 
 # The stimulus task a recognition task controls: symphony_bias_<modality>_recognition -> symphony_bias_<modality>[_mini]
 STIMULUS_TASK = re.compile(r"^symphony_bias_(?P<modality>audio|image)(?:_mini)?$")
@@ -311,4 +319,6 @@ def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
     return lines + [""]
 
 
-SECTION = ReportSection(kinds=KINDS, entries=entries, link=link, overview=overview, render=render)
+SECTION = ReportSection(
+    kinds=KINDS, entries=entries, link=link, overview=overview, render=render, record_problem=record_problem
+)
