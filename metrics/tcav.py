@@ -27,7 +27,6 @@ Pure functions over numpy arrays; no harness imports, no file IO. The method:
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -158,6 +157,10 @@ def cell_subsets(cells, runs: int, fraction: float, rng: np.random.Generator) ->
 # ----------------------------------------------------------------------------- CAV fitting
 
 
+class NotConverged(ValueError):
+    """A CAV fit that did not converge: its weights would be arbitrary, so no score is computed."""
+
+
 def fit_logistic(embeddings, labels, subsets, c: float = DEFAULT_C, tol: float = 1e-8, max_iter: int = 100):
     """Many L2-regularised logistic regressions at once, one per row of `subsets`.
 
@@ -173,7 +176,8 @@ def fit_logistic(embeddings, labels, subsets, c: float = DEFAULT_C, tol: float =
     all runs move together as batched torch linear algebra (cost: runs * n^3 / 3 per Cholesky, n the
     rows per run; a few Cholesky factors per fit). Stops when a step would move no logit by more
     than `tol` (relative to the largest logit, when that exceeds 1). Returns (weights (runs, d),
-    bias (runs,)) as float64 numpy arrays.
+    bias (runs,)) as float64 numpy arrays; NotConverged if a fit has not converged in `max_iter`
+    steps (embeddings on an extreme scale make the data separable and the weights diverge).
     """
     import torch
 
@@ -229,8 +233,7 @@ def _newton_logits(kernel, signs, c, tol, max_iter):
             factor = None
         last_step = step
     else:
-        warnings.warn(f"logistic regression: no convergence in {max_iter} Newton steps (last step {step:.2g})",
-                      RuntimeWarning, stacklevel=3)
+        raise NotConverged(f"logistic regression: no convergence in {max_iter} Newton steps (last step {step:.2g})")
     return a
 
 
@@ -462,7 +465,12 @@ def analyse_concept(embeddings, genres, values, column: str, value: str, setting
     split = balanced_split(name, values == value, values != "", genres, rng, settings.cap_per_cell,
                            settings.min_per_cell, settings.skip_sparse)
     subsets = cell_subsets(split.train_cells, settings.runs, settings.subset_fraction, rng)
-    weights, bias = fit_logistic(embeddings[split.train], split.train_labels, subsets, settings.c)
+    try:
+        weights, bias = fit_logistic(embeddings[split.train], split.train_labels, subsets, settings.c)
+    except NotConverged as error:
+        scale = float(np.abs(embeddings).max())
+        raise NotConverged(f"concept {name}: {error}; the largest |embedding| is {scale:.3g}, so the penalty "
+                           f"C={settings.c:g} barely constrains the fit: standardise the embeddings or lower C") from error
     positive_side = projections(embeddings[split.test], weights, bias) > 0
     accuracy = cav_accuracy(positive_side, split.test_labels)
     scores = tcav_scores(positive_side, split.test_strata, len(split.strata))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.plugin.core.atomic import staged_directory
+from symphony_bench.plugin.core.atomic import refuse_overlap, staged_directory
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.tcav.defaults import DEFAULT_MAX_SECONDS
 from symphony_bench.plugin.tcav.encoders import Encoder, encoder_name, load_audio, load_encoder
@@ -63,6 +63,7 @@ def embed_tracks(metadata: Metadata, source: str, cache: Path, name: str | None 
     _check_audio(metadata)
     name = name or encoder_name(source)
     cache = Path(cache)
+    refuse_overlap(cache, [metadata.path, *metadata.audio])  # before the encoder loads
     fingerprint = audio_fingerprint(metadata, source, max_seconds)
     index = read_index(cache) if (cache / INDEX_FILE).is_file() else {"track_ids": [], "encoders": {}}
     same_tracks = index["track_ids"] == list(metadata.track_ids)
@@ -76,7 +77,7 @@ def embed_tracks(metadata: Metadata, source: str, cache: Path, name: str | None 
         log(f"{cache}: the track list changed; dropping cached encoders {sorted(index['encoders'])}")
     entry = {"file": f"{name}.npy", "source": source, "dim": int(matrix.shape[1]), "pooling": encoder.pooling,
              "sample_rate": encoder.sample_rate, "max_seconds": max_seconds, "fingerprint": fingerprint}
-    with staged_directory(cache) as staging:
+    with staged_directory(cache, kind=CACHE_KIND, inputs=[metadata.path, *metadata.audio]) as staging:
         for other in kept.values():
             shutil.copy2(cache / other["file"], staging / other["file"])
         np.save(staging / entry["file"], matrix)
@@ -96,6 +97,9 @@ def _embed_all(metadata: Metadata, encoder: Encoder, max_seconds, log) -> np.nda
     if not np.all(np.isfinite(matrix)):
         raise ValueError(f"encoder {encoder.source!r} produced NaN or infinite embeddings")
     return matrix
+
+
+CACHE_KIND = "tcav-cache"  # the kind in the cache folder's build marker
 
 
 def cached_embeddings(metadata: Metadata, cache: Path, name: str | None = None) -> tuple[np.ndarray, str]:
@@ -126,8 +130,9 @@ def _load_matrix(path: Path) -> np.ndarray:
         matrix = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as error:
         raise DataFileError(f"{path}: cannot read embeddings ({error})") from error
-    if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number):
-        raise DataFileError(f"{path}: embeddings must be a 2-D numeric array, got shape {matrix.shape}")
+    real = np.issubdtype(matrix.dtype, np.floating) or np.issubdtype(matrix.dtype, np.integer)
+    if matrix.ndim != 2 or not real:
+        raise DataFileError(f"{path}: embeddings must be a 2-D array of real numbers, got {matrix.dtype} of shape {matrix.shape}")
     if not np.all(np.isfinite(matrix)):
         raise DataFileError(f"{path}: embeddings contain NaN or infinite values")
     return matrix

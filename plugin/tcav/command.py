@@ -51,11 +51,11 @@ def _add_analysis_arguments(parser) -> None:
     parser.add_argument("--ids", type=Path, help="with --embeddings: track ids, one per line, in row order")
     parser.add_argument("--out", type=Path, required=True, help="output folder (replaced atomically)")
     parser.add_argument("--concept", action="append", help="COLUMN=VALUE, repeatable (default: every value)")
-    parser.add_argument("--runs", type=int, default=defaults.DEFAULT_RUNS)
+    parser.add_argument("--runs", type=positive_int, default=defaults.DEFAULT_RUNS)
     parser.add_argument("--subset-fraction", type=float, default=defaults.DEFAULT_SUBSET_FRACTION)
-    parser.add_argument("--cap-per-cell", type=int, default=defaults.DEFAULT_CAP_PER_CELL,
+    parser.add_argument("--cap-per-cell", type=positive_int, default=defaults.DEFAULT_CAP_PER_CELL,
                         help="most training tracks per (label, genre) cell")
-    parser.add_argument("--min-per-cell", type=int, default=defaults.DEFAULT_MIN_PER_CELL)
+    parser.add_argument("--min-per-cell", type=positive_int, default=defaults.DEFAULT_MIN_PER_CELL)
     parser.add_argument("--skip-sparse-cells", action="store_true",
                         help="leave a genre out of a concept when its cell is too small (default: error)")
     parser.add_argument("--c", type=float, default=defaults.DEFAULT_C, help="inverse L2 strength, as sklearn's C")
@@ -64,12 +64,23 @@ def _add_analysis_arguments(parser) -> None:
     parser.add_argument("--alpha", type=float, default=defaults.DEFAULT_ALPHA)
     parser.add_argument("--significance", choices=defaults.SIGNIFICANCE_METHODS, default=defaults.DEFAULT_SIGNIFICANCE)
     parser.add_argument("--seed", type=int, default=defaults.DEFAULT_SEED)
-    parser.add_argument("--threads", type=int, help="torch CPU threads for the CAV fits")
+    parser.add_argument("--threads", type=positive_int, help="torch CPU threads for the CAV fits")
     parser.add_argument("--debias-genre", help="also run the debiasing sweep on this genre's CAV")
     parser.add_argument("--debias-column", default="gender")
     parser.add_argument("--debias-toward", default="female", help="concept CAV added (value of --debias-column)")
     parser.add_argument("--debias-away", default="male", help="concept CAV subtracted")
-    parser.add_argument("--debias-steps", type=int, default=101, help="lambda values in [0, 1]")
+    parser.add_argument("--debias-steps", type=positive_int, default=101, help="lambda values in [0, 1]")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number >= 1 (a usage error otherwise, not a traceback later)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
 
 
 def _concept_columns(args) -> tuple[str, ...]:
@@ -122,5 +133,6 @@ def _analyse_command(args: argparse.Namespace) -> None:
         debias = DebiasRequest(args.debias_genre, args.debias_column, args.debias_toward, args.debias_away,
                                args.debias_steps)
     concepts = parse_concepts(args.concept, metadata)
-    report = run_analysis(metadata, embeddings, concepts, settings, args.out, encoder, debias)
+    inputs = [args.cache] if args.cache is not None else [args.embeddings, args.ids]
+    report = run_analysis(metadata, embeddings, concepts, settings, args.out, encoder, debias, inputs)
     print(summary_text(report, args.out))

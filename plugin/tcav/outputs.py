@@ -30,18 +30,24 @@ class DebiasRequest:
     steps: int = 101
 
 
+ANALYSIS_KIND = "tcav-analysis"  # the kind in the output folder's build marker
+
+
 def run_analysis(metadata: Metadata, embeddings: np.ndarray, concepts, settings: tcav.Settings, out: Path,
-                 encoder: str = "", debias: DebiasRequest | None = None) -> dict:
+                 encoder: str = "", debias: DebiasRequest | None = None, inputs=()) -> dict:
     """Analyse, then write OUT/ (atomically): tcav.json, tcav_scores.csv, concepts.csv,
-    run_scores.npz, plots/tcav_<concept>.png and, with `debias`, debias.csv and plots/debias.png."""
-    results, tests = tcav.analyse(embeddings, metadata.genres, metadata.attributes, concepts, settings)
-    curve = None
-    if debias is not None:
-        _check_debias_request(metadata, debias)
-        curve = tcav.debias(embeddings, metadata.genres, metadata.attributes[debias.column], debias.genre,
-                            debias.column, debias.toward, debias.away, settings, np.linspace(0.0, 1.0, debias.steps))
-    report = build_report(metadata, embeddings, encoder, settings, results, tests, curve)
-    with staged_directory(out) as staging:
+    run_scores.npz, plots/tcav_<concept>.png and, with `debias`, debias.csv and plots/debias.png.
+    An OUT that overlaps `inputs` (the files and folders read) or holds another kind of output is
+    refused before the analysis starts."""
+    with staged_directory(out, kind=ANALYSIS_KIND, inputs=[metadata.path, *inputs]) as staging:
+        results, tests = tcav.analyse(embeddings, metadata.genres, metadata.attributes, concepts, settings)
+        curve = None
+        if debias is not None:
+            _check_debias_request(metadata, debias)
+            curve = tcav.debias(embeddings, metadata.genres, metadata.attributes[debias.column], debias.genre,
+                                debias.column, debias.toward, debias.away, settings,
+                                np.linspace(0.0, 1.0, debias.steps))
+        report = build_report(metadata, embeddings, encoder, settings, results, tests, curve)
         _write_outputs(staging, report, results, tests, curve)
     return report
 

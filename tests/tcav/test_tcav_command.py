@@ -12,11 +12,12 @@ import sys
 
 import numpy as np
 import pytest
+import soundfile
 
 from symphony_bench.metrics import tcav
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.tcav import command
-from tcav_fixtures import cli, one_torch_thread, write_embedding_inputs, write_tracks  # noqa: F401 (an autouse fixture)
+from tcav_fixtures import cli, one_torch_thread, tone, write_embedding_inputs, write_tracks  # noqa: F401 (an autouse fixture)
 
 
 def test_analyse_writes_tables_plots_and_the_debiasing_curve(tmp_path, capsys):
@@ -102,3 +103,63 @@ def test_command_module_imports_only_the_standard_library_and_the_package_only_c
     assert {m.split(".")[2] for m in everything if m.startswith("symphony_bench.plugin.")} == {"core", "tcav"}
     harnesses = [m for m in everything if m.split(".")[0] in {"lm_eval", "lmms_eval"}]
     assert not harnesses and not [m for m in everything if m.startswith("symphony_bench.hub_upload")]
+
+
+def analyse_args(folder, out, *extra) -> list[str]:
+    return ["tcav", "analyse", "--metadata", str(folder / "tracks.csv"), "--embeddings", str(folder / "emb.npy"),
+            "--ids", str(folder / "ids.txt"), "--out", str(out), "--runs", "5", "--concept", "gender=female", *extra]
+
+
+@pytest.mark.parametrize("out", ["emb.npy", "tracks.csv", "ids.txt", "emb.npy/deeper", ".", ".."])
+def test_analyse_refuses_an_output_that_overlaps_its_inputs_and_keeps_them(tmp_path, out):
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    write_embedding_inputs(inputs)
+    before = {path: path.read_bytes() for path in inputs.iterdir()}
+    with pytest.raises(DataFileError, match="refusing to write there"):
+        cli(analyse_args(inputs, inputs / out))
+    assert {path: path.read_bytes() for path in inputs.iterdir()} == before
+
+
+def test_analyse_refuses_to_replace_an_embedding_cache(tmp_path):
+    write_embedding_inputs(tmp_path)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / ".symphony-bench-build").write_text("written by symphony-bench\nkind: tcav-cache\n")
+    (cache / "whisper.npy").write_bytes(b"embeddings")
+    with pytest.raises(DataFileError, match="holds a 'tcav-cache' output"):
+        cli(analyse_args(tmp_path, cache))
+    assert (cache / "whisper.npy").read_bytes() == b"embeddings"
+
+
+def test_embed_refuses_a_cache_folder_that_holds_its_audio(tmp_path):
+    (tmp_path / "audio").mkdir()
+    soundfile.write(tmp_path / "audio" / "a.wav", tone(0.5, 16000, 440.0), 16000)
+    metadata = write_tracks(tmp_path, [("a", "audio/a.wav", "pop", "female", "en")])
+    for cache in (tmp_path, tmp_path / "audio"):
+        with pytest.raises(DataFileError, match="refusing to write there"):
+            cli(["tcav", "embed", "--metadata", str(metadata), "--encoder", "unused", "--cache", str(cache)])
+
+
+@pytest.mark.parametrize("option", ["--threads", "--runs", "--min-per-cell", "--cap-per-cell", "--debias-steps"])
+@pytest.mark.parametrize("value", ["-1", "0", "two"])
+def test_counts_below_one_are_usage_errors(tmp_path, capsys, option, value):
+    with pytest.raises(SystemExit) as exit_:
+        cli(analyse_args(tmp_path, tmp_path / "out", option, value))
+    assert exit_.value.code == 2
+    assert f"argument {option}: expected a whole number >= 1, got '{value}'" in capsys.readouterr().err
+
+
+def test_complex_embeddings_are_refused(tmp_path):
+    write_embedding_inputs(tmp_path)
+    np.save(tmp_path / "emb.npy", np.load(tmp_path / "emb.npy") * (1 + 1j))
+    with pytest.raises(DataFileError, match=r"emb\.npy: embeddings must be a 2-D array of real numbers, got complex"):
+        cli(analyse_args(tmp_path, tmp_path / "out"))
+
+
+def test_embeddings_on_an_extreme_scale_stop_with_a_non_convergence_error(tmp_path):
+    write_embedding_inputs(tmp_path, entangle=0.0)
+    np.save(tmp_path / "emb.npy", np.load(tmp_path / "emb.npy").astype(np.float64) * 1e10)
+    with pytest.raises(tcav.NotConverged, match=r"concept gender=female: .*no convergence.*standardise the embeddings"):
+        cli(analyse_args(tmp_path, tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
