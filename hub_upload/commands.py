@@ -7,6 +7,7 @@ imports its builder (numpy, datasets, FluidSynth...) when it runs.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 SOUNDFONT_HELP = "a General MIDI .sf2 (default: pretty-midi's TimGM6mb)"
@@ -82,9 +83,11 @@ def _add_build_openmic(datasets: argparse._SubParsersAction) -> None:
 def run_build_openmic(args: argparse.Namespace) -> None:
     from symphony_bench.hub_upload.openmic.planning import PAPER_COUNTS, check_max_clip_uses
     from symphony_bench.hub_upload.openmic.release import GROUPS_FILE, download_release
-    from symphony_bench.hub_upload.openmic.writing import build
+    from symphony_bench.hub_upload.openmic.writing import build, empty_config_warning
+    from symphony_bench.plugin.core.atomic import refuse_overlap
 
-    check_max_clip_uses(args.max_clip_uses)  # before a download
+    check_max_clip_uses(args.max_clip_uses)  # both checks before a download
+    refuse_overlap(args.out, [args.source])
     if args.download:
         download_release(args.source)
     summary = build(args.source, args.out, seed=args.seed, skip_bad=args.skip_bad, groups_file=args.groups or GROUPS_FILE,
@@ -97,6 +100,8 @@ def run_build_openmic(args: argparse.Namespace) -> None:
         print(f"genre-prior baseline accuracy on the 30% split: {summary['baseline_accuracy']:.1%}")
     if args.skip_bad:
         print(f"skipped {summary['skipped']} inputs; list: {Path(args.out) / 'skipped.csv'}")
+    if summary["empty"]:
+        print(f"symphony-bench: warning: {empty_config_warning(summary['empty'])}", file=sys.stderr)
 
 
 # --- build synthmic ------------------------------------------------------------------------------

@@ -1,9 +1,12 @@
 """The five benchmarks' rows, planned from an OpenMIC-2018 release's labels alone (no audio): binary
 presence questions, the genre-prior-hard subset, confusable pairs, 30 s multi-label sets and 30 s
-temporal localisation. Every random choice derives from the seed."""
+temporal localisation. Every random choice derives from the seed; in `binary`, the genre split and
+`confusable` it is keyed by the clip, and rows are never re-drawn for a skipped clip (`without_clips`),
+so that leaving out one clip changes only the rows that use it."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 from collections import Counter
@@ -48,6 +51,16 @@ def balanced_positions(count: int, choices: int, rng: random.Random) -> list[int
     return positions
 
 
+def clip_rng(seed: int, purpose: str, key: str) -> random.Random:
+    """A clip's own random choices for one purpose: independent of which other clips exist."""
+    return random.Random(f"{seed}:{purpose}:{key}")
+
+
+def keyed_order(rows: list[dict], seed: int, purpose: str, key) -> list[dict]:
+    """`rows` in a seeded random order in which each row's place depends only on its own key."""
+    return sorted(rows, key=lambda row: hashlib.sha256(f"{seed}:{purpose}:{key(row)}".encode()).digest())
+
+
 def source_fields(clip: Clip) -> dict:
     return {"sample_key": clip.key, "openmic_split": clip.split, "genres": list(clip.genres), **clip.source}
 
@@ -62,12 +75,12 @@ def sources_fields(clips: list[Clip]) -> dict:
 
 def plan_binary(clips: dict[str, Clip], seed: int) -> list[dict]:
     """One positive (1.0) and one negative (0.0) question per clip that has both."""
-    rng = random.Random(f"{seed}:binary")
     rows = []
     for clip in clips.values():
         positives, negatives = clip.with_relevance(1.0), clip.with_relevance(0.0)
         if not (positives and negatives):
             continue
+        rng = clip_rng(seed, "binary", clip.key)
         for instrument, answer, relevance in ((rng.choice(positives), "yes", 1.0), (rng.choice(negatives), "no", 0.0)):
             rows.append({
                 "item_id": f"binary-{len(rows):05d}", "instrument": instrument, "instrument_name": display_name(instrument),
@@ -99,42 +112,56 @@ class GenrePrior:
             prior.instrument_yes[row["instrument"]] += yes
         return prior
 
-    def rate(self, genres: list[str], instrument: str) -> tuple[float, str]:
+    def counts(self, genres: list[str], instrument: str) -> tuple[int, int, str]:
+        """(positive answers, answers, source) behind the rate for this clip's genres and instrument."""
         seen = sum(self.pair[genre, instrument] for genre in genres)
         if seen:
-            return sum(self.pair_yes[genre, instrument] for genre in genres) / seen, "genre"
+            return sum(self.pair_yes[genre, instrument] for genre in genres), seen, "genre"
         if self.instrument[instrument]:
-            return self.instrument_yes[instrument] / self.instrument[instrument], "instrument"
-        total = sum(self.instrument.values())
-        return (sum(self.instrument_yes.values()) / total if total else 0.5), "overall"
+            return self.instrument_yes[instrument], self.instrument[instrument], "instrument"
+        return sum(self.instrument_yes.values()), sum(self.instrument.values()), "overall"
 
 
-def plan_genre_hard(binary: list[dict], seed: int) -> tuple[list[dict], float | None]:
-    """Split binary items with genres 70/30 stratified by answer (marks `genre_split` on them); the
-    genre prior fitted on the 70% answers the 30% ("yes" if its rate > 0.5); hard set = its
-    errors. Returns the hard rows and the prior's accuracy on the 30%."""
-    rng = random.Random(f"{seed}:genre_split")
+@dataclass(frozen=True)
+class GenreBaseline:
+    """The genre prior on the 30% split: accuracy over the items it decides, and the tied items
+    (rate exactly 0.5, or nothing to fit) it does not."""
+
+    accuracy: float | None
+    decided: int
+    ties: int
+
+
+def split_for_genre_prior(binary: list[dict], seed: int) -> None:
+    """Mark `genre_split` on binary items with genres: 70/30 stratified by answer, in an order keyed
+    by each item's clip and answer."""
     for answer in ("yes", "no"):
         items = [row for row in binary if row["genres"] and row["answer"] == answer]
-        rng.shuffle(items)
         cut = round(TRAIN_FRACTION * len(items))
-        for position, row in enumerate(items):
+        for position, row in enumerate(keyed_order(items, seed, "genre_split", lambda row: f"{row['sample_key']}:{answer}")):
             row["genre_split"] = "train" if position < cut else "test"
+
+
+def plan_genre_hard(binary: list[dict]) -> tuple[list[dict], GenreBaseline]:
+    """The genre prior fitted on the `genre_split` train items answers the test items ("yes" above
+    a rate of 0.5, "no" below; a tie is no prediction); the hard set is its errors."""
     prior = GenrePrior.fit([row for row in binary if row["genre_split"] == "train"])
-    test = [row for row in binary if row["genre_split"] == "test"]
-    hard = []
-    for row in test:
-        rate, source = prior.rate(row["genres"], row["instrument"])
-        prediction = "yes" if rate > 0.5 else "no"
+    hard, decided = [], 0
+    for row in (row for row in binary if row["genre_split"] == "test"):
+        positive, seen, source = prior.counts(row["genres"], row["instrument"])
+        if 2 * positive == seen:  # exact in integers: a rate of 0.5 says nothing either way
+            continue
+        decided += 1
+        prediction = "yes" if 2 * positive > seen else "no"
         if prediction != row["answer"]:
             hard.append({**row, "item_id": f"genre_hard-{len(hard):05d}", "binary_item_id": row["item_id"],
-                         "prior_positive_rate": rate, "prior_source": source, "prior_prediction": prediction})
-    return hard, (1 - len(hard) / len(test) if test else None)
+                         "prior_positive_rate": positive / seen, "prior_source": source, "prior_prediction": prediction})
+    tested = sum(row["genre_split"] == "test" for row in binary)
+    return hard, GenreBaseline(1 - len(hard) / decided if decided else None, decided, tested - decided)
 
 
 def plan_confusable(clips: dict[str, Clip], groups: list[Group], seed: int) -> list[dict]:
     """Per clip with one, a (present 1.0, absent 0.0) pair from one group; gold positions balanced."""
-    rng = random.Random(f"{seed}:confusable")
     picks = []
     for clip in clips.values():
         options = [
@@ -144,9 +171,10 @@ def plan_confusable(clips: dict[str, Clip], groups: list[Group], seed: int) -> l
             for absent in group.members if clip.labels.get(absent) == 0.0
         ]
         if options:
-            picks.append((clip, *rng.choice(options)))
+            picks.append((clip, *clip_rng(seed, "confusable", clip.key).choice(options)))
     rows = []
-    for (clip, group, present, absent), gold in zip(picks, balanced_positions(len(picks), 2, rng), strict=True):
+    gold_positions = balanced_positions(len(picks), 2, random.Random(f"{seed}:confusable"))
+    for (clip, group, present, absent), gold in zip(picks, gold_positions, strict=True):
         names = [display_name(present), display_name(absent)]
         candidates = names if gold == 0 else names[::-1]
         swapped = candidates[::-1]
@@ -289,22 +317,41 @@ def plan_temporal(clips: dict[str, Clip], classes: tuple[str, ...], seed: int) -
     return rows
 
 
+def row_clips(row: dict) -> set[str]:
+    return set(row["source_keys"]) if "source_keys" in row else {row["sample_key"]}
+
+
 @dataclass
 class Plan:
-    rows: dict[str, list[dict]]
-    baseline_accuracy: float | None
+    rows: dict[str, list[dict]]  # every config of PAPER_COUNTS, in that order
+    genre_baseline: GenreBaseline
+
+    @property
+    def baseline_accuracy(self) -> float | None:
+        return self.genre_baseline.accuracy
 
     def audio_keys(self) -> set[str]:
-        keys = {row["sample_key"] for config in CLIP_CONFIGS for row in self.rows[config]}
-        return keys | {key for config in MIX_CONFIGS for row in self.rows[config] for key in row["source_keys"]}
+        return {key for rows in self.rows.values() for row in rows for key in row_clips(row)}
+
+
+def _with_genre_hard(drawn: dict[str, list[dict]]) -> Plan:
+    hard, baseline = plan_genre_hard(drawn["binary"])
+    return Plan({config: hard if config == "genre_hard" else drawn[config] for config in PAPER_COUNTS}, baseline)
 
 
 def plan_benchmarks(release: Release, groups: list[Group], seed: int, max_clip_uses: int = 1) -> Plan:
     binary = plan_binary(release.clips, seed)
-    hard, accuracy = plan_genre_hard(binary, seed)
-    rows = {
-        "binary": binary, "genre_hard": hard, "confusable": plan_confusable(release.clips, groups, seed),
+    split_for_genre_prior(binary, seed)
+    return _with_genre_hard({
+        "binary": binary, "confusable": plan_confusable(release.clips, groups, seed),
         "multilabel_30s": plan_multilabel(release.clips, groups, seed, max_clip_uses),
         "temporal_30s": plan_temporal(release.clips, release.classes, seed),
-    }
-    return Plan(rows, accuracy)
+    })
+
+
+def without_clips(plan: Plan, keys: set[str]) -> Plan:
+    """The plan less every row that uses one of `keys` (clips skipped for bad audio): the other rows
+    stay exactly as planned, ids included, none is drawn again; `genre_hard` is taken again from
+    the binary rows left, since the prior is fitted on them."""
+    drawn = {config: [row for row in rows if not row_clips(row) & keys] for config, rows in plan.rows.items() if config != "genre_hard"}
+    return _with_genre_hard(drawn)

@@ -5,13 +5,10 @@ groups file."""
 from __future__ import annotations
 
 import ast
-import contextlib
 import json
 import re
 import tarfile
-import tempfile
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +26,7 @@ ARCHIVE_MEMBER = re.compile(
     r"(^|/)(class-map\.json|openmic-2018-aggregated-labels\.csv|openmic-2018-metadata\.csv|partitions/[^/]+\.csv|audio/[^/]+/[^/]+\.ogg)$"
 )
 GROUPS_FILE = CONFUSABLE_GROUPS_CSV  # the confusable groups this project defines (load_groups)
+EXTRACTED = "openmic-source"  # a .tgz source's extraction, in the build's scratch folder
 
 
 @dataclass(frozen=True)
@@ -79,25 +77,30 @@ def find_release_root(folder: Path) -> Path:
     return candidates[0]
 
 
-@contextlib.contextmanager
-def release_root(source: Path, scratch: Path) -> Iterator[Path]:
+def release_root(source: Path, scratch: Path) -> Path:
     """The release folder of `source` (a folder or a .tgz; a .tgz is extracted, without the
-    VGGish features and the .npz, into a temporary folder under `scratch`)."""
+    VGGish features and the .npz, into `scratch`, which the caller removes)."""
     source = Path(source)
     if source.is_dir():
-        yield find_release_root(source)
-        return
+        return find_release_root(source)
     if not source.is_file():
         raise DataFileError(f"{source}: no such folder or archive")
-    with tempfile.TemporaryDirectory(dir=scratch, prefix=".openmic-source-") as folder:
-        try:
-            with tarfile.open(source, "r|*") as archive:
-                for member in archive:
-                    if member.isfile() and ARCHIVE_MEMBER.search(member.name):
-                        archive.extract(member, folder, filter="data")
-        except (tarfile.TarError, EOFError, zlib.error, OSError) as error:
-            raise DataFileError(f"{source}: cannot read the archive ({error})") from error
-        yield find_release_root(Path(folder))
+    folder = Path(scratch) / EXTRACTED
+    try:
+        with tarfile.open(source, "r|*") as archive:
+            for member in archive:
+                if member.isfile() and ARCHIVE_MEMBER.search(member.name):
+                    archive.extract(member, folder, filter="data")  # filter: Python >= 3.10.12 / 3.11.4 (pyproject)
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as error:
+        raise DataFileError(f"{source}: cannot read the archive ({error})") from error
+    return find_release_root(folder)
+
+
+def member_names(source: Path, scratch: Path):
+    """A function that shows paths inside a .tgz's extraction (gone after the build) as ARCHIVE:MEMBER
+    in a message; other text is unchanged."""
+    extracted = f"{Path(scratch) / EXTRACTED}/"
+    return lambda text: text.replace(extracted, f"{source}:")
 
 
 def download_release(data_home: Path) -> None:
@@ -193,7 +196,7 @@ def load_metadata(path: Path, skipped: list[Skipped] | None) -> dict[str, tuple[
         else:
             try:
                 genres = parse_genres(row.track_genres)
-            except (ValueError, SyntaxError, TypeError) as error:
+            except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError) as error:
                 problems.append((where, f"track_genres is not a Python-literal genre list ({error})"))
                 continue
             metadata[row.sample_key] = (genres, {column: getattr(row, column) for column in SOURCE_COLUMNS})

@@ -1,10 +1,12 @@
 """Writing the benchmarks: each planned clip's audio checked, decoded (downmixed, resampled to 16 kHz),
 cut or padded to 10 s segments and encoded as FLAC; the five configs streamed to parquet in small
-batches; the dataset card; and build(), which does it all atomically."""
+batches (a config without rows is left out, with a warning); the dataset card; and build(), which
+does it all atomically."""
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 from collections import Counter, defaultdict
 from math import gcd
 from pathlib import Path
@@ -20,6 +22,7 @@ from symphony_bench.hub_upload.openmic.planning import (
     check_max_clip_uses,
     display_name,
     plan_benchmarks,
+    without_clips,
 )
 from symphony_bench.hub_upload.openmic.release import (
     GROUPS_FILE,
@@ -30,29 +33,30 @@ from symphony_bench.hub_upload.openmic.release import (
     audio_path,
     load_groups,
     load_release,
+    member_names,
     release_root,
 )
-from symphony_bench.plugin.core.atomic import staged_directory
-from symphony_bench.plugin.core.audio import SAMPLE_RATE, encode_flac, pcm_sha256
+from symphony_bench.plugin.core.atomic import scratch_folder, staged_directory
+from symphony_bench.plugin.core.audio import SAMPLE_RATE, encode_flac, pcm_sha256, read_audio_file
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
 
 SEGMENT_FRAMES = 10 * SAMPLE_RATE
 BATCH_ROWS = 8  # audio rows are large: a batch is 1-5 MB, and memory stays flat
+BUILDER_VERSION = 2  # 2: random choices keyed by clip, skipped clips' rows dropped (not re-drawn), genre-prior ties excluded
+KIND = "openmic"  # the kind of output folder (plugin.core.atomic)
 
 
 # --- audio ---------------------------------------------------------------------------------------
 
 
 def clip_audio(root: Path, key: str):
-    """16 kHz mono float32 samples of a clip. DataFileError naming the file if it does not decode."""
+    """16 kHz mono float32 samples of a clip. DataFileError naming the file if it does not decode
+    whole."""
     path = audio_path(root, key)
     if not path.is_file():
         raise DataFileError(f"{path}: missing audio for sample_key {key}")
-    try:
-        samples, rate = soundfile.read(path, dtype="float32", always_2d=True)
-    except (RuntimeError, OSError) as error:  # soundfile.LibsndfileError is a RuntimeError
-        raise DataFileError(f"{path}: cannot decode ({error})") from error
+    samples, rate = read_audio_file(path)
     mono = samples.mean(axis=1)
     if rate != SAMPLE_RATE:
         # scipy.signal takes seconds to import: only when a release is not at 16 kHz
@@ -82,12 +86,11 @@ def audio_problem(root: Path, key: str, decode: bool) -> str | None:
     return None
 
 
-def check_audio(release: Release, keys: set[str], skip_bad: bool, checked: set[str]) -> set[str]:
+def check_audio(release: Release, keys: set[str], skip_bad: bool) -> set[str]:
     """Without --skip-bad: each file exists with a readable header, else DataFileError. With it: each
-    file not yet `checked` decodes; the keys that do not are recorded as skipped and returned."""
+    file decodes whole; the keys that do not are recorded as skipped and returned."""
     bad = set()
-    for key in sorted(keys - checked):
-        checked.add(key)
+    for key in sorted(keys):
         problem = audio_problem(release.root, key, decode=skip_bad)
         if problem is None:
             continue
@@ -100,14 +103,11 @@ def check_audio(release: Release, keys: set[str], skip_bad: bool, checked: set[s
 
 
 def checked_plan(release: Release, groups: list[Group], seed: int, skip_bad: bool, max_clip_uses: int = 1) -> Plan:
-    """Plan, check the audio the plan uses; with --skip-bad drop clips that fail and plan again."""
-    checked: set[str] = set()
-    while True:
-        plan = plan_benchmarks(release, groups, seed, max_clip_uses)
-        bad = check_audio(release, plan.audio_keys(), skip_bad, checked)
-        if not bad:
-            return plan
-        release.clips = {key: clip for key, clip in release.clips.items() if key not in bad}
+    """Plan, check the audio the plan uses; with --skip-bad drop the rows of clips that fail (the
+    other rows stay as planned: a bad clip changes only the rows that use it)."""
+    plan = plan_benchmarks(release, groups, seed, max_clip_uses)
+    bad = check_audio(release, plan.audio_keys(), skip_bad)
+    return without_clips(plan, bad) if bad else plan
 
 
 def encoded(samples, seed: int, name: str) -> dict:
@@ -155,14 +155,13 @@ def config_features() -> dict:
 
 
 class ParquetStream:
-    """Rows appended one by one, written in batches of BATCH_ROWS: memory stays flat."""
+    """Rows appended one by one, written in batches of BATCH_ROWS: memory stays flat. The file is
+    created with the first batch: no rows, no file."""
 
     def __init__(self, path: Path, features):
-        import pyarrow.parquet as pq
-
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
         self.schema = features.arrow_schema  # carries the datasets features (Audio, decode=False)
-        self.writer = pq.ParquetWriter(str(path), self.schema)
+        self.writer = None
         self.rows: list[dict] = []
 
     def add(self, row: dict) -> None:
@@ -172,14 +171,20 @@ class ParquetStream:
 
     def flush(self) -> None:
         import pyarrow as pa
+        import pyarrow.parquet as pq
 
-        if self.rows:
-            self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
-            self.rows = []
+        if not self.rows:
+            return
+        if self.writer is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.writer = pq.ParquetWriter(str(self.path), self.schema)
+        self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
+        self.rows = []
 
     def close(self) -> None:
         self.flush()
-        self.writer.close()
+        if self.writer is not None:
+            self.writer.close()
 
 
 def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int, int]:
@@ -222,9 +227,9 @@ def write_skipped(path: Path, skipped: list[Skipped]) -> None:
         writer.writerows((item.path, item.where, item.reason) for item in skipped)
 
 
-def front_matter() -> str:
+def front_matter(written: list[str]) -> str:
     configs = "".join(
-        f"- config_name: {config}\n  data_files:\n  - split: test\n    path: data/{config}/test-*.parquet\n" for config in PAPER_COUNTS
+        f"- config_name: {config}\n  data_files:\n  - split: test\n    path: data/{config}/test-*.parquet\n" for config in written
     )
     return f"---\nlicense: other\npretty_name: OpenMIC-2018 instrument-grounding diagnostics\nconfigs:\n{configs}---\n"
 
@@ -233,12 +238,12 @@ CARD = """# OpenMIC-2018 instrument-grounding diagnostics
 
 The diagnostic sequence of "Beyond Binary Instrument QA: Probing Instrument Grounding in Music
 Audio-Language Models", rebuilt from `{source}` by
-`symphony-bench build openmic --seed {seed}`. Split `test` in every config.
+`symphony-bench build openmic --seed {seed}` (builder version {version}). Split `test` in every config.
 
-| config | benchmark | rows | paper |
-| --- | --- | ---: | ---: |
+| config | benchmark | rows | yes / no | paper |
+| --- | --- | ---: | ---: | ---: |
 {counts}
-
+{not_written}
 `multilabel_30s` was built with `--max-clip-uses {max_clip_uses}` (its `max_clip_uses` column): a clip
 serves {clip_uses} of its rows, never the same three clips with the same candidates twice. OpenMIC's
 labels are sparse (about two annotated instruments per clip), so few clip triples have two present
@@ -250,7 +255,12 @@ Genre-prior baseline on the 30% split: {baseline}.
 
 Gold labels are OpenMIC relevances of exactly 1.0 (present) and 0.0 (absent); intermediate
 relevances and unannotated instruments are never gold (unannotated is not absent). Every random
-choice derives from the seed in each row's `seed` column.
+choice derives from the seed in each row's `seed` column; the instruments of a `binary` or
+`confusable` row and a binary item's place in the genre split are drawn from the seed and that
+row's clip alone. A clip skipped for bad audio (`--skip-bad`) removes exactly the rows that use
+it: the other rows, ids included, are those of a build without the skip (`genre_hard` is taken
+again from the prior fitted on the binary rows left). Builder version 2 draws this way, so the same
+seed gives other rows than version 1 did.
 
 - `binary`: for each clip with both, one instrument at 1.0 ("yes") and one at 0.0 ("no"), asked as
   "Is there a/an {{instrument}} in this audio clip?" (plural/mass nouns: "Are there drums", "Is there
@@ -258,8 +268,10 @@ choice derives from the seed in each row's `seed` column.
 - `genre_hard`: the binary items whose clip has FMA genres (`track_genres`) are split 70/30
   stratified by answer (`genre_split` in `binary`). A prior fitted on the 70% (positive rate per
   genre-instrument pair, a multi-genre clip pooling the counts of its genres; else the instrument's
-  rate; else the overall rate) answers "yes" when the rate is above 0.5. Rows: the 30% items it gets
-  wrong, with `prior_positive_rate`, `prior_source`, `prior_prediction`.
+  rate; else the overall rate) answers "yes" when the rate is above 0.5 and "no" below it. A rate
+  of exactly 0.5 is a tie: no prediction, so the item is neither right nor wrong and never in
+  `genre_hard` (breaking ties by a coin would put random, not genre-misleading, items there).
+  Rows: the 30% items it gets wrong, with `prior_positive_rate`, `prior_source`, `prior_prediction`.
 - `confusable`: per clip, one present (1.0) and one absent (0.0) instrument of the same confusable
   group; the gold position is balanced over the two slots. Four answer interfaces share the rows:
   `prompt_name` / `prompt_name_swapped` (answer: `answer`, a name) and `prompt_ab` /
@@ -271,7 +283,8 @@ choice derives from the seed in each row's `seed` column.
   unannotated). A clip serves at most `max_clip_uses` rows (`--max-clip-uses`, default 1); above 1,
   clips are reused least-used first, after every one-use row.
 - `temporal_30s`: three clips concatenated; the target is 1.0 in exactly one (`gold_segment`) and
-  0.0 in the two others; answer one of {time_ranges}. Gold segments are balanced ({gold_counts}).
+  0.0 in the two others; answer one of {time_ranges}. Gold segments are balanced before skipped
+  clips' rows are dropped ({gold_counts}).
 
 A clip serves at most one `temporal_30s` row and at most `max_clip_uses` `multilabel_30s` rows; in
 both 30 s configs segments are trimmed or padded to exactly 10 s, and `source_keys` lists the clips
@@ -329,23 +342,54 @@ and concatenating may count as adaptation under ND terms.
 {skipped}"""
 
 
+def yes_no(rows: list[dict]) -> str:
+    """"yes N / no M" for configs answered yes or no, else "-"."""
+    if not rows or "relevance" not in rows[0]:
+        return "-"
+    answers = Counter(row["answer"] for row in rows)
+    return f"{answers['yes']:,} / {answers['no']:,}"
+
+
+def empty_configs(plan: Plan) -> list[str]:
+    return [config for config in PAPER_COUNTS if not plan.rows[config]]
+
+
+def empty_config_warning(empty: list[str]) -> str:
+    """Why configs have no rows and what to try; "" when none is empty."""
+    if not empty:
+        return ""
+    hint = (" OpenMIC's sparse labels give few multilabel_30s items: a larger --max-clip-uses lets a clip serve more of them."
+            if "multilabel_30s" in empty else "")
+    return f"no rows for {', '.join(empty)}: left out of the folder and its card.{hint}"
+
+
+def baseline_text(plan: Plan, rows: dict[str, list[dict]]) -> str:
+    baseline = plan.genre_baseline
+    if not any(row["genre_split"] == "test" for row in rows["binary"]):
+        return "no binary item has genre metadata"
+    ties = f"; {baseline.ties:,} tied items (prior rate exactly 0.5) get no prediction and are left out"
+    if baseline.accuracy is None:
+        return f"no prediction on any item{ties}"
+    return (f"{baseline.accuracy:.1%} correct on the {baseline.decided:,} items it decides; its {len(rows['genre_hard']):,} errors "
+            f"form `genre_hard`{ties}")
+
+
 def card(release: Release, plan: Plan, groups: list[Group], seed: int, source: str, audio_bytes: int, unique_bytes: int,
          max_clip_uses: int = 1) -> str:
     rows = plan.rows
     counts = "\n".join(
-        f"| `{config}` | {title} | {len(rows[config]):,} | {PAPER_COUNTS[config]:,} |"
+        f"| `{config}` | {title} | {len(rows[config]):,} | {yes_no(rows[config])} | {PAPER_COUNTS[config]:,} |"
         for config, title in zip(PAPER_COUNTS, ("binary presence QA", "genre-prior-reduced QA", "confusable discrimination",
                                                 "30 s multi-label", "temporal localisation"), strict=True)
     )
+    empty = empty_configs(plan)
     used = [release.clips[key] for key in sorted(plan.audio_keys())]
     licences = Counter((clip.source["license_title"], clip.source["license_url"]) for clip in used)
     gold = Counter(row["gold_segment"] for row in rows["temporal_30s"])
-    test_items = sum(row["genre_split"] == "test" for row in rows["binary"])
-    baseline = "no binary item has genre metadata" if plan.baseline_accuracy is None else (
-        f"{plan.baseline_accuracy:.1%} correct on {test_items:,} items; its {len(rows['genre_hard']):,} errors form `genre_hard`")
     skipped = f"\n## Skipped inputs\n\n{len(release.skipped)} inputs skipped (`--skip-bad`), listed in `skipped.csv`.\n" if release.skipped else ""
-    return front_matter() + CARD.format(
-        source=source, seed=seed, counts=counts, baseline=baseline, time_ranges=", ".join(f'"{r}"' for r in TIME_RANGES),
+    return front_matter([config for config in PAPER_COUNTS if config not in empty]) + CARD.format(
+        source=source, seed=seed, version=BUILDER_VERSION, counts=counts, baseline=baseline_text(plan, rows),
+        not_written=f"\nNot written: {empty_config_warning(empty)}\n" if empty else "", time_ranges=", ".join(f'"{r}"' for r in TIME_RANGES),
         max_clip_uses=max_clip_uses, clip_uses="at most one" if max_clip_uses == 1 else f"up to {max_clip_uses}",
         gold_counts=", ".join(f"{TIME_RANGES[p]}: {gold[p]}" for p in range(3)),
         groups="\n".join(f"| {g.name} | {', '.join(display_name(m) for m in g.members)} | {g.rationale} |" for g in groups),
@@ -359,19 +403,27 @@ def card(release: Release, plan: Plan, groups: list[Group], seed: int, source: s
 
 def build(source: Path, out: Path, seed: int = 0, skip_bad: bool = False, groups_file: Path = GROUPS_FILE,
           max_clip_uses: int = 1) -> dict:
-    """Write the five configs at `out` (atomically: on any error nothing is left there); a clip serves
-    at most `max_clip_uses` multilabel rows. Returns {"counts", "paper", "baseline_accuracy",
-    "skipped", "max_clip_uses"}."""
+    """Write the five configs at `out` (atomically: on any error nothing is left there; a .tgz source
+    is extracted inside the staging folder); a clip serves at most `max_clip_uses` multilabel rows.
+    A config without rows is left out. Returns {"counts", "paper", "baseline_accuracy", "skipped",
+    "max_clip_uses", "empty"}."""
     check_max_clip_uses(max_clip_uses)
-    out = Path(out).resolve()
-    with staged_directory(out) as staging, release_root(Path(source), scratch=out.parent) as root:
-        release = load_release(root, skip_bad)
-        groups = load_groups(groups_file, release.classes)
-        plan = checked_plan(release, groups, seed, skip_bad, max_clip_uses)
-        audio_bytes = write_configs(staging, plan, root, seed)
+    with staged_directory(out, KIND, inputs=(source, groups_file)) as staging:
+        scratch = scratch_folder(staging)
+        shown = member_names(source, scratch)
+        try:
+            release = load_release(release_root(source, scratch), skip_bad)
+            groups = load_groups(groups_file, release.classes)
+            plan = checked_plan(release, groups, seed, skip_bad, max_clip_uses)
+            if len(empty_configs(plan)) == len(PAPER_COUNTS):
+                raise DataFileError(f"{source}: no clip gives a row in any config")
+            audio_bytes = write_configs(staging, plan, release.root, seed)
+        except DataFileError as error:
+            raise DataFileError(shown(str(error))) from error
         if skip_bad:
-            write_skipped(staging / "skipped.csv", release.skipped)
+            write_skipped(staging / "skipped.csv", [dataclasses.replace(item, path=shown(item.path)) for item in release.skipped])
         text = card(release, plan, groups, seed, Path(source).name, *audio_bytes, max_clip_uses)
         (staging / "README.md").write_text(text, encoding="utf-8")
     return {"counts": {config: len(rows) for config, rows in plan.rows.items()}, "paper": dict(PAPER_COUNTS),
-            "baseline_accuracy": plan.baseline_accuracy, "skipped": len(release.skipped), "max_clip_uses": max_clip_uses}
+            "baseline_accuracy": plan.baseline_accuracy, "skipped": len(release.skipped), "max_clip_uses": max_clip_uses,
+            "empty": empty_configs(plan)}

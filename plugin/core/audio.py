@@ -1,15 +1,74 @@
 """Audio as the datasets store it and as lmms-eval models take it: 16 kHz 16-bit FLAC bytes, decoded
-float samples, a reproducible hash of the stored samples, and lmms-eval's input form."""
+float samples, a reproducible hash of the stored samples, and lmms-eval's input form; and source
+audio files read whole or not at all."""
 
 from __future__ import annotations
 
 import hashlib
 import io
+import zlib
+from pathlib import Path
 
 import numpy as np
 import soundfile
 
+from symphony_bench.plugin.core.errors import DataFileError
+
 SAMPLE_RATE = 16_000
+
+
+def read_audio_file(path: Path) -> tuple[np.ndarray, int]:
+    """(float32 samples, frames x channels; sample rate). DataFileError naming the file if it does
+    not decode whole: libsndfile stops quietly at a damaged Ogg page and returns the frames before
+    it, so Ogg pages are checked first, and any format must decode the frames its header announces."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+        damage = ogg_damage(data) if data.startswith(OGG_CAPTURE) else None
+        if damage:
+            raise DataFileError(f"{path}: corrupt audio: {damage}")
+        with soundfile.SoundFile(io.BytesIO(data)) as handle:
+            announced, rate = handle.frames, handle.samplerate
+            samples = handle.read(dtype="float32", always_2d=True)
+    except (RuntimeError, OSError) as error:  # soundfile.LibsndfileError is a RuntimeError
+        raise DataFileError(f"{path}: cannot decode ({error})") from error
+    if len(samples) != announced:
+        raise DataFileError(f"{path}: corrupt audio: decoded {len(samples):,} of the {announced:,} frames its header announces")
+    return samples, rate
+
+
+OGG_CAPTURE = b"OggS"
+OGG_HEADER = 27  # bytes before a page's segment table
+_REVERSED_BITS = bytes(int(f"{byte:08b}"[::-1], 2) for byte in range(256))
+
+
+def _ogg_crc(page: bytes) -> int:
+    """Ogg's CRC-32 (polynomial 0x04C11DB7, unreflected, no initial or final XOR), computed by zlib's
+    reflected CRC-32 on bit-reversed bytes, in C."""
+    register = zlib.crc32(page.translate(_REVERSED_BITS), 0xFFFFFFFF) ^ 0xFFFFFFFF
+    return int(f"{register:032b}"[::-1], 2)
+
+
+def ogg_damage(data: bytes) -> str | None:
+    """Where an Ogg file is damaged: bytes that are not a page, a page cut short, a page whose
+    checksum fails, or a gap in a stream's page numbers. None when every page is whole."""
+    offset, next_page = 0, {}
+    while offset < len(data):
+        header = data[offset:offset + OGG_HEADER]
+        if len(header) < OGG_HEADER or not header.startswith(OGG_CAPTURE):
+            return f"no Ogg page at byte {offset:,}"
+        lacing = data[offset + OGG_HEADER:offset + OGG_HEADER + header[26]]
+        end = offset + OGG_HEADER + header[26] + sum(lacing)
+        if len(lacing) < header[26] or end > len(data):
+            return f"the Ogg page at byte {offset:,} is cut short"
+        if _ogg_crc(data[offset:offset + 22] + bytes(4) + data[offset + 26:end]) != int.from_bytes(header[22:26], "little"):
+            return f"checksum mismatch in the Ogg page at byte {offset:,}"
+        stream, number = header[14:18], int.from_bytes(header[18:22], "little")
+        if number != next_page.get(stream, 0):
+            return f"Ogg page {number} at byte {offset:,} follows page {next_page.get(stream, 0) - 1} (pages missing)"
+        next_page[stream] = number + 1
+        offset = end
+    return None
 
 
 def encode_flac(audio: np.ndarray) -> bytes:
