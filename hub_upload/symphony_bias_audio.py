@@ -14,9 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from symphony_bench.hub_upload.fluidsynth_render import Voice, default_soundfont, fluidsynth_version, random_notes, render
+from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio, encode_flac, pcm_sha256
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
 from symphony_bench.plugin.core.vocabulary import load_instruments
+
+KIND = "symphony-bias-audio"  # the kind of output folder (plugin.core.atomic)
 
 # General MIDI voices (0-based programs) and playable ranges (MIDI notes).
 VOICES = {
@@ -142,18 +145,20 @@ def build(out: Path, seed: int = 0, clips_per_instrument: int = 5, soundfont: Pa
     soundfont = Path(soundfont) if soundfont else default_soundfont()
     if not soundfont.is_file():
         raise FileNotFoundError(f"{soundfont}: SoundFont not found")
-    rows = clip_rows(seed, clips_per_instrument, soundfont)
-    check = separability(rows) if clips_per_instrument > 1 else {"within_instrument": float("nan"), "between_instruments": float("nan"), "ratio_between_to_within": float("nan")}
-    substitutes = "\n".join(f"- {name}: {voice.substitute}" for name, voice in VOICES.items() if voice.substitute)
-    card = card_front_matter("Symphony-Bias audio stimuli (FluidSynth renders)", "gpl-2.0") + CARD.format(
-        min_notes=5, max_notes=10, seed=seed, clips=clips_per_instrument, n_clips=len(rows),
-        n_instruments=len(VOICES), sample_rate=SAMPLE_RATE, seconds=sum(r["duration_s"] for r in rows),
-        substitutes=substitutes, within=check["within_instrument"], between=check["between_instruments"],
-        ratio=check["ratio_between_to_within"], fluidsynth_version=fluidsynth_version(), soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(),
-    )
-    for row in rows:
-        del row["_samples"]
-    import datasets
+    with staged_directory(out, KIND, inputs=[soundfont]) as staging:  # refuses a wrong --out before rendering
+        rows = clip_rows(seed, clips_per_instrument, soundfont)
+        check = separability(rows) if clips_per_instrument > 1 else {"within_instrument": float("nan"), "between_instruments": float("nan"), "ratio_between_to_within": float("nan")}
+        substitutes = "\n".join(f"- {name}: {voice.substitute}" for name, voice in VOICES.items() if voice.substitute)
+        card = card_front_matter("Symphony-Bias audio stimuli (FluidSynth renders)", "gpl-2.0") + CARD.format(
+            min_notes=5, max_notes=10, seed=seed, clips=clips_per_instrument, n_clips=len(rows),
+            n_instruments=len(VOICES), sample_rate=SAMPLE_RATE, seconds=sum(r["duration_s"] for r in rows),
+            substitutes=substitutes, within=check["within_instrument"], between=check["between_instruments"],
+            ratio=check["ratio_between_to_within"], fluidsynth_version=fluidsynth_version(), soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(),
+        )
+        for row in rows:
+            del row["_samples"]
+        import datasets
 
-    write_hub_folder(out, rows, card, casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)})
+        # write_hub_folder stages its own folder inside ours; ours records the kind
+        write_hub_folder(staging, rows, card, casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)})
     return check

@@ -39,6 +39,7 @@ from symphony_bench.plugin.core.audio import SAMPLE_RATE
 from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
 
 CLIP_SECONDS = 10.0
+KIND = "synthmic"  # the kind of output folder (plugin.core.atomic)
 METADATA_COLUMNS = (
     "track_id", "album_id", "album_title", "album_url", "artist_id", "artist_name", "artist_url",
     "artist_website", "license_image_file", "license_image_file_large", "license_parent_id",
@@ -267,7 +268,7 @@ def build(out: Path, clips: int = 100, seed: int = 0, soundfont: Path | None = N
     if not soundfont.is_file():
         raise FileNotFoundError(f"{soundfont}: SoundFont not found")
     specs = clip_specs(clips, seed)
-    with staged_directory(out) as staging:
+    with staged_directory(out, KIND, inputs=[soundfont]) as staging:
         render_one = partial(render_clip, soundfont=soundfont, root=staging)
         if workers > 1:  # spawned, not forked: a fork of a process with threads (pyarrow's...) can deadlock
             with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:

@@ -5,21 +5,21 @@ Release layout: `instrument-photos/<name>/` (photos per instrument) and `instrum
 (1-6 mp3 per instrument, none for keyboard, irregular file names such as "E-Guitar 2.mp3").
 
     symphony-bench import-upstream --release DIR --out DIR
-writes DIR/images (see symphony_bias_image) and DIR/audio (Hub layout, 16 kHz FLAC).
+writes DIR/images (see symphony_bias_image) and DIR/audio (Hub layout, 16 kHz FLAC). Files are read
+where they are in the release, so errors name the release's own files.
 """
 
 from __future__ import annotations
 
-import csv
-import shutil
-import tempfile
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from symphony_bench.hub_upload import symphony_bias_image
+from symphony_bench.hub_upload.symphony_bias_image import SourceImage
 from symphony_bench.plugin.core.atomic import staged_directory
-from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio, encode_flac, pcm_sha256
+from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio, encode_flac, pcm_sha256, read_audio_file
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
 from symphony_bench.plugin.core.instrument_names import single_instrument
@@ -27,6 +27,7 @@ from symphony_bench.plugin.core.vocabulary import load_instruments
 
 AUDIO_SUFFIXES = {".mp3", ".wav", ".flac", ".ogg"}
 UPSTREAM_LICENCE = "as stated by the Symphony-Bias release (instrument-bias-evaluation)"
+KIND = "upstream-import"  # the kind of output folder (plugin.core.atomic)
 
 
 def instrument_of(name: str) -> str | None:
@@ -38,8 +39,9 @@ def _unmatched_error(folder: Path, names: list[str]) -> DataFileError:
     return DataFileError(f"{folder}: cannot tell the instrument of {', '.join(sorted(names))}")
 
 
-def import_photos(release: Path, staging: Path) -> Path:
-    """Copy instrument-photos/<name>/ into the image builder's source layout, with a manifest."""
+def release_photos(release: Path) -> list[SourceImage]:
+    """The photos of instrument-photos/<name>/, as the image builder takes them. Each image id is
+    prefixed with its folder: "Violin/1.jpg" and "Violins/1.jpg" both survive."""
     photos = release / "instrument-photos"
     if not photos.is_dir():
         raise DataFileError(f"{photos}: not found (expected the release's instrument-photos folder)")
@@ -47,32 +49,21 @@ def import_photos(release: Path, staging: Path) -> Path:
     unmatched = [p.name for p in folders if instrument_of(p.name) is None]
     if unmatched:
         raise _unmatched_error(photos, unmatched)
-    rows = []
+    images = []
     for folder in folders:
         instrument = instrument_of(folder.name)
-        (staging / instrument).mkdir(parents=True, exist_ok=True)
-        for image in sorted(folder.iterdir()):
-            if image.suffix.lower() in symphony_bias_image.IMAGE_SUFFIXES:
-                # prefixed with the source folder: "Violin/1.jpg" and "Violins/1.jpg" both survive
-                name = f"{folder.name}__{image.name}"
-                shutil.copyfile(image, staging / instrument / name)
-                rows.append({"file": f"{instrument}/{name}", "licence": UPSTREAM_LICENCE,
-                             "source": f"instrument-photos/{folder.name}/{image.name}"})
-    with open(staging / symphony_bias_image.MANIFEST, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["file", "licence", "source"])
-        writer.writeheader()
-        writer.writerows(rows)
-    return staging
+        for image in symphony_bias_image.image_files(folder):
+            images.append(SourceImage(instrument, image, f"{instrument.replace(' ', '_')}/{folder.name}__{image.name}",
+                                      UPSTREAM_LICENCE, f"instrument-photos/{folder.name}/{image.name}"))
+    symphony_bias_image.check_counts(photos, Counter(image.instrument for image in images))
+    symphony_bias_image.refuse_outside_links(release, [image.path for image in images])
+    return images
 
 
 def _read_audio(path: Path):
     import librosa
-    import soundfile
 
-    try:
-        audio, rate = soundfile.read(path, dtype="float32", always_2d=True)
-    except (RuntimeError, soundfile.LibsndfileError) as error:
-        raise DataFileError(f"{path}: not a readable audio file ({error})") from error
+    audio, rate = read_audio_file(path)
     mono = audio.mean(axis=1)
     if mono.size == 0 or not mono.any():
         raise DataFileError(f"{path}: the audio is empty or silent")
@@ -96,6 +87,7 @@ def import_audio(release: Path, out: Path) -> Path:
     if not recordings.is_dir():
         raise DataFileError(f"{recordings}: not found (expected the release's instrument-audios folder)")
     files = sorted(p for p in recordings.rglob("*") if p.suffix.lower() in AUDIO_SUFFIXES)
+    symphony_bias_image.refuse_outside_links(release, files)
     unmatched = [p.relative_to(recordings).as_posix() for p in files if instrument_of(p.name) is None]
     if unmatched:
         raise _unmatched_error(recordings, unmatched)
@@ -122,9 +114,9 @@ def import_audio(release: Path, out: Path) -> Path:
 
 
 def import_release(release: Path, out: Path) -> Path:
-    """out/images and out/audio, written together: an error (naming the file) leaves nothing."""
+    """out/images and out/audio, written together: an error (naming the release's file) leaves nothing."""
     release = Path(release)
-    with staged_directory(out) as staging, tempfile.TemporaryDirectory() as photos:
-        symphony_bias_image.build(import_photos(release, Path(photos)), staging / "images")
+    with staged_directory(out, KIND, inputs=[release]) as staging:
+        symphony_bias_image.write_image_set(staging / "images", release_photos(release))
         import_audio(release, staging / "audio")
     return Path(out)

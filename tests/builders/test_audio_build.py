@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 import soundfile
 
 from conftest import run_cli
+from symphony_bench.hub_upload import synthmic
 from symphony_bench.hub_upload.symphony_bias_audio import VOICES, build
 from symphony_bench.plugin.core.atomic import BUILD_MARKER
 from symphony_bench.plugin.core.audio import decode_audio
@@ -90,6 +92,7 @@ def test_missing_soundfont_is_one_clear_error_and_writes_nothing(tmp_path):
 def test_corrupt_soundfont_fails_without_touching_an_existing_build(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
+    (out / BUILD_MARKER).write_text("written by symphony-bench\nkind: symphony-bias-audio\n")
     (out / "keep.txt").write_text("previous build")
     corrupt = tmp_path / "corrupt.sf2"
     corrupt.write_bytes(b"RIFF not a soundfont" * 10)
@@ -125,3 +128,20 @@ def test_a_rebuild_replaces_an_earlier_output_but_never_a_foreign_folder(built, 
     build(rebuilt, seed=5, clips_per_instrument=1)
     assert len(decoded_rows(rebuilt)) == 22
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_another_builders_output_or_a_folder_holding_the_soundfont_is_refused_before_rendering(tmp_path):
+    archive = tmp_path / "synthmic"
+    archive.mkdir()
+    (archive / BUILD_MARKER).write_text("written by symphony-bench\nkind: synthmic\n")
+    corrupt = tmp_path / "corrupt.sf2"
+    corrupt.write_bytes(b"RIFF not a soundfont" * 10)  # rendering first would fail on this instead
+    with pytest.raises(DataFileError, match="holds a 'synthmic' output"):
+        build(archive, soundfont=corrupt, clips_per_instrument=1)
+    fonts = tmp_path / "fonts"
+    fonts.mkdir()
+    soundfont = fonts / "font.sf2"
+    soundfont.write_bytes(b"RIFF")
+    with pytest.raises(DataFileError, match=f"contains the input {re.escape(str(soundfont))}"):
+        synthmic.build(fonts, clips=1, soundfont=soundfont)
+    assert soundfont.read_bytes() == b"RIFF" and (archive / BUILD_MARKER).is_file()

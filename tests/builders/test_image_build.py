@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -93,3 +94,45 @@ def test_same_stem_different_suffix_gets_distinct_ids_and_exif_orientation_is_ap
     assert len(set(rows["image_id"])) == len(rows) == 22 * MIN_IMAGES + 1
     harp = {r["image_id"]: r["image"] for r in rows if r["instrument"] == "harp"}
     assert harp["harp/0.jpg"].size == (20, 40)
+
+
+def test_an_image_linking_outside_the_source_is_refused_and_named(source, tmp_path):
+    secret = tmp_path / "elsewhere" / "private.png"
+    secret.parent.mkdir()
+    pictogram("harp", 9).save(secret)
+    (source / "harp" / "0.jpg").unlink()
+    (source / "harp" / "0.jpg").symlink_to(secret)
+    with pytest.raises(DataFileError, match=re.escape(f"{source}: links to files outside this folder (copy them in instead): harp/0.jpg -> {secret}")):
+        build(source, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_instrument_folder_linking_outside_the_source_is_refused(source, tmp_path):
+    shutil.move(source / "tuba", tmp_path / "tuba-elsewhere")
+    (source / "tuba").symlink_to(tmp_path / "tuba-elsewhere")
+    with pytest.raises(DataFileError, match=r"outside this folder .*tuba/0\.jpg"):
+        build(source, tmp_path / "out")
+
+
+def test_a_link_within_the_source_is_fine(source, tmp_path):
+    (source / "harp" / "0.jpg").unlink()
+    (source / "harp" / "0.jpg").symlink_to(source / "harp" / "2.jpg")
+    assert len(load_hub_dataset(build(source, tmp_path / "out"))) == 22 * MIN_IMAGES
+
+
+@pytest.mark.parametrize("out", ["photos", "photos/violin", "."])
+def test_an_output_overlapping_the_source_is_refused_and_the_source_kept(source, tmp_path, out):
+    before = {p: p.read_bytes() for p in source.rglob("*") if p.is_file()}
+    with pytest.raises(DataFileError, match="refusing to write there"):
+        build(source, tmp_path / out)
+    assert {p: p.read_bytes() for p in source.rglob("*") if p.is_file()} == before
+
+
+def test_an_image_set_is_not_replaced_by_another_builder(source, tmp_path):
+    from symphony_bench.hub_upload.symphony_bias_audio import build as build_audio
+
+    image_set = build(source, tmp_path / "images")
+    with pytest.raises(DataFileError, match="holds a 'symphony-bias-image' output"):
+        build_audio(image_set, clips_per_instrument=1)
+    assert len(load_hub_dataset(image_set)) == 22 * MIN_IMAGES
+    assert len(load_hub_dataset(build(source, image_set))) == 22 * MIN_IMAGES  # its own builder may rebuild it

@@ -253,3 +253,12 @@ def test_the_card_gives_the_yes_no_split_and_the_tie_rule(full_build):
     assert f"| `binary` | binary presence QA | {len(binary):,} | {yes:,} / {len(binary) - yes:,} | 9,332 |" in card
     assert "tied items (prior rate exactly 0.5) get no prediction" in card and "builder version 2" in card
     assert set(summary["counts"]) == set(PAPER_COUNTS)
+
+
+def test_python_versions_without_tarfile_extraction_filters_are_excluded():
+    from packaging.specifiers import SpecifierSet
+
+    pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text()
+    supported = SpecifierSet(re.search(r'^requires-python = "([^"]+)"', pyproject, re.MULTILINE)[1])
+    assert hasattr(tarfile, "data_filter")  # what release_root's extract(filter="data") needs
+    assert [v in supported for v in ("3.10.11", "3.11.3", "3.10.12", "3.11.4", "3.12.0")] == [False, False, True, True, True]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import numpy as np
@@ -92,3 +93,31 @@ def test_missing_photo_folder_is_listed(release, tmp_path):
     with pytest.raises(DataFileError, match=r"tuba \(0\)"):
         import_release(release, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_corrupt_photo_is_named_where_it_is_in_the_release(release, tmp_path):
+    photo = release / "instrument-photos" / "E-Guitar" / "img_3.jpg"
+    photo.write_bytes(b"not a jpeg")
+    with pytest.raises(DataFileError, match=re.escape(f"{photo}: not a readable image")):
+        import_release(release, tmp_path / "out")
+    assert not (tmp_path / "out").exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_a_short_instrument_names_the_release_photo_folder(release, tmp_path):
+    shutil.rmtree(release / "instrument-photos" / "Tuba")
+    with pytest.raises(DataFileError, match=re.escape(f"{release / 'instrument-photos'}: instruments with fewer than 6 images: tuba (0)")):
+        import_release(release, tmp_path / "out")
+
+
+def test_a_recording_linking_outside_the_release_is_refused(release, tmp_path):
+    outside = tmp_path / "elsewhere.mp3"
+    write_tone(outside, 500.0)
+    (release / "instrument-audios" / "Violin.mp3").symlink_to(outside)
+    with pytest.raises(DataFileError, match=r"outside this folder .*instrument-audios/Violin\.mp3"):
+        import_release(release, tmp_path / "out")
+
+
+def test_an_output_inside_the_release_is_refused(release, tmp_path):
+    with pytest.raises(DataFileError, match="lies inside the input"):
+        import_release(release, release / "imported")
+    assert not (release / "imported").exists()
