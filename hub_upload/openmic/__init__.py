@@ -10,7 +10,9 @@ release .tgz. Only relevance 1.0 (present) and 0.0 (absent) are ever gold; other
 unannotated instruments are unknown. Every random choice comes from `--seed` and is recorded in the
 rows; the same seed gives the same rows and the same decoded audio. `--max-clip-uses N` (default 1)
 lets one clip serve up to N `multilabel_30s` rows: OpenMIC's labels are sparse, so one use per clip
-can give far fewer multilabel items than the paper's.
+can give far fewer multilabel items than the paper's. With `--skip-bad`, a clip whose audio does
+not decode whole removes exactly the rows that use it; the other rows stay as planned. A config
+without rows is left out of the folder and its card, with a warning.
 
 Audio: decoded once per use, downmixed, resampled to 16 kHz and stored as FLAC bytes in an
 `audio` column (Audio(decode=False): decode the bytes with soundfile, no torchcodec). Rows are
