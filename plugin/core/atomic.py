@@ -70,9 +70,12 @@ def output_kind(folder: Path) -> str | None:
     return None
 
 
-def _check_replaceable(target: Path, kind: str | None) -> None:
+def _refuse_working_directory(target: Path) -> None:
     if Path.cwd().resolve().is_relative_to(target):
         raise DataFileError(f"{target}: refusing to replace the working directory or a folder above it")
+
+
+def _check_replaceable(target: Path, kind: str | None) -> None:
     if not target.exists() or (target.is_dir() and not any(target.iterdir())):
         return
     if not (target.is_dir() and (target / BUILD_MARKER).is_file()):
@@ -147,6 +150,7 @@ def staged_directory(target: Path, kind: str | None = None, inputs: Iterable[Pat
     is left behind and an existing `target` is untouched.
     """
     target = Path(target).resolve()
+    _refuse_working_directory(target)
     refuse_overlap(target, inputs)
     if target.parent.is_dir():
         sweep_stale_staging(target)  # first: it may put back an output that a killed swap moved aside

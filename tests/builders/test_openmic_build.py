@@ -297,7 +297,7 @@ def test_max_clip_uses_reaches_the_rows_schema_and_card_from_the_cli(archive, re
     planned = release_plan(3)
     assert [{k: v for k, v in row.items() if k in planned[0]} for row in table] == planned
     card = (tmp_path / "out" / "README.md").read_text()
-    assert f"| `multilabel_30s` | 30 s multi-label | {len(planned):,} | 1,028 |" in card
+    assert f"| `multilabel_30s` | 30 s multi-label | {len(planned):,} | - | 1,028 |" in card
     assert "built with `--max-clip-uses 3`" in card and "up to 3 of its rows" in card and "sparse" in card
 
 
@@ -354,8 +354,11 @@ def test_every_config_loads_with_decodable_audio_and_the_card_reports_counts(bui
     card = (folder / "README.md").read_text()
     assert card.startswith("---\nlicense: other\n")
     assert all(f"- config_name: {config}\n" in card for config in CONFIGS)
+    table = {line.split(" | ")[0].strip("| `"): line.split(" | ") for line in card.splitlines() if line.startswith("| `")}
     for config, count in summary["counts"].items():
-        assert f"| `{config}` |" in card and f"| {count:,} | {PAPER_COUNTS[config]:,} |" in card
+        yes = sum(row["answer"] == "yes" for row in rows[config])
+        split = f"{yes:,} / {count - yes:,}" if config in ("binary", "genre_hard") else "-"
+        assert table[config][2:] == [f"{count:,}", split, f"{PAPER_COUNTS[config]:,} |"]
     assert f"| {synthmic.LICENCE_TITLE} | {synthmic.LICENCE_URL} | 60 |" in card
     assert all(row["license_title"] == synthmic.LICENCE_TITLE for row in rows["binary"])
 
