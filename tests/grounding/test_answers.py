@@ -1,0 +1,179 @@
+"""Answer readers of the instrument-grounding tasks: what they read, and what they refuse (None)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from symphony_bench.plugin.grounding.answers import (
+    instruments_mentioned,
+    normalise_answer,
+    read_choice,
+    read_instrument_set,
+    read_letter,
+    read_time_range,
+    read_yes_no,
+)
+
+PLUCKED = ["guitar", "banjo"]
+STRUCK = ["mallet_percussion", "bass"]
+SET_CANDIDATES = ["guitar", "banjo", "mandolin", "ukulele"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [("Yes.", True), ("yes, there is", True), ("YES", True), ("There is a piano in the clip.", True),
+     ("There's a piano.", True), ("Yes, there is a piano.", True), ("I can hear a piano.", True),
+     ("No.", False), ("no, there isn't", False), ("There is no piano.", False), ("The piano is not present.", False),
+     ("I don't hear a piano", False), ("There isn't a piano", False), ("Not sure.", None),
+     ("", None), ("Maybe", None), (None, None),
+     # plain answers the old reader refused
+     ("Answer: yes", True), ("The answer is yes.", True), ("**No**", False), ("The correct answer is no.", False),
+     ("Is there a piano in this audio clip? No.", False), ("I don't think so.", False), ("I think so", True),
+     ("Nope", False), ("Absolutely not.", False), ("No there isn't.", False)],
+)
+def test_yes_no_reads_plain_answers(answer, expected):
+    assert read_yes_no(answer) is expected
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["I don't know", "I can't tell", "I'm not certain", "I cannot tell.", "It's hard to tell", "I have no idea",
+     "Possibly", "Yes, but I'm not sure", "It could be there"],
+)
+def test_yes_no_hedges_are_unreadable_not_no(answer):
+    assert read_yes_no(answer) is None
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["yes and no", "yes. no.", "Yes, there is no piano.", "No, there is a piano.", "yes or no",
+     "There is a piano. There is no piano.", "There isn't no piano", "I hear a piano but no drums"],
+)
+def test_yes_no_contradictions_and_double_negations_are_unreadable(answer):
+    assert read_yes_no(answer) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [("Mallet percussion.", 0), ("a xylophone", 0), ("The BASS", 1), ("double bass", 1), ("bass guitar", 1),
+     ("bass, but no xylophone", 1), ("both mallet percussion and bass", None), ("a trumpet", None),
+     ("Marimbas", 0), ("basses", 1)],
+)
+def test_choice_by_name(answer, expected):
+    assert read_choice(answer, STRUCK) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [("Banjos", 1), ("Banjo.", 1), ("I don't hear a guitar.", None), ("I do not hear a guitar, only banjo", 1),
+     ("neither guitar nor banjo", None), ("guitar, not banjo", 0), ("guitar without banjo", 0),
+     ("The banjo is not audible; it is the guitar.", 0), ("There is no guitar and the banjo is playing", None),
+     ("I hear a guitar and no banjo", 0), ("Not the guitar but the banjo", 1), ("guitar or banjo", None),
+     ("Guitar. Actually, banjo.", None), ("no guitar, banjo", None), ("The guitar. The guitar is not present.", None),
+     ("maybe the banjo", None), ("Candidate instruments: guitar, banjo. Answer: banjo", None),
+     ("guitar and drums", 0), ("None.", None), ("A banjo", 1), ("It's the guitar (not the banjo)", 0),
+     ("I don't hear no guitar", None), ("electric bass guitar", None)],
+)
+def test_choice_negation_scope(answer, expected):
+    assert read_choice(answer, PLUCKED) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [("A", 0), ("b.", 1), ("(B)", 1), ("Answer: B", 1), ("Option A", 0), ("A. mallet percussion", 0),
+     ("The answer is B", 1), ("The answer is: (A)", 0), ("Correct answer: B", 1), ("My answer is B", 1),
+     ("I choose B.", 1), ("A bass", 1), ("A) bass", None), ("B. mallet percussion", None), ("A or B", None),
+     ("bass", 1)],
+)
+def test_letter_choice(answer, expected):
+    assert read_letter(answer, STRUCK) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [("A, because the banjo is not audible", 0), ("A, because the guitar is not audible", None),
+     ("A. banjo", None), ("A, not B", 0), ("Answer: A (guitar)", 0), ("A. guitar B. banjo", None),
+     ("B, because the twang of the banjo is clear", 1), ("A/B", None), ("A and B", None), ("Not A", None),
+     ("a", 0), ("(a)", 0), ("A guitar", 0), ("A banjo", 1), ("A is wrong, B is right", 1), ("B, maybe A", None)],
+)
+def test_letter_decides_unless_the_explanation_contradicts_it(answer, expected):
+    assert read_letter(answer, PLUCKED) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [("0-10 seconds", 0), ("0–10 s", 0), ("The first range.", 0), ("10 to 20 seconds", 1), ("middle", 1),
+     ("10–20 seconds.", 1), ("Between 10 and 20 seconds", 1), ("20—30s", 2), ("the last ten seconds", 2),
+     ("The first 10-second segment", 0), ("at the 25 second mark", None),
+     ("0-10 or 10-20", None), ("somewhere", None), ("30-40", None),
+     # plain answers the old reader refused
+     ("10 seconds to 20 seconds", 1), ("from 0s to 10s", 0), ("00:20-00:30", 2), ("0:10 - 0:20", 1),
+     ("ten to twenty seconds", 1), ("Answer: 20-30 seconds", 2), ("The final answer is 0-10 seconds", 0),
+     ("Segment 2", 1), ("10-20 seconds (the second range)", 1)],
+)
+def test_time_range(answer, expected):
+    assert read_time_range(answer) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [("10-20 seconds, not 0-10", 1), ("Not 0-10 seconds but 20-30 seconds", 2), ("the first range: 10-20 s", None),
+     ("the second half", None), ("0-10 seconds, 10-20 seconds, 20-30 seconds", None), ("maybe 10-20 seconds", None),
+     ("I don't know", None), ("5-15 seconds", None), ("0-30 seconds", None), ("not 10-20 seconds", None),
+     ("from start to finish", None), ("10-20 seconds, not 10-20 seconds", None)],
+)
+def test_time_range_negation_and_ambiguity(answer, expected):
+    assert read_time_range(answer) == expected
+
+
+def test_instrument_set_with_synonyms_and_explicit_none():
+    candidates = ["voice", "guitar", "synthesizer", "bass"]
+    assert read_instrument_set("Vocals, electric guitar and a synth.", candidates) == {0, 1, 2}
+    assert read_instrument_set("bass guitar", candidates) == {3}  # not also "guitar"
+    assert read_instrument_set("None.", candidates) == set()
+    assert read_instrument_set("guitar but no synth", candidates) == {1}
+    assert read_instrument_set("bass guitar, drums", SET_CANDIDATES) is None
+    assert read_instrument_set("I hear a tuba", candidates) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [("I do not hear a guitar, only banjo", {1}), ("I don't hear a guitar.", None), ("neither guitar nor banjo", None),
+     ("Banjos and guitars", {0, 1}), ("guitar or banjo", None), ("None, guitar", None),
+     ("No instruments are present.", set()), ("Guitar, banjo; no ukulele, no mandolin", {0, 1}),
+     ("Guitar, banjo are not present", None), ("Guitar and banjo are not present. Mandolin.", {2}),
+     ("I hear a guitar, the banjo is absent", {0}), ("no guitar, banjo", None), ("no guitar and banjo", None),
+     ("guitar, banjo, maybe ukulele", None), ("Mandolin and ukulele, nothing else", {2, 3}),
+     ("- guitar\n- ukulele", {0, 3}), ("Guitar; the mandolin and the ukulele are absent", {0})],
+)
+def test_instrument_set_negation_scope(answer, expected):
+    assert read_instrument_set(answer, SET_CANDIDATES) == expected
+
+
+def test_every_candidate_denied_is_the_empty_set():
+    assert read_instrument_set("neither guitar nor banjo", PLUCKED) == set()
+
+
+def test_display_names_get_the_synonyms_of_their_class():
+    assert read_choice("a marimba", ["mallet percussion", "piano"]) == 0
+
+
+def test_instruments_mentioned_leaves_out_negated_names():
+    assert instruments_mentioned("I don't hear a guitar, only banjo", SET_CANDIDATES) == {1}
+    assert instruments_mentioned(None, SET_CANDIDATES) == set()
+
+
+def test_normalise_answer_spells_out_contractions():
+    assert normalise_answer("I Can't   hear—it!") == "i can not hear-it"
+    assert normalise_answer(3) == ""
+
+
+@given(st.one_of(st.text(), st.none(), st.integers()))
+def test_readers_never_raise(answer):
+    read_yes_no(answer)
+    read_time_range(answer)
+    read_choice(answer, STRUCK)
+    read_letter(answer, STRUCK)
+    read_instrument_set(answer, STRUCK)
