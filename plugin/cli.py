@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from symphony_bench.hub_upload import commands as builder_commands
+from symphony_bench.plugin.core.atomic import Terminated
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.tcav import command as tcav_command
 
@@ -79,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     except (DataFileError, OSError, ValueError) as error:
         print(f"symphony-bench: error: {error}", file=sys.stderr)
         return 2
+    except (KeyboardInterrupt, Terminated) as stop:
+        print("symphony-bench: stopped; an unfinished output folder is never left behind", file=sys.stderr)
+        return stop.code if isinstance(stop, Terminated) else 130
     return 0
 
 

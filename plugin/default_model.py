@@ -47,7 +47,7 @@ def default_model_path() -> Path:
         del config.quantization_config
     model = AutoModelForCausalLM.from_config(config)
     model.load_state_dict(dequantized.state_dict())
-    with staged_directory(target) as staging:
+    with staged_directory(target, kind="default-model", inputs=[source]) as staging:
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
     return target
