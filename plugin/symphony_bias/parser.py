@@ -1,27 +1,44 @@
 """Parse a model's Likert JSON answer into one value (1..5) per gender, never raising.
 
-Accepted: code fences, prose around the JSON, single quotes, trailing commas, any key order, one
-level of nesting, case/spacing/hyphen variants of labels and gender keys ("Non-Binary",
-"nonbinary", "a woman"), numbers 1-5. Everything else is invalid with a reason:
+Accepted: code fences, prose around the JSON, single quotes, trailing commas, any key order, unquoted
+keys and values, one level of nesting, case/spacing/hyphen variants of labels and gender keys
+("Non-Binary", "nonbinary", "a woman", "very_high"), the numbers 1-5 (also "3", 3.0, "3.0"), and
+an object whose closing braces a stop sequence cut off. Everything else is invalid with a reason:
 
     empty           the response is empty or not a string
-    no_json         no "{" in the response
-    truncated       an object opens but never closes and cannot be closed (max_gen_toks reached
-                    mid-answer: it ends inside a string)
-    bad_json        an object is there but neither JSON nor a recoverable key/value list
+    no_json         no object in the response (braces inside a quoted string do not count)
+    truncated       the last object never closes and cannot be read as it stands (max_gen_toks
+                    reached mid-answer: it ends inside a string, or values are missing)
+    bad_json        an object is there but holds no key/value pair
     missing_gender  at least one of the three genders has no value
-    bad_label       a gender's value is not one of the five labels nor 1..5
+    bad_label       a gender's value is not one of the five labels nor exactly 1..5 (not "-1",
+                    "- 4", "3-", "+3", "2.5")
+    ambiguous       the answer contradicts itself: a gender key repeated with another value, a
+                    nested object whose complete answer differs from the top-level one (without
+                    top-level gender keys: nested objects that disagree), several answer objects
+                    that differ, or more than MAX_GENDER_PAIRS gender ratings in one response
+
+How the text is read. A quote right after "{", ",", ":", "=" or "[" (blanks allowed) opens a
+string; it ends at the first same quote followed by "," ":" "}" "]" or the end of the text, or
+before a "{" followed by a quote. So a reason with unescaped quotes ("He said "no" to it") stays one
+string, and neither its braces nor its words are read. Gender keys count at the top level of an
+object and one level down: the top level wins over nested objects (a "reason" object mentioning
+genders), unless a nested object holds a different complete answer. Prose outside objects is never
+read. Objects without any gender key are ignored when another object has them.
 """
 
 from __future__ import annotations
 
-import json
 import re
+from dataclasses import dataclass
+
+import numpy as np
 
 from symphony_bench.plugin.core.vocabulary import GENDERS
 
 LIKERT_LABELS = {"very low": 1, "low": 2, "medium": 3, "high": 4, "very high": 5}
-INVALID_REASONS = ("empty", "no_json", "truncated", "bad_json", "missing_gender", "bad_label")
+INVALID_REASONS = ("empty", "no_json", "truncated", "bad_json", "missing_gender", "bad_label", "ambiguous")
+MAX_GENDER_PAIRS = 60  # 20 repeats of a whole answer; more is a degenerate output, not one answer
 
 _GENDER_ALIASES = {
     "male": "male", "man": "male", "men": "male", "maleperson": "male",
@@ -32,12 +49,68 @@ _GENDER_ALIASES = {
 _LABELS_COMPACT = {label.replace(" ", ""): value for label, value in LIKERT_LABELS.items()}
 _LEADING_ARTICLE = re.compile(r"^(?:an?|the)[\s_-]+")
 _NON_LETTERS = re.compile(r"[^a-z]+")
-_SEPARATORS = re.compile(r"[\s_\-]+")
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_KEY_VALUE = re.compile(
-    r"""["']?([A-Za-z][A-Za-z _\-]{0,40}?)["']?\s*[:=]\s*["']?([A-Za-z0-9][A-Za-z0-9 ._\-]{0,20}?)["']?\s*(?=[,}\n]|$)"""
+_NUMBER_FORM = re.compile(r"[1-5](?:\.0+)?")
+_LABEL_FORM = re.compile(r"[a-z]+(?:[\s_-]+[a-z]+)*\.?")
+
+_END = "\x00"  # appended to the text: only a string cut by the end of the text swallows it
+_BLANK = "\x01"  # stands for text that must not be read
+_DELIMITER = r"\s*+(?:[,:}\]]|\x00)"
+
+
+def _string_pattern(quote: str) -> str:
+    """A string opened by `quote` that is not a plain word or number (those stay as they are), nor
+    empty before a "{" and a quote (that quote stays a plain character)."""
+    other = "'" if quote == '"' else '"'
+    not_a_word = rf"(?![A-Za-z0-9 ._-]{{0,40}}{quote}(?={_DELIMITER}))"
+    not_empty = r"""(?!\s*+\{\s*+["'])"""
+    body = rf"""(?:[^"'\\{{\x00]++|\\[^\x00]?|\{{(?!\s*+["'])|{other}|{quote}(?!{_DELIMITER}))*+"""
+    return quote + not_empty + not_a_word + body + rf"(?:{quote}|(?=\{{)|\x00)"
+
+
+# Split around strings, keeping only the lead before each: joined, the parts are the text with every
+# string that is not a plain word removed (so are the blanks between the lead and the string).
+_STRING = re.compile(r"([{,:=\[])\s*+(?:" + _string_pattern('"') + "|" + _string_pattern("'") + ")")
+
+
+def _letter_tree(words: list[str], separator: str) -> str:
+    """A pattern for any of `words`, with `separator` allowed between letters. Words that share a
+    beginning share a branch, so a failed attempt costs one step per letter, not one per word."""
+    tree: dict = {}
+    for word in words:
+        node = tree
+        for letter in word:
+            node = node.setdefault(letter, {})
+        node[""] = {}  # a word ends here
+
+    def continuations(node: dict) -> str:
+        branches = [letter + continuations(child) for letter, child in sorted(node.items()) if letter]
+        if not branches:
+            return ""
+        more = separator + "(?:" + "|".join(branches) + ")"
+        return f"(?:{more})?" if "" in node else more
+
+    first_letters = "".join(sorted(tree))
+    branches = [letter + continuations(child) for letter, child in sorted(tree.items())]
+    return f"(?=[{first_letters}])(?:" + "|".join(branches) + ")"
+
+
+def _reversed_key_pattern() -> str:
+    """Every spelling of a gender key (an optional article, separators between letters), reversed."""
+    reversed_aliases = [alias[::-1] for alias in _GENDER_ALIASES]
+    return _letter_tree(reversed_aliases, r"[\s_-]*+") + r"(?:[\s_-]++(?:a|na|eht))?"
+
+
+# A gender pair is `lead key separator value` (lead: "{", "," or a new line; the key may be quoted).
+# Pairs are searched from their ":" or "=" in the reversed, lower-cased text, so that only
+# separators are tried rather than every "{" and "," (a text of braces or quotes costs nothing
+# here), and without re.IGNORECASE, which slows every step.
+_REVERSED_PAIR = re.compile(
+    r"""[:=]\s*+(?P<kq>["']?)(?P<key>""" + _reversed_key_pattern() + r""")(?P=kq)(?:\s*+[{,]|[ \t]*+\n)"""
 )
+_VALUE = re.compile(r"\s*+([^,{}\n\x00\x01]*+)")
+
+_OPEN, _CLOSE, _COLON, _EQUALS = (ord(c) for c in "{}:=")
+_TOP = 0  # place of the pairs on an object's own level; nested objects are places 1, 2, ...
 
 
 def _invalid(reason: str) -> dict:
@@ -50,103 +123,176 @@ def _gender_of(key: str) -> str | None:
 
 
 def likert_value(value) -> int | None:
-    """1..5 from a label or a number; None if it is neither."""
+    """1..5 from a label or a number; None if it is neither (signed, "3-", 2.5, another word)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
         return int(value) if value in (1, 2, 3, 4, 5) else None
     if not isinstance(value, str):
         return None
-    text = _SEPARATORS.sub(" ", value.strip().lower()).strip(" .")
-    compact = text.replace(" ", "")
-    if compact in _LABELS_COMPACT:
-        return _LABELS_COMPACT[compact]
-    try:
-        return likert_value(float(text))
-    except ValueError:
-        return None
-
-
-def _json_object(candidate: str) -> dict | None:
-    """The candidate as a dict, trying strict JSON, then common repairs."""
-    repaired = _TRAILING_COMMA.sub(r"\1", candidate)
-    attempts = (candidate, repaired, repaired.replace("'", '"'))
-    for attempt in attempts:
-        try:
-            loaded = json.loads(attempt)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(loaded, dict):
-            return loaded
+    text = value.strip().lower()
+    if _NUMBER_FORM.fullmatch(text):
+        return int(text[0])
+    if _LABEL_FORM.fullmatch(text):
+        return _LABELS_COMPACT.get(_NON_LETTERS.sub("", text))
     return None
 
 
-def _gender_entries(obj: dict) -> dict[str, object]:
-    """Gender -> raw value, looking one level into nested objects."""
-    entries: dict[str, object] = {}
-    for key, value in obj.items():
-        gender = _gender_of(str(key))
-        if gender is not None:
-            entries.setdefault(gender, value)
-        elif isinstance(value, dict):
-            for inner_key, inner_value in value.items():
-                inner_gender = _gender_of(str(inner_key))
-                if inner_gender is not None:
-                    entries.setdefault(inner_gender, inner_value)
-    return entries
+def _unquoted(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
 
 
-def _loose_entries(candidate: str) -> dict[str, object]:
-    entries: dict[str, object] = {}
-    for key, value in _KEY_VALUE.findall(candidate):
-        gender = _gender_of(key)
-        if gender is not None:
-            entries.setdefault(gender, value)
-    return entries
+@dataclass(frozen=True)
+class _Layout:
+    """The text without its strings (`skeleton`, plain word strings kept) and, per skeleton
+    character, the depth of the object it belongs to (`level`: 0 outside any object; braces belong
+    to the object they delimit)."""
+
+    skeleton: str
+    codes: np.ndarray
+    level: np.ndarray
+    object_starts: np.ndarray  # positions of the top-level "{"
+    nested_starts: np.ndarray  # positions of the "{" one level down
+    open_at_end: int  # objects still open at the end of the text
+
+    @classmethod
+    def of(cls, text: str) -> _Layout:
+        text = text.replace(_END, " ") + _END
+        skeleton = "".join(_STRING.split(text)) if '"' in text or "'" in text else text
+        codes = np.frombuffer(skeleton.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        opens, closes = codes == _OPEN, codes == _CLOSE
+        walk = np.cumsum(opens.view(np.int8) - closes.view(np.int8), dtype=np.int32)
+        level = walk - np.minimum(np.minimum.accumulate(walk), 0)  # a "}" at depth 0 closes nothing
+        open_at_end = int(level[-1])
+        close_positions = np.flatnonzero(closes)
+        level[close_positions] = level[np.maximum(close_positions - 1, 0)] * (close_positions > 0)
+        object_starts = np.flatnonzero(opens & (level == 1))
+        nested_starts = np.flatnonzero(opens & (level == 2))
+        return cls(skeleton, codes, level, object_starts, nested_starts, open_at_end)
+
+    def ends_inside_string(self) -> bool:
+        return not self.skeleton.endswith(_END)
+
+    def has_key_value_pair(self) -> bool:
+        separators = (self.codes == _COLON) | (self.codes == _EQUALS)
+        return bool(np.any(separators & (self.level == 1)))
+
+    def readable(self) -> str:
+        """The skeleton in lower case (ASCII letters), with everything outside objects and below the
+        first nesting level blanked."""
+        top_or_nested = (self.level - 1).astype(np.uint32) <= 1
+        upper = (self.codes >= ord("A")) & (self.codes <= ord("Z"))
+        lowered = self.codes + np.uint32(32) * upper
+        kept = np.where(top_or_nested, lowered, ord(_BLANK)).astype("<u4")
+        return kept.tobytes().decode("utf-32-le", "surrogatepass")
 
 
-def close_object(fragment: str) -> str | None:
-    """`fragment` (which starts at its first "{") with the closing braces that a stop sequence cut
-    off put back; None when it ends inside a string (cut mid-answer) or leaves nothing open."""
-    outside_strings = _STRING.sub("", fragment)
-    depth = outside_strings.count("{") - outside_strings.count("}")
-    if '"' in outside_strings or depth <= 0:
-        return None
-    return fragment.rstrip().rstrip(",") + "}" * depth
+@dataclass(frozen=True)
+class _Rating:
+    answer: int  # number of the top-level object, from 1
+    place: int  # _TOP or the number of the nested object
+    gender: str
+    value: int | None
+
+
+def _ratings(layout: _Layout) -> list[_Rating] | None:
+    """Gender key/value pairs on an object's top level or one level down, in text order; None when
+    there are more than MAX_GENDER_PAIRS."""
+    readable = layout.readable()
+    ratings = []
+    for match in _REVERSED_PAIR.finditer(readable[::-1]):
+        if len(ratings) == MAX_GENDER_PAIRS:
+            return None
+        key_start, separator = len(readable) - match.end("key"), len(readable) - 1 - match.start()
+        answer = int(np.searchsorted(layout.object_starts, key_start, side="right"))
+        nested = layout.level[key_start] == 2
+        place = int(np.searchsorted(layout.nested_starts, key_start, side="right")) if nested else _TOP
+        value = likert_value(_unquoted(_VALUE.match(readable, separator + 1)[1]))
+        ratings.append(_Rating(answer, place, _gender_of(match["key"][::-1]), value))
+    return ratings[::-1]
+
+
+def _disagree(ratings: list[_Rating], skip_invalid: bool = False) -> bool:
+    values: dict[str, set] = {}
+    for rating in ratings:
+        if rating.value is not None or not skip_invalid:
+            values.setdefault(rating.gender, set()).add(rating.value)
+    return any(len(found) > 1 for found in values.values())
+
+
+def _place_result(ratings: list[_Rating]) -> dict:
+    if _disagree(ratings):
+        return _invalid("ambiguous")
+    values = {rating.gender: rating.value for rating in ratings}
+    if len(values) < len(GENDERS):
+        return _invalid("missing_gender")
+    if any(values[gender] is None for gender in GENDERS):
+        return _invalid("bad_label")
+    return {"error": None, **{gender: values[gender] for gender in GENDERS}}
+
+
+def _answer_result(ratings: list[_Rating]) -> dict:
+    """One top-level object: its own gender keys win; nested objects count alone only without them."""
+    places: dict[int, list[_Rating]] = {}
+    for rating in ratings:
+        places.setdefault(rating.place, []).append(rating)
+    nested = [_place_result(found) for place, found in sorted(places.items()) if place != _TOP]
+    complete = [result for result in nested if result["error"] is None]
+    if _TOP in places:
+        result = _place_result(places[_TOP])
+        return _invalid("ambiguous") if any(other != result for other in complete) else result
+    if _disagree(ratings, skip_invalid=True):
+        return _invalid("ambiguous")
+    return complete[0] if complete else nested[0]
+
+
+def _combined(results: list[dict]) -> dict:
+    """Several answer objects: they must agree."""
+    if all(result == results[0] for result in results):
+        return results[0]
+    if any(result["error"] is None for result in results):
+        return _invalid("ambiguous")
+    return results[0]
 
 
 def parse_likert_response(text) -> dict:
     """{"error": None or a reason, "male": 1..5, "female": 1..5, "non_binary": 1..5}.
 
     The tasks stop generating at "}\n" and backends drop the stop sequence, so an object whose last
-    braces are missing is closed before it is read. An object that never closes and cannot be read
-    once closed (it ends inside a string, or values are missing) is truncated.
+    braces are missing is read as if closed. An answer object that never closes and cannot be read
+    so (it ends inside a string, or values are missing) is truncated.
     """
     if not isinstance(text, str) or not text.strip():
         return _invalid("empty")
-    start, end = text.find("{"), text.rfind("}")
-    if start == -1:
+    if "{" not in text:
         return _invalid("no_json")
-    candidate = text[start : end + 1] if end > start else None
-    obj = _json_object(candidate) if candidate else None
-    if obj is None:
-        closed = close_object(text[start:])
-        if closed is not None:
-            candidate, obj = closed, _json_object(closed)
-    if candidate is None:
-        return _invalid("truncated")
-    parsed = _read_entries(obj, candidate)
-    never_closed = end < start
-    return _invalid("truncated") if parsed["error"] and never_closed else parsed
+    layout = _Layout.of(text)
+    last = len(layout.object_starts)
+    if last == 0:
+        return _invalid("no_json")
+    ratings = _ratings(layout)
+    if ratings is None:
+        return _invalid("ambiguous")
+    if not ratings:
+        if layout.open_at_end:
+            return _invalid("truncated")
+        return _invalid("missing_gender" if layout.has_key_value_pair() else "bad_json")
+    by_answer: dict[int, list[_Rating]] = {}
+    for rating in ratings:
+        by_answer.setdefault(rating.answer, []).append(rating)
+    results = {answer: _answer_result(found) for answer, found in by_answer.items()}
+    if layout.open_at_end and last in results and (results[last]["error"] or layout.ends_inside_string()):
+        results[last] = _invalid("truncated")
+    return _combined(list(results.values()))
 
 
-def _read_entries(obj: dict | None, candidate: str) -> dict:
-    entries = _gender_entries(obj) if obj is not None else _loose_entries(candidate)
-    if not entries:
-        return _invalid("missing_gender" if obj is not None else "bad_json")
-    if len(entries) < len(GENDERS):
-        return _invalid("missing_gender")
-    values = {gender: likert_value(entries[gender]) for gender in GENDERS}
-    if any(v is None for v in values.values()):
-        return _invalid("bad_label")
-    return {"error": None, **values}
+def close_object(fragment: str) -> str | None:
+    """`fragment` (which starts at its first "{") with the closing braces that a stop sequence cut
+    off put back; None when it ends inside a string (cut mid-answer) or leaves nothing open."""
+    layout = _Layout.of(fragment)
+    if not layout.open_at_end or layout.ends_inside_string():
+        return None
+    return fragment.rstrip().rstrip(",") + "}" * layout.open_at_end
