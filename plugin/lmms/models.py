@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import torch
 from lmms_eval.api.model import lmms
 from lmms_eval.models.simple.qwen2_audio import Qwen2_Audio
 from tqdm import tqdm
@@ -73,6 +74,13 @@ class ReplayResponses(lmms):
     def __init__(self, responses: str, **kwargs) -> None:
         super().__init__()
         self._responses = read_responses(Path(responses))
+
+    @property
+    def device(self) -> torch.device:
+        """Where lmms-eval puts the request counts it gathers across data-parallel ranks: the
+        accelerator's device once lmms-eval has attached one (its collectives need it), else CPU."""
+        accelerator = getattr(self, "accelerator", None)
+        return accelerator.device if accelerator is not None else torch.device("cpu")
 
     def generate_until(self, requests) -> list[str]:
         answers = []
