@@ -29,6 +29,8 @@ read. Objects without any gender key are ignored when another object has them.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -57,19 +59,23 @@ _BLANK = "\x01"  # stands for text that must not be read
 _DELIMITER = r"\s*+(?:[,:}\]]|\x00)"
 
 
-def _string_pattern(quote: str) -> str:
-    """A string opened by `quote` that is not a plain word or number (those stay as they are), nor
-    empty before a "{" and a quote (that quote stays a plain character)."""
+def _string_pattern(quote: str, ends_before: str) -> str:
+    """A string opened by `quote` that is not a plain word or number (those stay as they are). It
+    ends at its quote followed by a delimiter, or before a "{" followed by a quote in `ends_before`;
+    an empty string there is left alone (its quote stays a plain character)."""
     other = "'" if quote == '"' else '"'
-    not_a_word = rf"(?![A-Za-z0-9 ._-]{{0,40}}{quote}(?={_DELIMITER}))"
-    not_empty = r"""(?!\s*+\{\s*+["'])"""
-    body = rf"""(?:[^"'\\{{\x00]++|\\[^\x00]?|\{{(?!\s*+["'])|{other}|{quote}(?!{_DELIMITER}))*+"""
-    return quote + not_empty + not_a_word + body + rf"(?:{quote}|(?=\{{)|\x00)"
+    brace_then_quote = rf"\{{\s*+[{ends_before}]"
+    not_empty = f"(?!\\s*+{brace_then_quote})"
+    not_a_word = rf"(?![a-z0-9 ._-]{{0,40}}{quote}(?={_DELIMITER}))"
+    body = rf"""(?:[^"'\\{{\x00]++|\\[^\x00]?|(?!{brace_then_quote})\{{|{other}|{quote}(?!{_DELIMITER}))*+"""
+    return quote + not_empty + not_a_word + body + rf"(?:{quote}|(?={brace_then_quote})|\x00)"
 
 
 # Split around strings, keeping only the lead before each: joined, the parts are the text with every
-# string that is not a plain word removed (so are the blanks between the lead and the string).
-_STRING = re.compile(r"([{,:=\[])\s*+(?:" + _string_pattern('"') + "|" + _string_pattern("'") + ")")
+# string that is not a plain word removed (so are the blanks between the lead and the string). A
+# double-quoted string ends before {" (JSON never holds it unescaped); a single-quoted one also
+# before {' so that an apostrophe in prose before a JSON or Python answer cannot swallow it.
+_STRING = re.compile(r"([{,:=\[])\s*+(?:" + _string_pattern('"', '"') + "|" + _string_pattern("'", "\"'") + ")")
 
 
 def _letter_tree(words: list[str], separator: str) -> str:
@@ -101,9 +107,9 @@ def _reversed_key_pattern() -> str:
 
 
 # A gender pair is `lead key separator value` (lead: "{", "," or a new line; the key may be quoted).
-# Pairs are searched from their ":" or "=" in the reversed, lower-cased text, so that only
-# separators are tried rather than every "{" and "," (a text of braces or quotes costs nothing
-# here), and without re.IGNORECASE, which slows every step.
+# Pairs are searched from their ":" or "=" in the reversed text, so that only separators are tried
+# rather than every "{" and "," (a text of braces or quotes costs nothing here). The text is lower
+# case by then: re.IGNORECASE would slow every step.
 _REVERSED_PAIR = re.compile(
     r"""[:=]\s*+(?P<kq>["']?)(?P<key>""" + _reversed_key_pattern() + r""")(?P=kq)(?:\s*+[{,]|[ \t]*+\n)"""
 )
@@ -117,6 +123,7 @@ def _invalid(reason: str) -> dict:
     return {"error": reason, "male": None, "female": None, "non_binary": None}
 
 
+@functools.lru_cache(maxsize=1024)  # answers use a handful of spellings
 def _gender_of(key: str) -> str | None:
     key = _LEADING_ARTICLE.sub("", key.strip().lower())
     return _GENDER_ALIASES.get(_NON_LETTERS.sub("", key))
@@ -128,8 +135,11 @@ def likert_value(value) -> int | None:
         return None
     if isinstance(value, (int, float)):
         return int(value) if value in (1, 2, 3, 4, 5) else None
-    if not isinstance(value, str):
-        return None
+    return _text_value(value) if isinstance(value, str) else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _text_value(value: str) -> int | None:
     text = value.strip().lower()
     if _NUMBER_FORM.fullmatch(text):
         return int(text[0])
@@ -147,9 +157,9 @@ def _unquoted(value: str) -> str:
 
 @dataclass(frozen=True)
 class _Layout:
-    """The text without its strings (`skeleton`, plain word strings kept) and, per skeleton
-    character, the depth of the object it belongs to (`level`: 0 outside any object; braces belong
-    to the object they delimit)."""
+    """The text in lower case without its strings (`skeleton`, plain word strings kept) and, per
+    skeleton character, the depth of the object it belongs to (`level`: 0 outside any object;
+    braces belong to the object they delimit)."""
 
     skeleton: str
     codes: np.ndarray
@@ -160,18 +170,17 @@ class _Layout:
 
     @classmethod
     def of(cls, text: str) -> _Layout:
-        text = text.replace(_END, " ") + _END
+        text = text.lower().replace(_END, " ") + _END  # keys and labels are read in any case
         skeleton = "".join(_STRING.split(text)) if '"' in text or "'" in text else text
         codes = np.frombuffer(skeleton.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-        opens, closes = codes == _OPEN, codes == _CLOSE
-        walk = np.cumsum(opens.view(np.int8) - closes.view(np.int8), dtype=np.int32)
-        level = walk - np.minimum(np.minimum.accumulate(walk), 0)  # a "}" at depth 0 closes nothing
-        open_at_end = int(level[-1])
-        close_positions = np.flatnonzero(closes)
-        level[close_positions] = level[np.maximum(close_positions - 1, 0)] * (close_positions > 0)
-        object_starts = np.flatnonzero(opens & (level == 1))
-        nested_starts = np.flatnonzero(opens & (level == 2))
-        return cls(skeleton, codes, level, object_starts, nested_starts, open_at_end)
+        opens = codes == _OPEN
+        walk = np.add.accumulate(opens.astype(np.int32) - (codes == _CLOSE))
+        depth = walk - np.minimum(np.minimum.accumulate(walk), 0)  # a "}" at depth 0 closes nothing
+        level = depth.copy()  # a "}" belongs to the object it closes: the depth before it
+        np.maximum(depth[1:], depth[:-1], out=level[1:])
+        object_starts = (opens & (depth == 1)).nonzero()[0]
+        nested_starts = (opens & (depth == 2)).nonzero()[0]
+        return cls(skeleton, codes, level, object_starts, nested_starts, int(depth[-1]))
 
     def ends_inside_string(self) -> bool:
         return not self.skeleton.endswith(_END)
@@ -181,12 +190,9 @@ class _Layout:
         return bool(np.any(separators & (self.level == 1)))
 
     def readable(self) -> str:
-        """The skeleton in lower case (ASCII letters), with everything outside objects and below the
-        first nesting level blanked."""
-        top_or_nested = (self.level - 1).astype(np.uint32) <= 1
-        upper = (self.codes >= ord("A")) & (self.codes <= ord("Z"))
-        lowered = self.codes + np.uint32(32) * upper
-        kept = np.where(top_or_nested, lowered, ord(_BLANK)).astype("<u4")
+        """The skeleton with everything outside objects and below the first nesting level blanked."""
+        top_or_nested = (self.level == 1) | (self.level == 2)
+        kept = np.where(top_or_nested, self.codes, np.uint32(ord(_BLANK)))
         return kept.tobytes().decode("utf-32-le", "surrogatepass")
 
 
@@ -202,17 +208,19 @@ def _ratings(layout: _Layout) -> list[_Rating] | None:
     """Gender key/value pairs on an object's top level or one level down, in text order; None when
     there are more than MAX_GENDER_PAIRS."""
     readable = layout.readable()
+    end = len(readable)
+    matches = list(itertools.islice(_REVERSED_PAIR.finditer(readable[::-1]), MAX_GENDER_PAIRS + 1))[::-1]
+    if len(matches) > MAX_GENDER_PAIRS:
+        return None
+    key_starts = np.array([end - match.end("key") for match in matches], dtype=np.int64)
+    answers = np.searchsorted(layout.object_starts, key_starts, side="right")
+    nested = np.searchsorted(layout.nested_starts, key_starts, side="right")
+    places = np.where(layout.level[key_starts] == 2, nested, _TOP)
     ratings = []
-    for match in _REVERSED_PAIR.finditer(readable[::-1]):
-        if len(ratings) == MAX_GENDER_PAIRS:
-            return None
-        key_start, separator = len(readable) - match.end("key"), len(readable) - 1 - match.start()
-        answer = int(np.searchsorted(layout.object_starts, key_start, side="right"))
-        nested = layout.level[key_start] == 2
-        place = int(np.searchsorted(layout.nested_starts, key_start, side="right")) if nested else _TOP
-        value = likert_value(_unquoted(_VALUE.match(readable, separator + 1)[1]))
+    for match, answer, place in zip(matches, answers.tolist(), places.tolist(), strict=True):
+        value = likert_value(_unquoted(_VALUE.match(readable, end - match.start())[1]))
         ratings.append(_Rating(answer, place, _gender_of(match["key"][::-1]), value))
-    return ratings[::-1]
+    return ratings
 
 
 def _disagree(ratings: list[_Rating], skip_invalid: bool = False) -> bool:
