@@ -8,6 +8,7 @@ that command runs, so `symphony-bench tasks-path` and `--help` start fast.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +24,19 @@ HARNESS_TASK_FOLDERS = {"lm-eval": "lm_eval", "lmms-eval": "lmms_eval"}
 def tasks_path(harness: str = "lm-eval") -> Path:
     """The folder to pass to `--include_path`: each harness sees only its own tasks."""
     return TASKS_DIR / HARNESS_TASK_FOLDERS[harness]
+
+
+def _tasks_path(args: argparse.Namespace) -> None:
+    folder = tasks_path(args.harness)
+    grounding = args.grounding or os.environ.get("SYMPHONY_GROUNDING")
+    if args.harness == "lmms-eval" and grounding:
+        from symphony_bench.plugin.grounding.built_group import task_folder_for
+
+        folder, left_out = task_folder_for(folder, grounding)
+        if left_out:
+            print(f"symphony-bench: {grounding} has no data for {', '.join(left_out)} (no rows when built; a larger "
+                  "--max-clip-uses may fill it): instrument_grounding runs the other tasks", file=sys.stderr)
+    print(folder)
 
 
 def _report(args: argparse.Namespace) -> None:
@@ -50,7 +64,10 @@ def _add_report_commands(commands) -> None:
     paths = commands.add_parser("tasks-path", help="print the directory to pass to --include_path")
     paths.add_argument("--harness", choices=sorted(HARNESS_TASK_FOLDERS), default="lm-eval",
                        help="lm-eval (text tasks, the default) or lmms-eval (audio, image and grounding tasks)")
-    paths.set_defaults(run=lambda args: print(tasks_path(args.harness)))
+    paths.add_argument("--grounding", metavar="SET", help="with --harness lmms-eval: a grounding set built without "
+                       "some configs gets a task folder whose instrument_grounding group runs the built ones "
+                       "(default: $SYMPHONY_GROUNDING)")
+    paths.set_defaults(run=_tasks_path)
     report = commands.add_parser("report", help="per-task tables from an lm_eval / lmms-eval --log_samples run")
     report.add_argument("run_dir", type=Path, help="the --output_path directory")
     report.add_argument("--json", type=Path, help="write the report as JSON here")

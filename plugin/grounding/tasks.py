@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import datasets
 
@@ -75,10 +76,25 @@ def _options_and_gold(rows: datasets.Dataset, interface: Interface) -> tuple[lis
     return list(candidates), gold
 
 
+def unbuilt_config(source: str, config: str) -> bool:
+    """True when `source` is a built folder that left `config` out: the builder writes no config that
+    would have no rows (e.g. multilabel_30s on a sparse release with --max-clip-uses 1)."""
+    data = Path(source).expanduser() / "data"
+    built = {path.name for path in data.iterdir() if path.is_dir()} if data.is_dir() else set()
+    return bool(built) and config not in built
+
+
 def task_docs(task: str) -> datasets.Dataset:
     """One config's rows plus prompt, options, gold and interface."""
     interface = INTERFACES[task]
-    rows = benchmark_config(benchmark_source(), interface.config)
+    source = benchmark_source()
+    if unbuilt_config(source, interface.config):
+        raise DataFileError(
+            f"grounding_{task}: {source} has no {interface.config!r} config (it had no rows when built; a larger --max-clip-uses "
+            "may fill it). `symphony-bench tasks-path --harness lmms-eval` with SYMPHONY_GROUNDING set gives an "
+            "instrument_grounding group of the tasks that were built"
+        )
+    rows = benchmark_config(source, interface.config)
     options, gold = _options_and_gold(rows, interface)
     added = {"prompt": rows[interface.prompt_column], "options": options, "gold": gold, "interface": [interface.kind] * len(rows)}
     for column, values in added.items():

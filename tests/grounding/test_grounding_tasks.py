@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from sklearn.metrics import precision_recall_fscore_support
 from conftest import read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
 from symphony_bench.hub_upload import openmic, synthmic
 from symphony_bench.plugin.core.hub_folder import load_hub_dataset
+from symphony_bench.plugin import cli
 from symphony_bench.plugin.grounding import tasks as grounding
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.tiny_models import build_tiny_qwen2_audio
@@ -167,3 +169,48 @@ def test_unset_or_missing_benchmark_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("SYMPHONY_GROUNDING", str(tmp_path / "nowhere"))
     with pytest.raises(DataFileError, match="no such folder"):
         grounding.task_docs("binary")
+
+
+def sparse_copy(benchmark: Path, folder: Path) -> Path:
+    """The benchmark as a build on a sparse release writes it: no multilabel_30s config."""
+    shutil.copytree(benchmark, folder)
+    shutil.rmtree(folder / "data" / "multilabel_30s")
+    return folder
+
+
+def tasks_path_of(grounding_set: Path, capsys) -> tuple[Path, str]:
+    assert cli.main(["tasks-path", "--harness", "lmms-eval", "--grounding", str(grounding_set)]) == 0
+    out, err = capsys.readouterr()
+    return Path(out.strip()), err
+
+
+def test_a_set_built_without_a_config_gets_a_group_of_the_built_tasks(benchmark, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SYMPHONY_BENCH_CACHE", str(tmp_path / "cache"))
+    assert tasks_path_of(benchmark, capsys) == (cli.tasks_path("lmms-eval"), "")
+    sparse = sparse_copy(benchmark, tmp_path / "sparse")
+    folder, warning = tasks_path_of(sparse, capsys)
+    assert folder.parent == tmp_path / "cache"
+    assert "has no data for grounding_multilabel_30s" in warning and "--max-clip-uses" in warning
+    group = (folder / "instrument_grounding" / "instrument_grounding.yaml").read_text()
+    original = (cli.tasks_path("lmms-eval") / "instrument_grounding" / "instrument_grounding.yaml").read_text()
+    assert group == original.replace("  - grounding_multilabel_30s\n", "") and group != original
+    assert tasks_path_of(sparse, capsys)[0] == folder  # cached
+    monkeypatch.setenv("SYMPHONY_GROUNDING", str(sparse))
+    with pytest.raises(DataFileError, match=r"grounding_multilabel_30s: .* has no 'multilabel_30s' config .*--max-clip-uses"):
+        grounding.task_docs("multilabel_30s")
+
+
+@pytest.mark.e2e
+def test_the_group_runs_on_whatever_was_built(benchmark, tmp_path, monkeypatch):
+    monkeypatch.setenv("SYMPHONY_BENCH_CACHE", str(tmp_path / "cache"))
+    sparse = sparse_copy(benchmark, tmp_path / "sparse")
+    env = {"SYMPHONY_GROUNDING": str(sparse), "SYMPHONY_BENCH_CACHE": str(tmp_path / "cache")}
+    symphony_bench = str(Path(sys.executable).with_name("symphony-bench"))
+    folder = run_cli([symphony_bench, "tasks-path", "--harness", "lmms-eval"], cwd=tmp_path, env=env).stdout.strip()
+    output = tmp_path / "run"
+    command = [str(Path(sys.executable).with_name("lmms-eval")), "--model", "grounding_always_first", "--tasks",
+               "instrument_grounding", "--include_path", folder, "--output_path", str(output), "--log_samples"]
+    completed = run_cli(command, cwd=tmp_path, env=env)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert set(read_lmms_results(output)) >= set(TASKS) - {"grounding_multilabel_30s"}
+    assert "grounding_multilabel_30s" not in read_lmms_results(output)

@@ -3,7 +3,6 @@ generated answer reads the same after a backend cuts it at the tasks' stop seque
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 import yaml
