@@ -3,7 +3,7 @@
 Each input family is built at 0.1, 1 and 4 MB and parsed (best of --repeats). The parser must stay
 linear (ratio 4 MB / 1 MB near 4, so s/MB flat) and under 0.1 s per MB.
 
-    python benchmarks/bench_likert_parser.py [--repeats 3] [--sizes 0.1 1 4]
+    python benchmarks/bench_likert_parser.py [--repeats 5] [--sizes 0.1 1 4]
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def best_time(text: str, repeats: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--sizes", type=float, nargs="+", default=[0.1, 1.0, 4.0], help="MB")
     args = parser.parse_args()
     sizes_mb = sorted(args.sizes)

@@ -67,7 +67,8 @@ def _string_pattern(quote: str, ends_before: str) -> str:
     brace_then_quote = rf"\{{\s*+[{ends_before}]"
     not_empty = f"(?!\\s*+{brace_then_quote})"
     not_a_word = rf"(?![a-z0-9 ._-]{{0,40}}{quote}(?={_DELIMITER}))"
-    body = rf"""(?:[^"'\\{{\x00]++|\\[^\x00]?|(?!{brace_then_quote})\{{|{other}|{quote}(?!{_DELIMITER}))*+"""
+    inner_quotes = rf"(?:{quote}(?={quote}))++"  # in a run of quotes only the last can close
+    body = rf"""(?:[^"'\\{{\x00]++|{inner_quotes}|\\[^\x00]?|(?!{brace_then_quote})\{{|{other}|{quote}(?!{_DELIMITER}))*+"""
     return quote + not_empty + not_a_word + body + rf"(?:{quote}|(?={brace_then_quote})|\x00)"
 
 
@@ -103,7 +104,8 @@ def _letter_tree(words: list[str], separator: str) -> str:
 def _reversed_key_pattern() -> str:
     """Every spelling of a gender key (an optional article, separators between letters), reversed."""
     reversed_aliases = [alias[::-1] for alias in _GENDER_ALIASES]
-    return _letter_tree(reversed_aliases, r"[\s_-]*+") + r"(?:[\s_-]++(?:a|na|eht))?"
+    # Atomic: a key that fails its lead would fail shorter too (a shorter key would end on a letter).
+    return "(?>" + _letter_tree(reversed_aliases, r"[\s_-]*+") + r")(?:[\s_-]++(?:a|na|eht))?+"
 
 
 # A gender pair is `lead key separator value` (lead: "{", "," or a new line; the key may be quoted).
