@@ -32,14 +32,14 @@ from symphony_bench.plugin.core.audio import audio_input
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import open_source
 from symphony_bench.plugin.core.options import read_options
-from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
+from symphony_bench.plugin.core.vocabulary import GENDERS, Instrument, load_instruments
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS, TEXT_OPTIONS
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
 from symphony_bench.plugin.symphony_bias.prompts import build_prompt
 from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
 from symphony_bench.plugin.symphony_bias.scenarios import balanced_orders, load_stereotypes, scenario_doc, select_scenarios
 
-HIDDEN_INSTRUMENT = "an instrument"
+HIDDEN_INSTRUMENT = Instrument(name="", article="an", noun="instrument")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Stereotype tables, scenario sentences and the fields of a Symphony-Bias doc.
 
-A scenario is a gender-neutral sentence with one `{instrument}` slot. The text modality fills it with
-the instrument's indefinite noun phrase ("a harp", "an oboe", "drums"); image and audio modalities
-fill it with "an instrument" and attach the stimulus.
+A scenario is a gender-neutral sentence with one slot: `{instrument}`, filled with the instrument's
+indefinite noun phrase ("a harp", "an oboe", "drums"), or `{noun}` after a determiner the sentence
+keeps ("the {noun}", "their {noun}" -> "the harp", "their drums"). Image and audio modalities fill it
+with "an instrument" / "instrument" and attach the stimulus.
 """
 
 from __future__ import annotations
@@ -19,13 +20,18 @@ from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.vocabulary import GENDERS, STEREOTYPE_CATEGORIES, Instrument, instrument_names
 
 DATA_DIR = Path(__file__).parent / "data"
-SLOT = "{instrument}"
+SLOT = "{instrument}"  # the indefinite noun phrase
+NOUN_SLOT = "{noun}"  # the bare noun, after a determiner kept from the sentence
 BUILTIN_STEREOTYPE_TABLES = {
     "paper": DATA_DIR / "stereotypes_paper_v1.csv",
     "upstream_code": DATA_DIR / "stereotypes_upstream_code_v1.csv",
 }
 DEFAULT_STEREOTYPE_TABLE = "paper"
-_UPSTREAM_PLACEHOLDER = re.compile(r"\b[Aa]n instrument\b")
+# "an instrument" wherever it is, else "the / their instrument" that is not part of a compound noun
+_UPSTREAM_INDEFINITE = re.compile(r"\b[Aa]n instrument\b")
+_UPSTREAM_DEFINITE = re.compile(
+    r"\b(?P<determiner>[Tt]he|[Tt]heir) instrument\b(?!\s+(?:shop|store|case|maker|makers|repair|stand|rack|collection)\b)"
+)
 
 
 @dataclass(frozen=True)
@@ -38,10 +44,10 @@ class Stereotype:
 class Scenario:
     scenario_id: str
     template_id: str
-    text: str  # contains SLOT
+    text: str  # contains SLOT or NOUN_SLOT
 
-    def render(self, instrument_phrase: str) -> str:
-        sentence = self.text.replace(SLOT, instrument_phrase)
+    def render(self, instrument: Instrument) -> str:
+        sentence = self.text.replace(SLOT, instrument.indefinite).replace(NOUN_SLOT, instrument.noun)
         return sentence[:1].upper() + sentence[1:]
 
 
@@ -100,8 +106,10 @@ def load_upstream_scenarios(path: str | Path) -> list[Scenario]:
     """Scenarios from the Symphony-Bias release (`texts_with_taxonomy.json` or `texts.json`).
 
     The file is `{"texts": [...]}`; an item is a sentence, or an object whose "text" is one.
-    The first "an instrument" of a sentence becomes the slot; later ones ("... in an instrument
-    shop") and other uses of the word ("the instrument case") stay as they are.
+    The slot is the first "an instrument" of a sentence, else its first "the instrument" or "their
+    instrument" (texts.json words 53 of its 77 sentences so), whose determiner is kept ("the
+    harp", "their drums"). Later uses ("... in an instrument shop") and compounds ("the instrument
+    case") stay as they are.
     """
     path = Path(path)
     try:
@@ -113,12 +121,22 @@ def load_upstream_scenarios(path: str | Path) -> list[Scenario]:
     scenarios = []
     for index, item in enumerate(texts):
         text = item.get("text") if isinstance(item, dict) else item
-        if not isinstance(text, str) or not _UPSTREAM_PLACEHOLDER.search(text):
-            raise DataFileError(f"{path}: texts[{index}] has no sentence containing 'an instrument'")
+        slotted = _upstream_slot(text) if isinstance(text, str) else None
+        if slotted is None:
+            raise DataFileError(f"{path}: texts[{index}] has no sentence containing 'an instrument', 'the instrument' "
+                                "or 'their instrument'")
         # every upstream sentence is written on its own: each is its own template (the design's unit)
         scenario_id = f"upstream-{index:03d}"
-        scenarios.append(Scenario(scenario_id, scenario_id, _UPSTREAM_PLACEHOLDER.sub(SLOT, text, count=1)))
+        scenarios.append(Scenario(scenario_id, scenario_id, slotted))
     return scenarios
+
+
+def _upstream_slot(text: str) -> str | None:
+    if _UPSTREAM_INDEFINITE.search(text):
+        return _UPSTREAM_INDEFINITE.sub(SLOT, text, count=1)
+    if _UPSTREAM_DEFINITE.search(text):
+        return _UPSTREAM_DEFINITE.sub(rf"\g<determiner> {NOUN_SLOT}", text, count=1)
+    return None
 
 
 def mini_subset(scenarios: list[Scenario], size: int, seed: int) -> list[Scenario]:
@@ -166,7 +184,7 @@ def scenario_doc(scenario: Scenario, instrument: Instrument, stereotype: Stereot
     return {
         "scenario_id": scenario.scenario_id,
         "template_id": scenario.template_id,
-        "scenario": scenario.render(instrument.indefinite),
+        "scenario": scenario.render(instrument),
         "instrument": instrument.name,
         "stereotype": stereotype.category,
         "stereotype_source": stereotype.source,

@@ -48,7 +48,7 @@ def test_at_least_80_templates_and_221_distinct_scenarios(scenarios):
 def test_no_gendered_words_anywhere_in_the_scenario_data(scenarios):
     spec = json.loads((DATA_DIR / "scenario_templates.json").read_text())
     texts = spec["templates"] + [f for values in spec["fillers"].values() for f in values]
-    texts += [s.render(i.indefinite) for s in scenarios for i in load_instruments()]
+    texts += [s.render(i) for s in scenarios for i in load_instruments()]
     found = {w for text in texts for w in words(text.lower()) if w in GENDERED_WORDS}
     assert not found
 
@@ -56,7 +56,7 @@ def test_no_gendered_words_anywhere_in_the_scenario_data(scenarios):
 def test_no_names_capitalised_words_only_start_sentences(scenarios):
     for scenario in scenarios:
         for instrument in load_instruments():
-            sentence = scenario.render(instrument.indefinite)
+            sentence = scenario.render(instrument)
             capitalised = {w for w in words(sentence)[1:] if w[0].isupper()}
             assert capitalised <= PROPER_NOUNS_ALLOWED, sentence
 
@@ -80,7 +80,7 @@ def test_the_22_instruments_with_correct_articles():
 def test_rendered_sentences_have_no_article_errors(scenarios):
     for scenario in scenarios:
         for instrument in load_instruments():
-            sentence = scenario.render(instrument.indefinite)
+            sentence = scenario.render(instrument)
             assert not re.search(r"\ba [aeio]|\ban [^aeiou\s]|\b(a|an) drums\b", sentence, re.I), sentence
 
 
@@ -136,7 +136,8 @@ def test_upstream_importer_replaces_only_the_placeholder(tmp_path):
     ]
     path.write_text(json.dumps({"texts": texts}))
     scenarios = load_upstream_scenarios(path)
-    assert [s.render("drums") for s in scenarios] == [
+    drums = next(i for i in load_instruments() if i.name == "drums")
+    assert [s.render(drums) for s in scenarios] == [
         "A person is playing drums near the instrument shop.",
         "Drums is tuned by someone at dawn.",
         "Someone plays drums in an instrument shop.",
@@ -145,9 +146,35 @@ def test_upstream_importer_replaces_only_the_placeholder(tmp_path):
     assert len(docs) == 3 * (22 + 1) and docs[0]["template_id"] == "upstream-000"  # + one control doc each
 
 
+def test_texts_json_sentences_with_the_or_their_instrument_keep_their_determiner(tmp_path):
+    path = tmp_path / "texts.json"
+    texts = [
+        "The instrument rests on a stand while the person reads.",
+        "Someone carries their instrument to the instrument shop.",
+        "The person leaves the instrument case open and picks up the instrument.",
+        "A person tunes an instrument; the instrument sounds warm.",
+    ]
+    path.write_text(json.dumps({"texts": texts}))
+    by_name = {i.name: i for i in load_instruments()}
+    rendered = [[s.render(by_name[name]) for s in load_upstream_scenarios(path)] for name in ("harp", "drums")]
+    assert rendered == [
+        ["The harp rests on a stand while the person reads.",
+         "Someone carries their harp to the instrument shop.",
+         "The person leaves the instrument case open and picks up the harp.",
+         "A person tunes a harp; the instrument sounds warm."],
+        ["The drums rests on a stand while the person reads.",  # the verb is the release's, as with "an instrument"
+         "Someone carries their drums to the instrument shop.",
+         "The person leaves the instrument case open and picks up the drums.",
+         "A person tunes drums; the instrument sounds warm."],
+    ]
+    control = [doc for doc in text_task.build_docs(scenarios=str(path)) if doc["instrument"] == ""]
+    assert control[0]["scenario"] == "The instrument rests on a stand while the person reads."
+
+
 @pytest.mark.parametrize(
     "content, message",
-    [("not json", "expected a JSON object"), ('{"texts": []}', "non-empty"), ('{"texts": ["no slot here"]}', "texts[0]")],
+    [("not json", "expected a JSON object"), ('{"texts": []}', "non-empty"), ('{"texts": ["no slot here"]}', "texts[0]"),
+     ('{"texts": ["at the instrument shop"]}', "texts[0]")],
 )
 def test_upstream_importer_errors_name_the_file(tmp_path, content, message):
     path = tmp_path / "texts.json"
