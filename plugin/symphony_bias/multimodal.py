@@ -114,19 +114,39 @@ def likert_docs(modality_name: str, condition: str, subset: str) -> datasets.Dat
     else:
         shown = stimuli(modality)
     ids = [scenario.scenario_id for scenario in scenarios]
-    docs = []
-    for stimulus in shown:
+    docs_by_instrument: dict[str, list[dict]] = {}
+    for stimulus_rank, stimulus in _ranked(shown):
         instrument = instruments[stimulus["instrument"]]
         # balanced per stimulus: each clip or image sees every gender order equally often
         orders = balanced_orders(seed, stimulus["stimulus_id"], ids)
-        for scenario in scenarios:
+        for scenario_rank, scenario in enumerate(scenarios):
             doc = scenario_doc(scenario, instrument, table[instrument.name], seed, orders[scenario.scenario_id])
             if condition != "named":
                 doc["scenario"] = f"{scenario.render(HIDDEN_INSTRUMENT)} {modality.hint}"
             doc.update(stimulus, condition=condition, attach=condition == "stimulus")
             doc["prompt"] = build_prompt(doc["scenario"], doc["gender_order"], prompt_variant=0, reasoning=True)
-            docs.append(doc)
+            doc["_order"] = (scenario_rank + stimulus_rank, stimulus_rank)
+            docs_by_instrument.setdefault(instrument.name, []).append(doc)
+    docs = interleave([sorted(group, key=lambda doc: doc.pop("_order")) for group in docs_by_instrument.values()])
     return datasets.Dataset.from_list(docs)
+
+
+def _ranked(shown: list[dict]) -> list[tuple[int, dict]]:
+    """(rank of the stimulus among its instrument's stimuli, stimulus)."""
+    seen: dict[str, int] = {}
+    ranked = []
+    for stimulus in shown:
+        rank = seen.get(stimulus["instrument"], 0)
+        seen[stimulus["instrument"]] = rank + 1
+        ranked.append((rank, stimulus))
+    return ranked
+
+
+def interleave(groups: list[list[dict]]) -> list[dict]:
+    """One item of each group in turn, so that any prefix of the docs (`--limit`) covers every
+    instrument about equally. Within an instrument the docs go diagonally through (scenario,
+    stimulus) pairs, so a prefix also spreads over both of the design's units."""
+    return [group[k] for k in range(max(map(len, groups), default=0)) for group in groups if k < len(group)]
 
 
 # ---- process_docs of each task (the placeholder rows the YAML loads are not used) ---------------

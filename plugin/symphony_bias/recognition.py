@@ -7,17 +7,20 @@ import datasets
 
 from symphony_bench.metrics import binomial_rate
 from symphony_bench.plugin.core.instrument_names import instruments_named, recognises
-from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, stimuli
+from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, interleave, stimuli
 from symphony_bench.plugin.symphony_bias.records import RECOGNITION
 
 RECOGNITION_METRICS = ("recognition_accuracy", "recognition_accuracy_stderr")
 
 
 def recognition_docs(modality_name: str) -> datasets.Dataset:
+    """One doc per stimulus, instruments interleaved (any prefix covers them about equally)."""
     modality = MODALITIES[modality_name]
-    return datasets.Dataset.from_list(
-        [dict(stimulus, condition="recognition", attach=True, prompt=modality.recognition_question) for stimulus in stimuli(modality)]
-    )
+    by_instrument: dict[str, list[dict]] = {}
+    for stimulus in stimuli(modality):
+        doc = dict(stimulus, condition="recognition", attach=True, prompt=modality.recognition_question)
+        by_instrument.setdefault(stimulus["instrument"], []).append(doc)
+    return datasets.Dataset.from_list(interleave(list(by_instrument.values())))
 
 
 def audio_recognition_docs(placeholder: datasets.Dataset) -> datasets.Dataset:

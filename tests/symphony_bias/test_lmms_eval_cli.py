@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -211,6 +212,20 @@ def test_docs_pair_every_stimulus_with_every_scenario_and_hide_the_instrument(au
     assert audio[0]["type"] == "audio" and audio[0]["sampling_rate"] == 16000 and audio[0]["array"].ndim == 1
     named = _task_docs("audio", "_named_mini")
     assert len(named) == 22 * 5 and all(doc["instrument"] in doc["prompt"].lower() for doc in named)
+
+
+def test_any_prefix_of_the_docs_covers_instruments_evenly(audio_set, monkeypatch):
+    """A --limit smoke run sees every instrument, and for each both of its stimuli and several scenarios."""
+    monkeypatch.setenv("SYMPHONY_AUDIO", str(audio_set))
+    for suffix in ("_mini", "_recognition"):
+        docs = list(_task_docs("audio", suffix))
+        for limit in (10, 22, 50, 100, len(docs)):
+            counts = Counter(doc["instrument"] for doc in docs[:limit])
+            assert max(counts.values()) - min(counts.values(), default=0) <= 1 and len(counts) == min(limit, 22), (suffix, limit)
+    first_88 = [doc for doc in _task_docs("audio", "_mini")][:88]  # 4 docs per instrument
+    for name in {doc["instrument"] for doc in first_88}:
+        mine = [doc for doc in first_88 if doc["instrument"] == name]
+        assert len({doc["stimulus_id"] for doc in mine}) == 2 and len({doc["scenario_id"] for doc in mine}) >= 3
 
 
 def test_unset_or_missing_stimulus_set_is_one_clear_error(monkeypatch, tmp_path):
