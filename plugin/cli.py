@@ -39,6 +39,27 @@ def _tasks_path(args: argparse.Namespace) -> None:
     print(folder)
 
 
+TINY_MODELS = {"llama": "build_tiny_llama", "qwen2-audio": "build_tiny_qwen2_audio"}
+
+
+def _tiny_model(args: argparse.Namespace) -> None:
+    from symphony_bench.plugin import tiny_models
+
+    print(getattr(tiny_models, TINY_MODELS[args.architecture])(args.out))
+
+
+def _check(args: argparse.Namespace) -> int:
+    from symphony_bench.plugin.check import missing_outputs
+
+    missing = missing_outputs(args.run_dir, [name.strip() for name in args.tasks.split(",") if name.strip()])
+    for task, gaps in missing.items():
+        print(f"symphony-bench: {task}: no {' and no '.join(gaps)} in {args.run_dir} (see the harness log above)",
+              file=sys.stderr)
+    if not missing:
+        print(f"{args.run_dir}: results and samples for every task asked")
+    return 1 if missing else 0
+
+
 def _report(args: argparse.Namespace) -> None:
     import json
 
@@ -76,6 +97,16 @@ def _add_report_commands(commands) -> None:
         "--human-ratings", type=Path, help="CSV: instrument,male,female,non_binary (e.g. survey means)"
     )
     report.set_defaults(run=_report)
+    check = commands.add_parser("check", help="exit 1 unless RUN_DIR has results and samples for every task asked "
+                                "(lmms-eval exits 0 on many failures)")
+    check.add_argument("run_dir", type=Path, help="the --output_path directory")
+    check.add_argument("--tasks", required=True, help="the --tasks given to the harness (groups are expanded)")
+    check.set_defaults(run=_check)
+    tiny = commands.add_parser("tiny-model", help="write a tiny random model for smoke runs of the plumbing (its "
+                               "answers mean nothing): llama (lm-eval hf) or qwen2-audio (symphony_qwen2_audio)")
+    tiny.add_argument("architecture", choices=sorted(TINY_MODELS))
+    tiny.add_argument("--out", type=Path, required=True)
+    tiny.set_defaults(run=_tiny_model)
     commands.add_parser(
         "default-model", help="print (creating it on first use) the embedded SmolLM2-135M-Instruct folder"
     ).set_defaults(run=_default_model)
@@ -93,14 +124,14 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        args.run(args)
+        status = args.run(args)
     except (DataFileError, OSError, ValueError) as error:
         print(f"symphony-bench: error: {error}", file=sys.stderr)
         return 2
     except (KeyboardInterrupt, Terminated) as stop:
         print("symphony-bench: stopped; an unfinished output folder is never left behind", file=sys.stderr)
         return stop.code if isinstance(stop, Terminated) else 130
-    return 0
+    return status if isinstance(status, int) else 0  # only `check` reports through its status
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ class Report:
     sections: dict[str, ReportSection]  # label -> the section that renders it
 
 
-def _samples_file_match(name: str) -> re.Match | None:
+def samples_file_match(name: str) -> re.Match | None:
     return next((match for pattern in SAMPLES_NAMES if (match := pattern.match(name))), None)
 
 
@@ -44,7 +44,7 @@ def latest_sample_files(run_dir: Path) -> dict[str, tuple[str, Path]]:
     name in different places are two runs)."""
     newest: dict[tuple[Path, str], tuple[str, Path]] = {}
     for path in sorted(run_dir.rglob("*samples_*.jsonl")):
-        match = _samples_file_match(path.name)
+        match = samples_file_match(path.name)
         if match:
             key = (path.parent.relative_to(run_dir), match["task"])
             if key not in newest or match["stamp"] > newest[key][0]:

@@ -2,12 +2,42 @@
 
 from __future__ import annotations
 
+import atexit
 import csv
+import functools
+import sys
 from pathlib import Path
 
 
 class DataFileError(ValueError):
     """A data file is missing or malformed; the message names the file."""
+
+
+_ANNOUNCED: list[str] = []
+
+
+def announced(function):
+    """For functions a harness calls (process_docs): a DataFileError is printed to stderr when it is
+    raised and again as the very last line when the process exits. lmms-eval wraps it in a
+    tenacity RetryError, prints that last and exits 0, burying the actionable message."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except DataFileError as error:
+            message = f"symphony-bench: error: {error}"
+            print(message, file=sys.stderr, flush=True)
+            if not _ANNOUNCED:
+                atexit.register(_repeat_announced)
+            _ANNOUNCED.append(message)
+            raise
+
+    return wrapper
+
+
+def _repeat_announced() -> None:
+    print("\n".join(dict.fromkeys(_ANNOUNCED)), file=sys.stderr, flush=True)
 
 
 def read_csv(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:

@@ -17,7 +17,7 @@ import datasets
 
 from symphony_bench.metrics.grounding import INVALID
 from symphony_bench.plugin.core.audio import audio_input
-from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_source
 from symphony_bench.plugin.core.options import read_options
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
@@ -84,6 +84,7 @@ def unbuilt_config(source: str, config: str) -> bool:
     return bool(built) and config not in built
 
 
+@announced
 def task_docs(task: str) -> datasets.Dataset:
     """One config's rows plus prompt, options, gold and interface."""
     interface = INTERFACES[task]

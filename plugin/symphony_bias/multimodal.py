@@ -24,12 +24,13 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import datasets
 from PIL import Image
 
 from symphony_bench.plugin.core.audio import audio_input
-from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_source
 from symphony_bench.plugin.core.options import read_options
 from symphony_bench.plugin.core.vocabulary import GENDERS, Instrument, load_instruments
@@ -65,14 +66,21 @@ MODALITIES = {
 }
 
 
+IMPORTED_SUBFOLDER = {"audio": "audio", "image": "images"}  # what `import-upstream --out DIR` writes in DIR
+
+
 def stimulus_source(modality: Modality) -> str:
+    """The option's folder or repo id; `import-upstream`'s output folder stands for its subfolder."""
     option = STIMULUS_OPTIONS[modality.name]
     source = read_options((option,))[option.name]
     if not source:
         raise DataFileError(
             f"set {option.variable} to a folder built with `symphony-bench build symphony-bias-{modality.name}` "
-            "(or `import-upstream`), or to a Hub repo id in that layout"
+            "or `symphony-bench import-upstream`, or to a Hub repo id in that layout"
         )
+    imported = Path(source).expanduser() / IMPORTED_SUBFOLDER[modality.name]
+    if not (Path(source).expanduser() / "data").is_dir() and (imported / "data").is_dir():
+        return str(imported)
     return source
 
 
@@ -101,6 +109,7 @@ def stimuli(modality: Modality) -> list[dict]:
     ]
 
 
+@announced
 def likert_docs(modality_name: str, condition: str, subset: str) -> datasets.Dataset:
     """The docs of one Likert condition ("stimulus", "no_stimulus" or "named"): stimulus x scenario."""
     modality = MODALITIES[modality_name]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datasets
 
 from symphony_bench.metrics import binomial_rate
+from symphony_bench.plugin.core.errors import announced
 from symphony_bench.plugin.core.instrument_names import instruments_named, recognises
 from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, interleave, stimuli
 from symphony_bench.plugin.symphony_bias.records import RECOGNITION
@@ -13,6 +14,7 @@ from symphony_bench.plugin.symphony_bias.records import RECOGNITION
 RECOGNITION_METRICS = ("recognition_accuracy", "recognition_accuracy_stderr")
 
 
+@announced
 def recognition_docs(modality_name: str) -> datasets.Dataset:
     """One doc per stimulus, instruments interleaved (any prefix covers them about equally)."""
     modality = MODALITIES[modality_name]

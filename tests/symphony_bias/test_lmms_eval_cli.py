@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -19,7 +20,6 @@ from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.symphony_bias import multimodal, recognition
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS
 from symphony_bench.plugin.symphony_bias.scenarios import DATA_DIR
-from symphony_bench.plugin.tiny_models import build_tiny_qwen2_audio
 
 LABELS = ["very low", "low", "medium", "high", "very high"]
 PLANTED = {"female": (2, 5, 3), "male": (5, 2, 2), "none": (3, 3, 3)}
@@ -50,13 +50,13 @@ def image_set(tmp_path_factory) -> Path:
     return symphony_bias_image.build(source, source.parent / "symphony-bias-image")
 
 
-@pytest.fixture(scope="module")
-def tiny_qwen2_audio(tmp_path_factory) -> Path:
-    return build_tiny_qwen2_audio(tmp_path_factory.mktemp("tiny-qwen2-audio"))
-
-
 @pytest.mark.e2e
-def test_tiny_qwen2_audio_runs_every_audio_condition(audio_set, tiny_qwen2_audio, tmp_path):
+def test_tiny_qwen2_audio_runs_every_audio_condition(audio_set, tmp_path):
+    """The README's smoke run: `symphony-bench tiny-model qwen2-audio`, then lmms-eval with it."""
+    built = run_cli([str(Path(sys.executable).with_name("symphony-bench")), "tiny-model", "qwen2-audio", "--out",
+                     str(tmp_path / "tiny-qwen2-audio")], cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    tiny_qwen2_audio = built.stdout.strip()
     output = tmp_path / "run"
     completed = run_lmms_eval(
         "symphony_qwen2_audio", f"pretrained={tiny_qwen2_audio}", "symphony_bias_audio_suite_mini", output,
@@ -235,6 +235,29 @@ def test_unset_or_missing_stimulus_set_is_one_clear_error(monkeypatch, tmp_path)
     monkeypatch.setenv("SYMPHONY_IMAGE", str(tmp_path / "nowhere"))
     with pytest.raises(DataFileError, match="nowhere: no such folder"):
         _task_docs("image", "_mini")
+
+
+def test_the_import_upstream_output_folder_stands_for_its_subfolder(image_set, monkeypatch, tmp_path):
+    (tmp_path / "imported").mkdir()
+    shutil.copytree(image_set, tmp_path / "imported" / "images")
+    monkeypatch.setenv("SYMPHONY_IMAGE", str(tmp_path / "imported"))
+    assert multimodal.stimulus_source(multimodal.MODALITIES["image"]) == str(tmp_path / "imported" / "images")
+    assert len(_task_docs("image", "_mini")) == len(multimodal.stimuli(multimodal.MODALITIES["image"])) * 5
+
+
+@pytest.mark.e2e
+def test_a_missing_stimulus_set_is_the_first_and_last_error_lmms_eval_shows_and_check_fails(tmp_path, monkeypatch):
+    monkeypatch.delenv("SYMPHONY_IMAGE", raising=False)
+    output = tmp_path / "run"
+    completed = run_lmms_eval("symphony_replay", "responses=/dev/null", "symphony_bias_image_suite_mini", output, {})
+    ours = "symphony-bench: error: set SYMPHONY_IMAGE to a folder built with"
+    lines = completed.stderr.strip().splitlines()
+    assert lines[-1].startswith(ours), lines[-3:]
+    first_error = next(line for line in lines if "error" in line.lower())
+    assert first_error.startswith(ours), first_error
+    check = run_cli([str(Path(sys.executable).with_name("symphony-bench")), "check", str(output), "--tasks",
+                     "symphony_bias_image_suite_mini"], cwd=tmp_path)
+    assert check.returncode == 1 and "symphony_bias_image_mini: no results and no samples" in check.stderr
 
 
 def test_a_stimulus_set_that_changed_under_the_docs_is_named(audio_set, monkeypatch):

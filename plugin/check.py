@@ -1,0 +1,73 @@
+"""`symphony-bench check RUN_DIR --tasks T1,T2`: did a harness run really produce what was asked?
+
+lmms-eval exits 0 on many failures (a missing stimulus set ends the run with "Error during
+evaluation: RetryError[...]"), so a script or CI job cannot trust its exit status. This check
+expands our group names into their tasks (from the task folders' group YAMLs) and requires, for every
+task, an entry in a results file and a non-empty samples file under RUN_DIR.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from symphony_bench.plugin.core.errors import DataFileError
+
+TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks"
+
+
+def group_members() -> dict[str, list[str]]:
+    """group name -> its tasks, from every group YAML of both harnesses' task folders."""
+    import yaml
+
+    groups = {}
+    for path in sorted(TASKS_DIR.rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        if text.startswith("group:"):  # group files carry no !function tags
+            spec = yaml.safe_load(text)
+            groups[spec["group"]] = list(spec["task"])
+    return groups
+
+
+def expand(names: list[str], groups: dict[str, list[str]]) -> list[str]:
+    tasks = []
+    for name in names:
+        tasks += expand(groups[name], groups) if name in groups else [name]
+    return tasks
+
+
+def reported_tasks(run_dir: Path) -> set[str]:
+    tasks = set()
+    for path in run_dir.rglob("*results*.json"):
+        try:
+            tasks |= set(json.loads(path.read_text(encoding="utf-8")).get("results", {}))
+        except (ValueError, UnicodeDecodeError, AttributeError) as error:
+            raise DataFileError(f"{path}: not a harness results file ({error})") from error
+    return tasks
+
+
+def sampled_tasks(run_dir: Path) -> set[str]:
+    """Tasks with a non-empty samples file (lm-eval: samples_<task>_<time>.jsonl, lmms-eval:
+    <time>_samples_<task>.jsonl)."""
+    from symphony_bench.plugin.report import samples_file_match
+
+    tasks = set()
+    for path in run_dir.rglob("*samples_*.jsonl"):
+        match = samples_file_match(path.name)
+        if match and path.stat().st_size > 0:
+            tasks.add(match["task"])
+    return tasks
+
+
+def missing_outputs(run_dir: Path, requested: list[str]) -> dict[str, list[str]]:
+    """task -> what is missing ("results", "samples"), for each requested task (groups expanded)."""
+    if run_dir.exists() and not run_dir.is_dir():
+        raise DataFileError(f"{run_dir}: not a directory (the harness's --output_path)")
+    # a run that failed before writing anything leaves no folder: every task is missing
+    reported, sampled = (reported_tasks(run_dir), sampled_tasks(run_dir)) if run_dir.is_dir() else (set(), set())
+    missing = {}
+    for task in expand(requested, group_members()):
+        gaps = [name for name, found in (("results", reported), ("samples", sampled)) if task not in found]
+        if gaps:
+            missing[task] = gaps
+    return missing
