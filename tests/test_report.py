@@ -145,3 +145,31 @@ def test_model_folders_of_the_same_name_in_different_places_are_two_runs(tmp_pat
     assert set(report.entries) == {"a/M/symphony_bias_text", "b/M/symphony_bias_text"}
     consistency = {label: entry["summary"]["consistency_rate"] for label, entry in report.entries.items()}
     assert consistency == {"a/M/symphony_bias_text": 1.0, "b/M/symphony_bias_text": 0.0}
+
+
+def test_conditions_with_different_instruments_list_the_missing_ones_and_compare_on_the_common_ones(tmp_path):
+    folder = tmp_path / "run" / "m"
+    shown = {"harp": ("female", [1, 5, 3]), "drums": ("male", [5, 1, 3]), "flute": ("female", [5, 1, 3])}
+    named = [likert_sample(f"s{k}", name, category, scores) for k in range(3) for name, (category, scores) in shown.items()]
+    stimulus = [sample for sample in named if sample["mean_abs"]["instrument"] != "flute"]  # no flute recording
+    write_samples(folder / "samples_symphony_bias_audio_named_mini_2026-01-01T00-00-00.000001.jsonl", named)
+    write_samples(folder / "samples_symphony_bias_audio_mini_2026-01-01T00-00-00.000001.jsonl", stimulus)
+    report = build_report(tmp_path / "run")
+    audio, named_entry = report.entries["symphony_bias_audio_mini"], report.entries["symphony_bias_audio_named_mini"]
+    assert "flute" in audio["missing_instruments"] and "flute" not in named_entry["missing_instruments"]
+    assert len(audio["missing_instruments"]) == 20 and len(named_entry["missing_instruments"]) == 19
+    # flute (ABS -4/9 on the GAS scale) pulls the named condition's mean down; on harp + drums both agree
+    assert named_entry["summary"]["mean_abs"] < audio["summary"]["mean_abs"]
+    for entry in (audio, named_entry):
+        assert entry["common_instruments"]["instruments"] == ["drums", "harp"]
+        assert entry["common_instruments"]["summary"]["mean_abs"] == pytest.approx(audio["summary"]["mean_abs"])
+    markdown = render_markdown(report)
+    assert "| symphony_bias_audio_named_mini (on the 2 instruments every condition has) |" in markdown
+    assert "no docs in this task (no stimulus in the set, or left out by --limit): " in markdown and "flute" in markdown
+
+
+def test_conditions_with_the_same_instruments_get_no_common_comparison(tmp_path):
+    samples = [likert_sample(f"s{k}", "harp", "female", [1, 5, 3]) for k in range(3)]
+    for task in ("symphony_bias_audio_mini", "symphony_bias_audio_named_mini"):
+        write_samples(tmp_path / "run" / "m" / f"samples_{task}_2026-01-01T00-00-00.000001.jsonl", samples)
+    assert all("common_instruments" not in entry for entry in build_report(tmp_path / "run").entries.values())

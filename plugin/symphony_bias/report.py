@@ -20,9 +20,10 @@ import numpy as np
 from symphony_bench.metrics import analyse, binomial_rate, human_correlation, prior_adjusted, protocol_agreement
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, fmt_p, fmt_se, number
-from symphony_bench.plugin.core.vocabulary import GENDERS
+from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
 from symphony_bench.plugin.symphony_bias.logprob import split_records
 from symphony_bench.plugin.symphony_bias.records import (
+    CONTROL_INSTRUMENT,
     KINDS,
     LIKERT,
     LOGPROB,
@@ -164,6 +165,7 @@ def entries(task: TaskRecords, options: dict) -> dict[str, dict]:
     if task.kind == LIKERT:
         body = task_report(task.records, human_ratings)
         body["summary"].update(truncation_summary(instrument_records(task.records)))
+        body["missing_instruments"] = missing_instruments(task.records)
         if len(instrument_records(task.records)) == len(task.records):
             return {task.label: body}
         return {task.label: body, f"{task.label}:prior_adjusted": task_report(task.records, human_ratings, adjust_for_prior=True)}
@@ -171,9 +173,30 @@ def entries(task: TaskRecords, options: dict) -> dict[str, dict]:
     return {task.label: task_report(raw, human_ratings), f"{task.label}:calibrated": task_report(calibrated, human_ratings)}
 
 
+def missing_instruments(records: list) -> list[str]:
+    """The 22 instruments with no doc in the task (e.g. a stimulus set without clarinet recordings)."""
+    present = {record["instrument"] for record in records}
+    return [instrument.name for instrument in load_instruments() if instrument.name not in present]
+
+
+def compare_on_common_instruments(report: dict[str, dict], likert_tasks: list[TaskRecords]) -> None:
+    """When the Likert tasks of one model folder cover different instruments (a condition without
+    clarinet stimuli beside the named condition with all 22), each gets its headline numbers on the
+    instruments they all share, so that conditions are compared on the same instruments."""
+    covered = {task.label: {r["instrument"] for r in instrument_records(task.records)} for task in likert_tasks}
+    common = set.intersection(*covered.values()) if covered else set()
+    if not covered or all(instruments == common for instruments in covered.values()):
+        return
+    for task in likert_tasks:
+        kept = [r for r in task.records if r["instrument"] in common or r["instrument"] == CONTROL_INSTRUMENT]
+        report[task.label]["common_instruments"] = {"instruments": sorted(common), "summary": task_report(kept)["summary"]}
+
+
 def link(report: dict[str, dict], tasks: list[TaskRecords]) -> None:
-    """Within one model folder: protocol agreement (log-prob vs Likert) and the recognised-only analysis."""
+    """Within one model folder: protocol agreement (log-prob vs Likert), the recognised-only analysis,
+    and conditions compared on their common instruments."""
     likert = [task.label for task in tasks if task.kind == LIKERT]
+    compare_on_common_instruments(report, [task for task in tasks if task.kind == LIKERT])
     for task in tasks:
         if task.kind == LOGPROB and likert:
             for label in (task.label, f"{task.label}:calibrated"):
@@ -195,6 +218,9 @@ def overview(entries: list[tuple[str, dict]]) -> list[str]:
         if body.get("recognition"):
             continue
         rows.append((label, body["summary"]))
+        common = body.get("common_instruments")
+        if common:
+            rows.append((f"{label} (on the {len(common['instruments'])} instruments every condition has)", common["summary"]))
         restricted = body.get("recognised_only", {}).get("summary")
         if restricted:
             rows.append((f"{label} (recognised stimuli only)", restricted))
@@ -216,6 +242,9 @@ def render(label: str, body: dict) -> list[str]:
 def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     s = body["summary"]
     lines = [f"{heading} {task}", "", *_headline_lines(s)]
+    if body.get("missing_instruments"):
+        lines.append(f"- instruments with no docs in this task (no stimulus in the set, or left out by --limit): {', '.join(body['missing_instruments'])}"
+                     + ("; the overview also compares the conditions on the instruments they share" if "common_instruments" in body else ""))
     if "truncated_rate" in s:
         lines.append(
             f"- cut off inside the answer (budget too small): {fmt(s['truncated_rate'])}; invalid for other reasons "
