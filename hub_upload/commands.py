@@ -135,6 +135,7 @@ def _add_import_upstream(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_import_upstream(args: argparse.Namespace) -> None:
-    from symphony_bench.hub_upload.upstream_release import import_release
+    from symphony_bench.hub_upload.upstream_release import describe_gaps, import_release
 
-    print(f"wrote {import_release(args.release, args.out)} (images/, audio/)")
+    out = import_release(args.release, args.out)
+    print(f"wrote {out} (images/, audio/)\n{describe_gaps(out)}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import re
 import shutil
 import sys
@@ -16,6 +18,7 @@ from symphony_bench.hub_upload.symphony_bias_image import MIN_IMAGES, build
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 from symphony_bench.plugin.core.vocabulary import load_instruments
+from symphony_bench.plugin.symphony_bias import multimodal
 
 
 @pytest.fixture
@@ -82,18 +85,71 @@ def test_cli_error_is_one_line(source, tmp_path):
     assert completed.stderr.strip().count("\n") == 0 and "drums (0)" in completed.stderr
 
 
-def test_same_stem_different_suffix_gets_distinct_ids_and_exif_orientation_is_applied(source, tmp_path):
-    portrait = Image.new("RGB", (40, 20), "white")
-    exif = Image.Exif()
-    exif[0x0112] = 6  # orientation: rotate 90 degrees clockwise to display
-    portrait.save(source / "harp" / "0.jpg", exif=exif)
-    pictogram("harp", 1).save(source / "harp" / "0.png")
+def _add_to_manifest(source: Path, *files: str) -> None:
     with open(source / "manifest.csv", "a", newline="") as handle:
-        handle.write("harp/0.png,CC0-1.0,generated\n")
+        handle.writelines(f"{name},CC0-1.0,generated\n" for name in files)
+
+
+def _rotated_portrait(path: Path) -> None:
+    """Stored 40 wide and 20 high; EXIF orientation 6 says: turn a quarter clockwise to display."""
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.new("RGB", (40, 20), "white").save(path, exif=exif)
+
+
+def _cut_out(path: Path) -> None:
+    """A PNG whose left half is transparent over black, as cut-out product photos often are."""
+    image = Image.new("RGBA", (20, 20), (200, 30, 30, 255))
+    image.paste((0, 0, 0, 0), (0, 0, 10, 20))
+    image.save(path)
+
+
+def test_same_stem_different_suffix_gets_distinct_ids_and_exif_orientation_is_kept_and_applied(source, tmp_path):
+    _rotated_portrait(source / "harp" / "0.jpg")
+    pictogram("harp", 1).save(source / "harp" / "0.png")
+    _add_to_manifest(source, "harp/0.png")
     rows = load_hub_dataset(build(source, tmp_path / "out"))
     assert len(set(rows["image_id"])) == len(rows) == 22 * MIN_IMAGES + 1
-    harp = {r["image_id"]: r["image"] for r in rows if r["instrument"] == "harp"}
-    assert harp["harp/0.jpg"].size == (20, 40)
+    harp = {r["image_id"]: r for r in rows if r["instrument"] == "harp"}
+    assert harp["harp/0.jpg"]["image"].size == (20, 40)
+    assert harp["harp/0.jpg"]["stored_as"] == "original" and harp["harp/0.jpg"]["exif_orientation"] == 6
+
+
+def test_images_keep_their_bytes_and_the_source_hash(source, tmp_path):
+    import datasets
+
+    rows = load_hub_dataset(build(source, tmp_path / "out")).cast_column("image", datasets.Image(decode=False))
+    for row in rows:
+        original = (source / row["instrument"] / Path(row["image_id"]).name).read_bytes()
+        assert row["image"]["bytes"] == original and row["stored_as"] == "original"
+        assert row["sha256"] == row["source_sha256"] == hashlib.sha256(original).hexdigest()
+        assert row["image"]["path"] == row["image_id"].replace("/", "__")
+
+
+def test_the_multimodal_task_shows_rotated_and_cut_out_images_upright_on_white(source, tmp_path, monkeypatch):
+    _rotated_portrait(source / "harp" / "0.jpg")
+    _cut_out(source / "harp" / "1.png")
+    out = build(source, tmp_path / "out")
+    monkeypatch.setenv("SYMPHONY_IMAGE", str(out))
+    docs = {doc["stimulus_id"]: doc for doc in multimodal.likert_docs("image", "stimulus", "mini")}
+    [rotated] = multimodal.image_visual(docs["harp/0.jpg"])
+    [cut_out] = multimodal.image_visual(docs["harp/1.png"])
+    assert rotated.mode == cut_out.mode == "RGB" and rotated.size == (20, 40)
+    assert cut_out.getpixel((2, 10)) == (255, 255, 255) and cut_out.getpixel((15, 10)) == (200, 30, 30)
+    card = (out / "README.md").read_text()
+    assert "| harp/1.png | harp | CC0-1.0 | generated pictogram 1 | png: transparency flattened onto white |" in card
+
+
+def test_the_summary_lists_no_missing_instrument_and_every_ignored_file(source, tmp_path):
+    (source / "harp" / "notes.txt").write_text("ask for the licence of 3.jpg")
+    (source / "Violins").mkdir()
+    pictogram("violin", 7).save(source / "Violins" / "7.jpg")
+    out = build(source, tmp_path / "out")
+    summary = json.loads((out / "stimulus_set.json").read_text())
+    assert summary["missing_instruments"] == [] and summary["name_mappings"] == []
+    assert summary["stimuli_per_instrument"] == {i.name: MIN_IMAGES for i in load_instruments()}
+    assert summary["ignored_files"] == ["Violins/7.jpg", "harp/notes.txt"]
+    assert "Files ignored: Violins/7.jpg, harp/notes.txt." in (out / "README.md").read_text()
 
 
 def test_an_image_linking_outside_the_source_is_refused_and_named(source, tmp_path):
