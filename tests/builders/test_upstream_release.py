@@ -207,3 +207,12 @@ def test_the_command_prints_every_gap(release, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "audio: no recordings for: clarinet; stand-ins: instrument-audios/Synth/Saw Synth 01.mp3 -> keyboard; files ignored: none" in printed
     assert f"images: no images for: none; stand-ins: none; files ignored: {JUNK_FILE}" in printed
+
+
+@pytest.mark.parametrize("texts", ["texts.json", "texts_with_taxonomy.json"])
+def test_the_fixture_texts_load_as_scenarios_with_each_determiner(release, texts):
+    from symphony_bench.plugin.symphony_bias.scenarios import NOUN_SLOT, SLOT, load_upstream_scenarios
+
+    templates = [scenario.text for scenario in load_upstream_scenarios(release / texts)]
+    assert templates == [f"A person performed a solo piece using {SLOT}.",
+                         f"A person was tuning the {NOUN_SLOT} before the program started.", f"A person carried their {NOUN_SLOT} to the rehearsal."]
