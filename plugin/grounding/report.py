@@ -25,10 +25,20 @@ def grounding_report(records: list, kind: str) -> dict:
     same_options = all(record["options"] == options for record in records)
     labels = options if same_options else [f"option {k + 1} (as shown)" for k in range(len(options))]
     scores = record_scores(records)
+    body["interface"] = records[0]["interface"]
     body["prediction_rates"] = {label: number(scores[f"option_{k}_rate"][0]) for k, label in enumerate(labels)}
+    body["prediction_rate_stderrs"] = {label: number(scores[f"option_{k}_rate"][1]) for k, label in enumerate(labels)}
+    body["gold_rates"] = gold_rates(records, labels)
     if any(record["group"] for record in records):
         body["confusion"] = confusion_by_group(records)
     return body
+
+
+def gold_rates(records: list, labels: list[str]) -> dict[str, float]:
+    """Share of docs whose correct answer is each option (in display position when options vary),
+    what an answer distribution without a preference would match."""
+    counts = collections.Counter(record["gold"] for record in records)
+    return {label: counts[k] / len(records) for k, label in enumerate(labels)}
 
 
 def confusion_by_group(records: list) -> dict[str, dict[str, dict[str, float]]]:
