@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import datasets
-from PIL import Image
+from PIL import Image, ImageOps
 
 from symphony_bench.plugin.core.audio import audio_input
 from symphony_bench.plugin.core.errors import DataFileError, announced
@@ -231,7 +231,7 @@ def image_visual(doc: dict) -> list[Image.Image]:
         return []
     image = _stimulus_row(doc, "image")["image"]
     if not isinstance(image, Image.Image):  # an Image(decode=False) column holds {"bytes", "path"}
-        image = Image.open(io.BytesIO(image["bytes"]))
+        image = ImageOps.exif_transpose(Image.open(io.BytesIO(image["bytes"])))  # original bytes keep EXIF
     return [image.convert("RGB")]
 
 

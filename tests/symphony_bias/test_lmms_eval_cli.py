@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import shutil
 import sys
@@ -302,3 +303,15 @@ def test_a_null_replayed_response_is_no_answer(tmp_path):
     path = tmp_path / "responses.jsonl"
     path.write_text('{"task": "t", "doc_id": 0, "response": null}\n')
     assert read_responses(path) == {("t", 0): ""}
+
+
+def test_undecoded_image_bytes_are_turned_upright_by_their_exif_orientation(monkeypatch):
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored sideways: rotate 90 degrees clockwise to view
+    Image.new("RGB", (40, 20), "red").save(buffer, format="JPEG", exif=exif)
+    monkeypatch.setattr(multimodal, "_stimulus_row", lambda doc, column: {"image": {"bytes": buffer.getvalue(), "path": "x.jpg"}})
+    (image,) = multimodal.image_visual({"attach": True})
+    assert image.size == (20, 40) and image.mode == "RGB"
