@@ -7,25 +7,28 @@ tell"), ambiguous ("A or B", two time ranges, "no guitar, banjo") or self-contra
 
 How an answer is read:
 1. Cleaning: ASCII, lower case, contractions spelled out ("don't" -> "do not"), questions the model
-   echoed ("Is there a piano in this audio clip?") dropped, clause ends (". ; ! ? newline brackets")
-   and list separators (", :") kept as words.
+   echoed ("Is there a piano in this audio clip?") dropped, clause ends (". ; ! ? newline") and list
+   separators (", : brackets, a spaced dash") kept as words.
 2. Every word becomes one mark (legend below): an instrument class (any OpenMIC class, synonyms and
-   plurals: "Banjos", "sax", "vocals"), an option letter, a time range ("10-20 s", "00:20-00:30",
-   "from 0s to 10s", "the middle"), a negation, a verb, a clause end, or nothing. Multi-word names
-   ("bass guitar" is bass, not guitar) are resolved on the marks, longest first.
+   plurals: "Banjos", "sax", "vocals"), an option letter, a number or time-range word, a negation, a
+   verb, a clause end, a hedge, or nothing. Multi-word names ("bass guitar" is bass, not guitar),
+   hedges ("not sure", "hard to tell") and time ranges ("10-20 s", "00:20-00:30", "from 0s to 10s",
+   "between 10 and 20 seconds", "the middle") are resolved on the marks.
 3. Negation scope: "not, no, without, neither, nor" negate what follows in their part of the clause
    ("guitar but no banjo", "guitar, not banjo"); a negated verb and "never, absent, missing" negate
    their whole part ("I do not hear a guitar", "the banjo is not audible"). Where the scope could be
-   read two ways, the names in question are ambiguous: a verbless list part after a negated part ("no
-   guitar, banjo"), a verbless list part before a wholly negated part ("guitar, banjo are absent"),
-   "and" after a negation ("no guitar and banjo"), two clauses joined by "and" with a negation in one.
+   read two ways the names in question are ambiguous: a verbless list part after a negated part ("no
+   guitar, banjo") or before a wholly negated part ("guitar, banjo are absent"). An "and" list that
+   mixes a negation with another clause ("no guitar and banjo", "I hear a guitar and the banjo is
+   absent") makes the whole answer unreadable.
 4. A reader takes an answer only when it affirms exactly one option (a set: any number of them) and
    nothing in it contradicts that. A letter decides unless the explanation names the other option
    or denies its own ("A, because the banjo is not audible" is A when the banjo is B).
 
-Every pass is a str method, a dict lookup per word, or a regular expression that never backtracks
-(possessive or anchored at a part's start): parse time grows linearly with the answer's length
-(benchmarks/bench_grounding_answers.py).
+Speed: apart from one dict lookup per word, every pass is a str method or a regular expression that
+starts at a literal character or a character class (so that `re` skips to candidate positions; in an
+alternation every branch must start with a literal) and never backtracks (possessive quantifiers):
+parse time grows linearly with the answer (benchmarks/bench_grounding_answers.py).
 """
 
 from __future__ import annotations
@@ -64,18 +67,22 @@ SYNONYMS = {
 
 # ---- marks -------------------------------------------------------------------------------------
 # Every word of a cleaned answer becomes one mark character; the readers work on the string of marks.
-#   ;  end of a clause ("." "!" "but" "only" "because" ...)     ,  end of a list part ("," ":")
+#   ;  end of a clause ("." "!" "but" "only" "because")     ,  end of a list part ("," ":" brackets)
 #   &  and      /  or      ~  negates what follows in its part ("not", "no", "without", "nor")
 #   !  negates its whole part ("never", "absent", "missing", and a negated verb "a~")
 #   a  auxiliary verb ("is", "do", "can")      S  subject ("i", "it", "there")      V  verb ("hear")
 #   n  "no": the answer on its own, else a negation        #  "none", "nothing", "no instruments"
 #   ?  unreadable ("maybe", "except", "half")               .  any other word
+#   h, d, c  parts of hedges: "not sure" (~h), "no idea" (nh), "hard to tell" (d.h), "could be" (ca)
+#   ^ "only", "just"; _ "but"; z "nothing": clause ends and "none", kept apart for the phrases "not
+#      only" (~^), "nothing but" (z_), "nothing else" (zE), "no other" (nO), which mean "only"; D
+#      "doubt" ("no doubt", "without a doubt" say nothing)
 #   Y / N  yes / no answer words     P  a statement of presence ("there", "hear", "present")
 #   private-use characters: instrument classes, option letters, time ranges (the cleaned text is
 #   ASCII, so an answer cannot contain them)
 _INSTRUMENT_BASE, _LETTER_BASE, _RANGE_BASE, _PART_BASE = 0xE000, 0xE100, 0xE200, 0xE300
 _OPTION = r"\ue000-\ue2ff"  # instruments, letters and ranges, as a regex class range
-_CAPITAL_A = "\ue1ff"  # stands for a capital "A" until the marks decide: letter or article?
+_CAPITAL_A = "\x01"  # stands for a capital "A" (control characters are removed from answers first)
 
 
 def _words_to(mark: str, words: str) -> dict[str, str]:
@@ -83,15 +90,19 @@ def _words_to(mark: str, words: str) -> dict[str, str]:
 
 
 _CLAUSE_WORDS = {
-    ";": ";", ",": ",", "nor": ",~", "no": "n", "none": "#", "nothing": "#",
-    **_words_to(";", "but however although though whereas while yet only just because since therefore thus hence actually"),
+    ";": ";", ",": ",", "nor": ",~", "no": "n", "none": "#", "nothing": "z", "could": "c", "else": "E", "other": "O",
+    "doubt": "D", "but": "_",
+    **_words_to(";", "however although though whereas while yet because since therefore thus hence actually"),
+    **_words_to("^", "only just"),
     **_words_to("&", "and plus"),
     **_words_to("/", "or versus vs"),
     **_words_to("~", "not without neither lack lacks lacking instead rather absence"),
     **_words_to("!", "never absent missing silent wrong incorrect isnt arent wasnt werent dont doesnt didnt cant wont "
                      "couldnt wouldnt shouldnt hasnt havent hadnt aint"),
-    **_words_to("a", "is are was were am be been being do does did can could will would should shall has have had must may"),
-    **_words_to("?", "maybe perhaps possibly unsure uncertain unclear dunno except"),
+    **_words_to("a", "is are was were am be been being do does did can will would should shall has have had must may"),
+    **_words_to("?", "maybe perhaps possibly unsure uncertain unclear dunno guess except"),
+    **_words_to("h", "sure certain clear know tell determine determined say idea"),
+    **_words_to("d", "hard difficult impossible unable"),
 }
 _STRUCTURE = {
     **_CLAUSE_WORDS,
@@ -105,69 +116,56 @@ _YES_NO_WORDS = {
     **_CLAUSE_WORDS,
     **_words_to("Y", "yes yeah yep yup yea true affirmative"),
     **_words_to("N", "nope nah false negative"),
-    **_words_to("~", "none nothing"),
+    "none": "~",
+    **_words_to("S", "i it we they you he she this that"),
     **_words_to("P", "there so hear hears heard hearing play plays playing played present audible contain contains "
                      "include includes feature features featured featuring exist exists detect detected"),
 }
 _LETTER_CUES = _words_to("o", "option letter choice")  # "option a": the letter, not the article
 _NONE_CUES = _words_to("k", "instrument instruments candidate candidates")  # "no instruments"
-_ORDINALS = (
-    "first 1st beginning start earliest opening initial",
-    "second 2nd middle center centre mid",
-    "third 3rd last final end ending closing finish",
-)
-_TIME_WORDS = {
-    **_STRUCTURE,
-    **{word: chr(_RANGE_BASE + k) for k, words in enumerate(_ORDINALS) for word in words.split()},
-    **_words_to("?", "half whole entire throughout"),
-    **_words_to("s", "segment segments range ranges part section interval window portion option choice"),
-    **{str(k + 1): str(k + 1) for k in range(3)},  # "segment 2"
-    **{chr(_RANGE_BASE + k): chr(_RANGE_BASE + k) for k in range(4)},  # put in by _ranges_marked
-}
 
 # ---- cleaning ----------------------------------------------------------------------------------
 _TO_ASCII = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2010": "-", "\u2011": "-",
                            "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " "})
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-_CAPITAL_A_WORD = re.compile(r"(?<![A-Za-z0-9_'])A(?![A-Za-z0-9_'])")
+_CONTROL = str.maketrans(dict.fromkeys([*map(chr, range(32)), "\x7f"], " ") | {"\n": "\n", "\r": "\n"})
+_CAPITAL_A_WORD = re.compile(r"A(?<![A-Za-z0-9_']A)(?![A-Za-z0-9_'])")
 _CONTRACTIONS = (("can't", "can not"), ("won't", "will not"), ("n't", " not"), ("cannot", "can not"), ("'s", " is"),
                  ("'m", " am"), ("'re", " are"), ("'ve", " have"), ("'ll", " will"), ("'d", " would"))
-_ECHOED_QUESTION = re.compile(r"(?:^|(?<=[.!?\n]))[^.!?\n]*+\?")
-_PUNCTUATION = str.maketrans(
-    {**dict.fromkeys(".;!?()[]{}<>\n\r", " ; "), ",": " , ", ":": " , ", "&": " and ", "+": " and ", "/": " or ",
-     **dict.fromkeys("-'\"*_#`~|\\=^$%@\t", " ")}
-)
-_REWRITES = ((" and or ", " or "), (" not only ", " "), (" no doubt ", " "), (" without a doubt ", " "),
-             (" without doubt ", " "), (" at all ", " "), (" nothing but ", " only "), (" nothing else ", " only "),
-             (" no other ", " only "),
-             (" correct answer ", " answer "), (" final answer ", " answer "))
-_HEDGE = re.compile(r"\bnot (?:be )?(?:sure|certain|clear|know|tell|determine|determined|say)\b|\bno idea\b"
-                    r"|\b(?:hard|difficult|impossible|unable) to (?:tell|say|determine|know)\b|\bcould be\b|\bi guess\b")
+_QUESTION_REVERSED = re.compile(r"\?[^.!?\n]*+")  # on the reversed text: a question back to its sentence start
+_SEPARATORS = {**dict.fromkeys(".;!?\n\r", ";"), **dict.fromkeys(",:()[]{}<>", ","),
+               **dict.fromkeys("-'\"*_#`~|\\=^$%@", " ")}
+_PUNCTUATION = str.maketrans(_SEPARATORS)
+_TIME_PUNCTUATION = str.maketrans(_SEPARATORS | {"-": "-", **dict.fromkeys("()[]", "|")})  # "-" joins a range
 
 
 def _spelled_out(text: str, capital_a: bool = False) -> str:
     """ASCII, lower case, contractions spelled out. With capital_a, a capital "A" standing alone is
     kept apart (a letter, unless an instrument name follows)."""
-    text = _NON_ASCII.sub(" ", text.translate(_TO_ASCII))
+    if not text.isascii():
+        text = _NON_ASCII.sub(" ", text.translate(_TO_ASCII))
+    text = text.translate(_CONTROL)
     if capital_a:
-        text = _CAPITAL_A_WORD.sub(f" {_CAPITAL_A} ", text)
+        text = _CAPITAL_A_WORD.sub(_CAPITAL_A, text)  # its neighbours are already spaces or punctuation
     text = text.lower()
-    for contraction, spelled in _CONTRACTIONS:
-        text = text.replace(contraction, spelled)
+    if "'" in text or "cannot" in text:
+        for contraction, spelled in _CONTRACTIONS:
+            text = text.replace(contraction, spelled)
     return text
 
 
 def _prepared(text, capital_a: bool = False) -> str | None:
     """The answer spelled out, with the questions it echoes dropped; None if it is not a string."""
-    return _ECHOED_QUESTION.sub(" ", _spelled_out(text, capital_a)) if isinstance(text, str) else None
+    if not isinstance(text, str):
+        return None
+    text = _spelled_out(text, capital_a)
+    return _QUESTION_REVERSED.sub(" ", text[::-1])[::-1] if "?" in text else text
 
 
-def _words(prepared: str) -> list[str] | None:
-    """The words and punctuation marks of a prepared answer; None if it hedges."""
-    text = f" {' '.join(prepared.translate(_PUNCTUATION).split())} "
-    for phrase, replacement in _REWRITES:
-        text = text.replace(phrase, replacement)
-    return None if _HEDGE.search(text) else text.split()
+def _cleaned(prepared: str, punctuation=_PUNCTUATION) -> str:
+    """Punctuation turned into the words ";" and ","; "&", "+", "/" into "and", "or"."""
+    text = prepared.replace("&", " and ").replace("+", " and ").replace("/", " or ")
+    return text.translate(punctuation).replace(";", " ; ").replace(",", " , ")
 
 
 def normalise_answer(text) -> str:
@@ -177,49 +175,12 @@ def normalise_answer(text) -> str:
     return " ".join(re.sub(r"[^a-z0-9\- ]+", " ", spelled).split())
 
 
-# ---- time ranges -------------------------------------------------------------------------------
-_NUMBER_WORDS = {0: "zero", 10: "ten", 20: "twenty", 30: "thirty"}
-_UNIT = r"(?:\s*(?:s|secs?|seconds?)\b)?"
-_ANY_TIME = (r"(?:(?:\d{1,2}:)?\d{1,3}(?:\.\d+)?|zero|one|two|three|four|five|ten|fifteen|twenty(?:[ -]five)?|thirty"
-             r"|forty|fifty|sixty)")
-_DURATION = re.compile(r"(?<![\w.:])(?:\d+(?:\.\d+)?\s*-?\s*(?:s|secs?|seconds?)|(?:a|an|one|two|three|five|ten|fifteen"
-                       r"|twenty|thirty|each|per|every|split)\s+(?:seconds?|secs?))\b")
-
-
-def _range_pattern(start: str, end: str) -> re.Pattern:
-    """start-end in the ways answers write it: "10-20 s", "10 to 20 seconds", "from 10s to 20s",
-    "between 10 and 20 seconds", "00:10-00:20"."""
-    separator = r"\s*(?:-|to|until|till|through|thru)\s*"
-    return re.compile(rf"(?<![\w.:])(?:between\s+{start}{_UNIT}\s+and\s+{end}{_UNIT}"
-                      rf"|(?:from\s+)?{start}{_UNIT}{separator}{end}{_UNIT})(?![\w:]|\.\d)")
-
-
-def _time(seconds: int) -> str:
-    return rf"(?:(?:0{{0,2}}:)?0*{seconds}(?:\.0+)?|{_NUMBER_WORDS[seconds]})"
-
-
-_RANGES = tuple((_range_pattern(_time(start), _time(start + 10)), f" {chr(_RANGE_BASE + k)} ")
-                for k, start in enumerate((0, 10, 20)))
-_OTHER_RANGE = (_range_pattern(_ANY_TIME, _ANY_TIME), f" {chr(_RANGE_BASE + 3)} ")
-_SEGMENT_NUMBERS = tuple((f"s{k + 1}", chr(_RANGE_BASE + k)) for k in range(3))
-_RANGE_MARKS = tuple(chr(_RANGE_BASE + k) for k in range(4))  # the three ranges, then any other
-_OTHER_RANGE_INDEX = 3
-_TIME_HELPERS = str.maketrans(dict.fromkeys(".s123"))
-
-
-def _ranges_marked(prepared: str) -> str:
-    """Time ranges replaced by their marks (one of the three, or another range), durations
-    ("10-second", "ten seconds") dropped so that "second" is left only as an ordinal."""
-    for pattern, mark in (*_RANGES, _OTHER_RANGE):
-        prepared = pattern.sub(mark, prepared)
-    return _DURATION.sub(" ", prepared)
-
-
 # ---- instrument names and letters -------------------------------------------------------------
 @dataclass(frozen=True)
 class _Vocabulary:
     marks: dict[str, str]  # word -> mark
-    phrases: tuple[tuple[str, str], ...]  # marks of a multi-word name -> its class mark, longest first
+    phrases: dict[str, tuple[tuple[str, str], ...]]  # first mark -> (marks of a multi-word name, its class mark)
+    phrase_start: re.Pattern  # finds the first mark of any multi-word name
     options: tuple[str, ...]  # the mark of each candidate (then of each letter)
 
 
@@ -247,111 +208,234 @@ def _vocabulary(candidates: tuple[str, ...], letters: tuple[str, ...] = ()) -> _
     for n, word in enumerate(part_words):  # words that name nothing on their own: "double", "hi", "kit"
         marks[word] = chr(_PART_BASE + n)
         marks.setdefault(f"{word}s", marks[word])
-    phrases = sorted((("".join(marks[word] for word in name.split()), mark) for name, mark in names.items() if " " in name),
-                     key=lambda pair: -len(pair[0]))
+    phrases = {}  # grouped by first mark, the group holding the longest name first
+    for sequence, mark in sorted((("".join(marks[word] for word in name.split()), mark) for name, mark in names.items()
+                                  if " " in name), key=lambda pair: -len(pair[0])):
+        phrases.setdefault(sequence[0], []).append((sequence, mark))
     letter_marks = {letter: chr(_LETTER_BASE + n) for n, letter in enumerate(letters)}
     if letters:
         marks |= _LETTER_CUES | letter_marks
         if "a" in letter_marks:
             marks |= {"a": "u", _CAPITAL_A: "U"}
     options = tuple(class_marks[_class_key(c)] for c in candidates) + tuple(letter_marks.values())
-    return _Vocabulary(marks, tuple(phrases), options)
+    phrase_start = re.compile(f"[{''.join(phrases)}]")
+    return _Vocabulary(marks, {first: tuple(group) for first, group in phrases.items()}, phrase_start, options)
 
 
-_HELPER_MARKS = str.maketrans(dict.fromkeys([".", "k", "o", *map(chr, range(_PART_BASE, _PART_BASE + 0x100))]))
-_ARTICLE_BEFORE_NAME = re.compile(r"U(?=[\ue000-\ue0ff])|(?<!o)u(?![;,]|$)")  # "A banjo", "is a banjo"
+_HEDGE = re.compile(r"~a?h|nh|d\.?h|ca")  # "not sure", "can not tell", "no idea", "hard to tell", "could be"
 _NEW_CLAUSE = re.compile(r"[&/](?=\.?[Sn~])")  # "and I hear", "and no banjo", "or not"
+_HELPER_MARKS = ".kohd"  # a leftover part of a multi-word name ("double" alone) stays: it reads as a filler
+_ARTICLE_BEFORE_NAME = re.compile(r"U(?=[\ue000-\ue0ff])")  # "A banjo": the article
+_NO_INSTRUMENTS = re.compile(r"n(?=\.?k)")
 
 
-def _marks(words: list[str], vocabulary: dict[str, str], phrases=()) -> str:
-    """One mark per word, multi-word names resolved, "and" / "or" before a new clause made a clause
-    end, negated auxiliaries ("is not", "do not") made whole-part negations."""
+def _without(marks: str, helpers: str) -> str:
+    """The marks with the helper marks dropped (str.replace: translate is slow on non-ASCII text)."""
+    for helper in helpers:
+        marks = marks.replace(helper, "")
+    return marks
+
+
+def _marks(words: list[str], vocabulary: dict[str, str], names: _Vocabulary | None = None) -> str:
+    """One mark per word, multi-word names resolved (longest first)."""
     marks = "".join(map(vocabulary.get, words, repeat(".")))
-    for phrase, mark in phrases:
-        marks = marks.replace(phrase, mark)
-    return _NEW_CLAUSE.sub(";", marks).replace("a~", "!")
+    if names is not None and names.phrase_start.search(marks):
+        for first, group in names.phrases.items():
+            for phrase, mark in group if first in marks else ():
+                marks = marks.replace(phrase, mark)
+    return marks
+
+
+_MEANS_ONLY = re.compile(r"~\^|z[_E]|nO")  # "not only", "nothing but", "nothing else", "no other"
+_SAYS_NOTHING = re.compile(r"[n~]\.?D")  # "no doubt", "without a doubt"
+
+
+def _clauses(marks: str) -> str | None:
+    """None for a hedge; else fixed phrases resolved ("not only", "nothing but", "no doubt"), "and"
+    / "or" before a new clause made a clause end, negated auxiliaries ("is not", "could not") made
+    whole-part negations."""
+    if _HEDGE.search(marks):
+        return None
+    marks = _MEANS_ONLY.sub(";", marks.replace("&/", "/"))
+    if "D" in marks:
+        marks = _SAYS_NOTHING.sub("", marks)
+    marks = _without(marks, "EOD").replace("^", ";").replace("_", ";").replace("z", "#")
+    if "&" in marks or "/" in marks:
+        marks = _NEW_CLAUSE.sub(";", marks)
+    if "c" in marks:
+        marks = marks.replace("c~", "!").replace("c", "a")
+    return marks.replace("a~", "!")
+
+
+def _letter_a_resolved(marks: str, a_mark: str) -> str:
+    """A capital "A" is the letter unless an instrument name follows; a small "a" only when marked
+    ("a.", "(a)", "option a") or last."""
+    marks = _ARTICLE_BEFORE_NAME.sub("", marks).replace("U", a_mark)
+    marks = marks.replace("u;", f"{a_mark};").replace("u,", f"{a_mark},").replace("ou", f"o{a_mark}")
+    return (marks[:-1] + a_mark if marks.endswith("u") else marks).replace("u", "")
 
 
 def _option_marks(text, candidates, letters: tuple[str, ...] = ()) -> tuple[str, _Vocabulary] | None:
-    """The marks of a name or letter answer, fillers dropped; None if unreadable."""
+    """The marks of a name or letter answer, helper marks dropped; None if unreadable."""
     prepared = _prepared(text, capital_a="a" in letters)
-    words = None if prepared is None else _words(prepared)
-    if words is None:
+    if prepared is None:
         return None
     vocabulary = _vocabulary(tuple(candidates), letters)
-    marks = _marks(words, vocabulary.marks, vocabulary.phrases)
-    if letters:
-        a_mark = vocabulary.options[len(candidates) + letters.index("a")] if "a" in letters else ""
-        marks = _ARTICLE_BEFORE_NAME.sub("", marks).replace("U", a_mark).replace("u", a_mark)
-    marks = re.sub(r"n(?=\.?k)", "#", marks)  # "no instruments"
-    return marks.translate(_HELPER_MARKS), vocabulary
+    marks = _clauses(_marks(_cleaned(prepared.replace(" - ", " , ").replace("--", " , ")).split(), vocabulary.marks,
+                            vocabulary))
+    if marks is None:
+        return None
+    if "a" in letters:
+        marks = _letter_a_resolved(marks, vocabulary.options[len(candidates) + letters.index("a")])
+    if "k" in marks:
+        marks = _NO_INSTRUMENTS.sub("#", marks)
+    return _without(marks, _HELPER_MARKS), vocabulary
 
 
 # ---- reading the marks -------------------------------------------------------------------------
-_NEGATED = re.compile(r"(?<![^;,])[^;,!]*+![^;,]*+|~[^;,]*+")
-_NEGATED_TAIL = re.compile(r"~[^,]*+")
+_NO_ALONE = re.compile(r"n(?<![^;,]n)(?![^;,])")  # "No." as a whole part: nothing is there
 _DOUBLE_NEGATION = re.compile(rf"[~!][^;,~!{_OPTION}]*+[~!]")  # "I don't hear no guitar", "not absent"
-_LIST_AFTER_NEGATION = re.compile(r"(?<![^;,])[^;,~!]*+[~!][^;,]*+((?:,[^;,SVa!]*+(?![^;,]))++)")
-_LIST_BEFORE_WHOLE_NEGATION = re.compile(r"(?<![^;,])[^;,!]*+![^;,]*+((?:,[^;,SVa!]*+(?![^;,]))++)")  # on reversed marks
-_AMBIGUOUS_AND = re.compile(
-    r"(?<![^;,])(?:[^;,~&]*+~[^;,&]*+&|[^;,~&]*+&[^;,~]*+~"  # a negated name in an and-list: "no guitar and banjo"
-    r"|[^;,&!]*+![^;,&]*+&[^;,SVa]*+[SVa]"  # "I don't hear a guitar and the banjo is playing"
-    r"|[^;,&SVa]*+[SVa][^;,&]*+&[^;,!]*+!"  # "I hear a guitar and banjo is absent"
-    r")[^;,]*+"
+_MIXED_AND = re.compile(
+    r"~[^;,~&]*+&|&[^;,~&]*+~"  # a negation in an and-list: "no guitar and banjo"
+    r"|![^;,&!]*+&[^;,Va!]*+[Va!]"  # "I don't hear a guitar and the banjo is playing"
+    r"|V[^;,&Va!]*+&[^;,Va!]*+a?!|a[^;,&Va!]*+&[^;,Va!]*+a?!"  # "I hear a guitar and banjo is absent" (not "I think")
 )
+_TO_PART_END = {mark: re.compile(rf"{mark}[^;,]*+") for mark in "~W"}  # a mark and the rest of its part
+# a part with "!" in it, from the separator that opens it (the marks start with ";")
+_WHOLE_NEGATED_PART = {separator: re.compile(rf"{separator}[^;,!]*+![^;,]*+") for separator in ";,"}
+_ANY_WHOLE_NEGATED_PART = re.compile(r"[;,][^;,!]*+![^;,]*+")
+_AFTER_NEGATION = re.compile(r"[ZW]((?:,[^;,SVaWZ]*+Z?(?![^;,]))++)")  # verbless parts after a negated one
+_BEFORE_WHOLE_NEGATION = re.compile(r"W((?:,Z?[^;,SVaWZ]*+(?![^;,]))++)")  # the same before "W", on reversed marks
 _ALTERNATIVES = re.compile(rf"[{_OPTION}][^;/{_OPTION}]*+/[^;{_OPTION}]*+[{_OPTION}]")  # "guitar or banjo"
 
 
 @dataclass(frozen=True)
 class _Reading:
-    affirmed: frozenset[str]
-    denied: frozenset[str]
-    ambiguous: frozenset[str]  # could be read as affirmed or as denied
+    """Marks (any order, repeats allowed) of what an answer affirms, denies and leaves ambiguous."""
+
+    affirmed: str
+    denied: str
+    ambiguous: str  # could be read as affirmed or as denied
     alternatives: bool  # "guitar or banjo"
     none_said: bool  # "none", "nothing", "no instruments"
 
+    @staticmethod
+    def indices(said: str, options: tuple[str, ...]) -> set[int]:
+        """The options whose mark `said` holds."""
+        return {k for k, mark in enumerate(options) if mark in said}
 
-def _options_in(*texts: str) -> frozenset[str]:
-    return frozenset(mark for text in texts for mark in set(text) if mark >= "\ue000")
+
+def _collapsed(marks: str) -> str:
+    """Each part negated as a whole reduced to "W", the rest of a part after "not" / "no" to "Z"."""
+    for separator, pattern in _WHOLE_NEGATED_PART.items():
+        marks = pattern.sub(f"{separator}W", marks)
+    return _TO_PART_END["~"].sub("Z", marks) if "~" in marks else marks
 
 
 def _read_marks(marks: str) -> _Reading | None:
-    """What the marks affirm, deny and leave ambiguous; None for a hedge or a double negation."""
-    marks = re.sub(r"(?<![^;,])n(?![^;,])", "#", marks).replace("n", "~")
-    if "?" in marks or _DOUBLE_NEGATION.search(marks):
+    """What the marks affirm, deny and leave ambiguous; None for a hedge, a double negation or an
+    and-list that mixes a negation with another clause."""
+    marks = f";{marks}"
+    if "n" in marks:
+        marks = _NO_ALONE.sub("#", marks).replace("n", "~")
+    negated = "~" in marks or "!" in marks
+    if "?" in marks or negated and (_DOUBLE_NEGATION.search(marks) or "&" in marks and _MIXED_AND.search(marks)):
         return None
-    affirmed = _NEGATED.sub("", marks)
-    after = "".join(_LIST_AFTER_NEGATION.findall(marks))
-    before = "".join(_LIST_BEFORE_WHOLE_NEGATION.findall(marks[::-1]))[::-1]
-    ambiguous = _NEGATED_TAIL.sub("", after + "," + before) + "".join(_AMBIGUOUS_AND.findall(marks))
-    return _Reading(_options_in(affirmed), _options_in(*_NEGATED.findall(marks)), _options_in(ambiguous),
-                    _ALTERNATIVES.search(affirmed) is not None, "#" in marks)
+    if not negated:
+        return _Reading(marks, "", "", "/" in marks and _ALTERNATIVES.search(marks) is not None, "#" in marks)
+    collapsed = _collapsed(marks)
+    denied = (*_TO_PART_END["~"].findall(marks), *_ANY_WHOLE_NEGATED_PART.findall(marks))
+    ambiguous = _AFTER_NEGATION.findall(collapsed)
+    if "W" in collapsed:
+        ambiguous += _BEFORE_WHOLE_NEGATION.findall(collapsed[::-1])
+    alternatives = "/" in collapsed and _ALTERNATIVES.search(collapsed) is not None
+    return _Reading(collapsed, "".join(denied), "".join(ambiguous), alternatives, "#" in marks)
 
 
-def _one_affirmed(reading: _Reading | None, options: tuple[str, ...]) -> int | None:
-    """The index of the one option affirmed, when nothing denies it or names another."""
-    if reading is None or reading.none_said or reading.ambiguous & set(options):
+def _one_affirmed(reading: _Reading | None, options: tuple[str, ...], letters: tuple[str, ...] = ()) -> int | None:
+    """The index of the one option affirmed (by its mark, or by the letter standing for it), when
+    nothing denies it or names another. A letter is never ambiguous: it is no member of a list of
+    instruments ("A, the banjo is absent")."""
+    if reading is None or reading.none_said or reading.indices(reading.ambiguous, options):
         return None
-    affirmed = {k for k, mark in enumerate(options) if mark in reading.affirmed}
-    denied = {k for k, mark in enumerate(options) if mark in reading.denied}
+    affirmed = reading.indices(reading.affirmed, options) | reading.indices(reading.affirmed, letters)
+    denied = reading.indices(reading.denied, options) | reading.indices(reading.denied, letters)
     return affirmed.pop() if len(affirmed) == 1 and not affirmed & denied else None
 
 
 def _letter_and_name_agree(text, candidates: list[str], letters: tuple[str, ...]) -> int | None:
     marked = _option_marks(text, candidates, letters)
-    if marked is None:
+    reading = None if marked is None else _read_marks(marked[0])
+    if reading is None:
         return None
-    marks, vocabulary = marked
-    n = len(candidates)
-    # a letter stands for its candidate: fold the two kinds of marks together
-    folded = marks.translate({ord(vocabulary.options[n + k]): vocabulary.options[k] for k in range(min(n, len(letters)))})
-    return _one_affirmed(_read_marks(folded), vocabulary.options[:n])
+    options = marked[1].options[: len(candidates)]
+    letter_marks = marked[1].options[len(candidates):][: len(candidates)]  # letter k stands for candidate k
+    return _one_affirmed(reading, options, letter_marks)
+
+
+# ---- time ranges -------------------------------------------------------------------------------
+# Number words get marks of their own: 0 / 10 / 20 / 30 seconds are "0" "1" "2" "3" (as "10",
+# "00:10", "10s", "ten"...), any other number "x", "second" "Q" (a unit after a number, else the
+# ordinal), a range separator ("-", "to", "until") "t", "between" "b", "range 2" "s" + "2", "answer"
+# "w" ("final answer" is no range). Units are fillers: "0 s - 10 s" reads as "0t1".
+_RANGE_MARKS = tuple(chr(_RANGE_BASE + k) for k in range(4))  # the three ranges, then any other range
+_OTHER_RANGE_INDEX = 3
+_UNITS = ("", "s", "sec", "secs", "second", "seconds")
+_TIME_WORDS = {
+    **_STRUCTURE,
+    **{word: _RANGE_MARKS[k] for k, words in enumerate(("first 1st beginning start earliest opening initial",
+                                                       "second 2nd middle center centre mid",
+                                                       "third 3rd last final end ending closing finish"))
+       for word in words.split()},
+    **_words_to("?", "half whole entire throughout"),
+    **_words_to("s", "segment segments range ranges part section interval window portion option choice"),
+    **{str(k + 1): "\u00b9\u00b2\u00b3"[k] for k in range(3)},  # "segment 2"
+    **{f"{spelled}{unit}": str(k) for k, seconds in enumerate((0, 10, 20, 30))
+       for spelled in {str(seconds), f"{seconds:02d}", f"0c{seconds:02d}", f"00c{seconds:02d}"} for unit in _UNITS},
+    **{word: str(k) for k, word in enumerate(("zero", "ten", "twenty", "thirty"))},
+    **_words_to("x", "a an one two three four five six seven eight nine fifteen forty fifty sixty each per every split"),
+    "second": "Q", "answer": "w", "-": "t", **_words_to("t", "to until till through thru"), "between": "b", "|": "|",
+}
+_NUMBER_SHAPES = {f"{shape}{unit}": "x" for digits in range(1, 7) for shape in
+                  ("9" * digits, f"{'9' * digits}p9", f"{'9' * digits}p99", f"{'9' * digits}c99") for unit in _UNITS}
+_DIGIT_SHAPES = str.maketrans(dict.fromkeys("0123456789", "9"))
+_DECIMAL_ZEROS = re.compile(r"\.(?<=\d\.)0+(?!\d)")  # "10.0" -> "10"
+_GLUED = {"c": re.compile(r":(?<=\d:)(?=\d)"), "p": re.compile(r"\.(?<=\d\.)(?=\d)")}  # "00:10", "10.5": one word
+_CANONICAL_RANGES = tuple((re.compile(f"b{k}&{k + 1}|{k}t{k + 1}"), _RANGE_MARKS[k]) for k in range(3))
+_ANY_RANGE = (re.compile("|".join(["b[0-3x]&[0-3x]", *(f"{number}t[0-3x]" for number in "0123x")])),
+              _RANGE_MARKS[_OTHER_RANGE_INDEX])
+_DURATION = re.compile(r"[0-3x]t?Q")  # "10-second", "a second": "second" is the unit
+_TIME_HELPERS = "0123xtbsw.\u00b9\u00b2\u00b3"
+
+
+def _time_marks(prepared: str) -> str | None:
+    """The marks of a time answer with its ranges, ordinals and "segment 2" resolved."""
+    text = _DECIMAL_ZEROS.sub("", prepared)
+    for glue, pattern in _GLUED.items():
+        text = pattern.sub(glue, text)
+    text = _cleaned(text.replace("twenty-five", "25").replace("thirty-five", "35").replace("-", " - "), _TIME_PUNCTUATION)
+    text = text.replace("|", " | ")
+    has_digits = any(digit in text for digit in "0123456789")
+    shapes = map(_NUMBER_SHAPES.get, text.translate(_DIGIT_SHAPES).split(), repeat(".")) if has_digits else repeat(".")
+    marks = "".join(map(_TIME_WORDS.get, text.split(), shapes)).replace(".", "")
+    for pattern, mark in (*_CANONICAL_RANGES, _ANY_RANGE):
+        marks = pattern.sub(mark, marks)
+    for k, number in enumerate("\u00b9\u00b2\u00b3"):
+        marks = marks.replace(f"s{number}", _RANGE_MARKS[k])
+    marks = _DURATION.sub("", marks).replace(f"{_RANGE_MARKS[2]}w", "")  # "final answer"
+    for mark in _RANGE_MARKS:  # "[10-20]": the brackets belong to the range
+        marks = marks.replace(f"|{mark}", mark).replace(f"{mark}|", mark)
+    marks = _clauses(_without(marks, _TIME_HELPERS).replace("Q", _RANGE_MARKS[1]).replace("|", ","))
+    return None if marks is None else _without(marks, _HELPER_MARKS)
 
 
 # ---- readers -----------------------------------------------------------------------------------
-_YES_NO_CONFLICT = re.compile(r"(?<![^;,])(?:[^;,Y]*+Y[^;,~!N]*+[~!N]|[^;,~!N]*+[~!N][^;,Y]*+Y)")
-_YES_NO_HELPERS = str.maketrans({".": None, "a": None, "&": ";", "/": ";"})
-_PRESENCE_PART = re.compile(r"(?<![^;,])[^;,~!NYP]*+[YP][^;,~!N]*+(?![^;,])")
+# "No.", "No, ...", "No there isn't", "the answer is no it is not": the answer, then a clause
+_ANSWER_NO = re.compile(r"n(?<![^;,]n)(?=[;,]|$)|n(?=[SPY])")
+_YES_NO_HELPERS = str.maketrans({".": None, "a": None, "S": None, "h": None, "d": None, "&": ";", "/": ";"})
+_YES_NO_CONFLICT = re.compile("|".join(  # yes and a negation in one part (every branch starts with a literal: fast)
+    [r"Y[^;,~!NY]*+[~!N]", *(rf"{negation}[^;,~!NY]*+Y" for negation in "~!N")]))
+_TO_PART_END_NO = re.compile(r"[~!N][^;,]*+")
 
 
 def read_yes_no(text) -> bool | None:
@@ -360,16 +444,18 @@ def read_yes_no(text) -> bool | None:
     part that says both makes the answer unreadable. A "no" about another instrument ("yes, but no
     drums") counts as a no: the reader does not know which instrument was asked about."""
     prepared = _prepared(text)
-    words = None if prepared is None else _words(prepared)
-    if words is None:
+    if prepared is None:
+        return None
+    marks = _clauses(_marks(_cleaned(prepared.replace(" - ", " , ").replace("--", " , ")).split(), _YES_NO_WORDS))
+    if marks is None:
         return None
     # "and" always ends a clause here: each side's polarity is its own ("a piano and no drums")
-    marks = _marks(words, _YES_NO_WORDS).translate(_YES_NO_HELPERS)
-    marks = re.sub(r"(?<![^;,])n", "N", marks).replace("n", "~")
-    if "?" in marks or _YES_NO_CONFLICT.search(marks) or re.search(r"[~!][^;,~!]*+[~!]", marks):
+    marks = _ANSWER_NO.sub("N;", marks).replace("n", "~").replace("#", "~").translate(_YES_NO_HELPERS)
+    if "?" in marks or _DOUBLE_NEGATION.search(marks) or _YES_NO_CONFLICT.search(marks):
         return None
-    said_yes = _PRESENCE_PART.search(marks) is not None
-    said_no = re.search(r"[~!N]", marks) is not None
+    unnegated = _TO_PART_END["W"].sub("", _TO_PART_END_NO.sub("W", marks)[::-1])  # the parts without a negation
+    said_yes = "Y" in unnegated or "P" in unnegated
+    said_no = "~" in marks or "!" in marks or "N" in marks
     return said_yes if said_yes != said_no else None
 
 
@@ -380,8 +466,8 @@ def instruments_mentioned(text, candidates: list[str]) -> set[int]:
     reading = None if marked is None else _read_marks(marked[0])
     if reading is None:
         return set()
-    sure = reading.affirmed - reading.denied - reading.ambiguous
-    return {k for k, mark in enumerate(marked[1].options) if mark in sure}
+    options = marked[1].options
+    return reading.indices(reading.affirmed, options) - reading.indices(reading.denied + reading.ambiguous, options)
 
 
 def read_choice(text, candidates: list[str]) -> int | None:
@@ -401,13 +487,8 @@ def read_time_range(text) -> int | None:
     """0, 1 or 2 for the first, second, third 10-second range ("10-20 s", "00:10-00:20", "the
     middle", "segment 2"); None when unreadable, when several are affirmed, or for another range."""
     prepared = _prepared(text)
-    words = None if prepared is None else _words(_ranges_marked(prepared))
-    if words is None:
-        return None
-    marks = _marks(words, _TIME_WORDS)
-    for segment, mark in _SEGMENT_NUMBERS:
-        marks = marks.replace(segment, mark)
-    chosen = _one_affirmed(_read_marks(marks.translate(_TIME_HELPERS)), _RANGE_MARKS)
+    marks = None if prepared is None else _time_marks(prepared)
+    chosen = None if marks is None else _one_affirmed(_read_marks(marks), _RANGE_MARKS)
     return None if chosen == _OTHER_RANGE_INDEX else chosen
 
 
@@ -420,9 +501,8 @@ def read_instrument_set(text, candidates: list[str]) -> set[int] | None:
     if reading is None:
         return None
     options = marked[1].options
-    affirmed = {k for k, mark in enumerate(options) if mark in reading.affirmed}
-    denied = {k for k, mark in enumerate(options) if mark in reading.denied}
-    if reading.ambiguous & set(options) or reading.alternatives or affirmed & denied or (affirmed and reading.none_said):
+    affirmed, denied = reading.indices(reading.affirmed, options), reading.indices(reading.denied, options)
+    if reading.indices(reading.ambiguous, options) or reading.alternatives or affirmed & denied or (affirmed and reading.none_said):
         return None
     if affirmed:
         return affirmed

@@ -31,7 +31,8 @@ SET_CANDIDATES = ["guitar", "banjo", "mandolin", "ukulele"]
      # plain answers the old reader refused
      ("Answer: yes", True), ("The answer is yes.", True), ("**No**", False), ("The correct answer is no.", False),
      ("Is there a piano in this audio clip? No.", False), ("I don't think so.", False), ("I think so", True),
-     ("Nope", False), ("Absolutely not.", False), ("No there isn't.", False)],
+     ("Nope", False), ("Absolutely not.", False), ("No there isn't.", False), ("The answer is No it is not", False),
+     ("No - there is no piano", False), ("No doubt there is a piano", True), ("There is nothing but a piano", True)],
 )
 def test_yes_no_reads_plain_answers(answer, expected):
     assert read_yes_no(answer) is expected
@@ -49,7 +50,8 @@ def test_yes_no_hedges_are_unreadable_not_no(answer):
 @pytest.mark.parametrize(
     "answer",
     ["yes and no", "yes. no.", "Yes, there is no piano.", "No, there is a piano.", "yes or no",
-     "There is a piano. There is no piano.", "There isn't no piano", "I hear a piano but no drums"],
+     "There is a piano. There is no piano.", "There isn't no piano", "I hear a piano but no drums",
+     "No there is a piano", "No, I can hear it", "Absolutely not but yes"],
 )
 def test_yes_no_contradictions_and_double_negations_are_unreadable(answer):
     assert read_yes_no(answer) is None
@@ -74,7 +76,11 @@ def test_choice_by_name(answer, expected):
      ("Guitar. Actually, banjo.", None), ("no guitar, banjo", None), ("The guitar. The guitar is not present.", None),
      ("maybe the banjo", None), ("Candidate instruments: guitar, banjo. Answer: banjo", None),
      ("guitar and drums", 0), ("None.", None), ("A banjo", 1), ("It's the guitar (not the banjo)", 0),
-     ("I don't hear no guitar", None), ("electric bass guitar", None)],
+     ("I don't hear no guitar", None), ("electric bass guitar", None), ("Nothing but the banjo", 1),
+     ("The banjo, no other instrument", 1), ("Without a doubt, the banjo", 1), ("guitar/banjo", None),
+     ("Not only the guitar but also the banjo", None), ("guitar - not banjo", 0),
+     ("The answer is guitar, banjos are not present", 0), ("guitar, banjos are not present", None),
+     ("I think the guitar and the banjo are absent", None)],
 )
 def test_choice_negation_scope(answer, expected):
     assert read_choice(answer, PLUCKED) == expected
@@ -96,7 +102,10 @@ def test_letter_choice(answer, expected):
     [("A, because the banjo is not audible", 0), ("A, because the guitar is not audible", None),
      ("A. banjo", None), ("A, not B", 0), ("Answer: A (guitar)", 0), ("A. guitar B. banjo", None),
      ("B, because the twang of the banjo is clear", 1), ("A/B", None), ("A and B", None), ("Not A", None),
-     ("a", 0), ("(a)", 0), ("A guitar", 0), ("A banjo", 1), ("A is wrong, B is right", 1), ("B, maybe A", None)],
+     ("a", 0), ("(a)", 0), ("A guitar", 0), ("A banjo", 1), ("A is wrong, B is right", 1), ("B, maybe A", None),
+     ("Letter B - the guitar is absent", 1), ("B: I don't hear the guitar", 1),
+     ("B. I think the guitar and the drums are absent", 1), ("The answer is A. Not mandolin, saxophone", 0),
+     ("A, even though I hear a banjo", None), ("\x01 banjo", 1)],
 )
 def test_letter_decides_unless_the_explanation_contradicts_it(answer, expected):
     assert read_letter(answer, PLUCKED) == expected
@@ -122,7 +131,9 @@ def test_time_range(answer, expected):
     [("10-20 seconds, not 0-10", 1), ("Not 0-10 seconds but 20-30 seconds", 2), ("the first range: 10-20 s", None),
      ("the second half", None), ("0-10 seconds, 10-20 seconds, 20-30 seconds", None), ("maybe 10-20 seconds", None),
      ("I don't know", None), ("5-15 seconds", None), ("0-30 seconds", None), ("not 10-20 seconds", None),
-     ("from start to finish", None), ("10-20 seconds, not 10-20 seconds", None)],
+     ("from start to finish", None), ("10-20 seconds, not 10-20 seconds", None), ("not in [20-30]. 0-10 seconds", 0),
+     ("not [0-10] but [20-30]", 2), ("10.0-20.0 seconds", 1), ("0-10.5 seconds", None), ("twenty-five seconds", None),
+     ("the final answer: the middle", 1), ("the 2nd range", 1)],
 )
 def test_time_range_negation_and_ambiguity(answer, expected):
     assert read_time_range(answer) == expected
@@ -146,7 +157,9 @@ def test_instrument_set_with_synonyms_and_explicit_none():
      ("Guitar, banjo are not present", None), ("Guitar and banjo are not present. Mandolin.", {2}),
      ("I hear a guitar, the banjo is absent", {0}), ("no guitar, banjo", None), ("no guitar and banjo", None),
      ("guitar, banjo, maybe ukulele", None), ("Mandolin and ukulele, nothing else", {2, 3}),
-     ("- guitar\n- ukulele", {0, 3}), ("Guitar; the mandolin and the ukulele are absent", {0})],
+     ("- guitar\n- ukulele", {0, 3}), ("Guitar; the mandolin and the ukulele are absent", {0}),
+     ("Guitar, no other instruments", {0}), ("Nothing but guitar and banjo", {0, 1}), ("guitar/banjo", None),
+     ("Guitar - banjo - no ukulele", {0, 1})],
 )
 def test_instrument_set_negation_scope(answer, expected):
     assert read_instrument_set(answer, SET_CANDIDATES) == expected
