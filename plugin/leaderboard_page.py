@@ -1,31 +1,38 @@
-"""The leaderboard's static page: one self-contained `index.html` (no network: CSS, JS and the plots
-as SVG inline) with sortable tables of the leaderboard rows, their provenance, and per task a forest
-plot of each headline metric by model and the invalid rates.
+"""The leaderboard's static page: one self-contained `index.html` (no network: CSS, JS and plots
+inline) for the content of leaderboard.json (plugin/leaderboard.py): per entry (task, or its
+prior-adjusted / calibrated variant) a sortable table of the models and a forest plot of each
+headline metric and of the invalid rate, models with their 95% intervals; then the provenance.
 
-Sorting is plain JS: a click on a column header sorts by that column (numbers by value, nulls last),
-a second click reverses; `index.html#sort=<table id>:<column index>[:desc]` opens the page sorted.
+The plots are SVG written here, not by matplotlib: a 50-model forest plot costs ~0.5 s in
+matplotlib and a leaderboard draws dozens. Sorting is plain JS: a click on a column header sorts by
+that column (numbers by value, nulls last), a second click reverses;
+`index.html#sort=<table id>:<column index>[:desc]` opens the page sorted.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import math
 from pathlib import Path
-
-from symphony_bench.plugin.core.reporting import fmt
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; background: #fff; }
-table { border-collapse: collapse; margin: 1em 0; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; white-space: nowrap; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #eef2f7; cursor: pointer; user-select: none; }
 th[aria-sort="ascending"]::after { content: " \\25B2"; }
 th[aria-sort="descending"]::after { content: " \\25BC"; }
-.tie { color: #8a5a00; }
 .wide { overflow-x: auto; }
-.plots { display: flex; flex-wrap: wrap; gap: 1em; }
-.plots svg { max-width: 100%; height: auto; border: 1px solid #eee; }
+.tie { color: #8a5a00; }
+.plots { display: flex; flex-wrap: wrap; gap: 0.5em; }
+svg.forest { border: 1px solid #eee; font: 11px system-ui, sans-serif; }
+svg.forest .ci { stroke: #878787; stroke-width: 1.5; }
+svg.forest .point { fill: #fff; stroke: #2166ac; stroke-width: 1.5; }
+svg.forest .leader { fill: #2166ac; }
+svg.forest .axis, svg.forest .zero { stroke: #222; }
+svg.forest .grid { stroke: #eee; }
 """
 
 SCRIPT = """
@@ -76,19 +83,15 @@ def write_leaderboard_page(leaderboard: dict, out: Path) -> Path:
 
 def page_html(leaderboard: dict) -> str:
     rows = leaderboard["rows"]
-    metrics = metric_names(rows)
+    entries = rows_by_entry(rows)
     body = [
         "<h1>symphony-bench leaderboard</h1>",
-        f"<p>{len(rows)} rows (model &times; task). Metrics: value [95% CI]. A rank marked "
-        "<span class=\"tie\">=</span> is tied with another row of the task (CIs overlap or the paired "
-        "difference is not significant). Click a column header to sort.</p>",
-        "<h2>Results</h2>",
-        results_table(rows, metrics),
-        "<h2>Plots</h2>",
-        *task_plots(rows, metrics),
-        "<h2>Provenance</h2>",
-        provenance_table(rows),
+        f"<p>{len(rows)} rows (model &times; entry). Metrics: value [95% interval]. Ranks: "
+        f"{html.escape(leaderboard.get('rank_rule', ''))}. Click a column header to sort.</p>",
     ]
+    for index, (name, entry_rows) in enumerate(entries.items(), start=1):
+        body += entry_section(f"entry-{index}", name, entry_rows)
+    body += ["<h2>Provenance</h2>", provenance_table(rows)]
     return "\n".join([
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -102,31 +105,64 @@ def page_html(leaderboard: dict) -> str:
     ])
 
 
+def entry_name(row: dict) -> str:
+    return row["task"] + (f":{row['variant']}" if row.get("variant") else "")
+
+
+def rows_by_entry(rows: list[dict]) -> dict[str, list[dict]]:
+    entries: dict[str, list[dict]] = {}
+    for row in rows:
+        entries.setdefault(entry_name(row), []).append(row)
+    return entries
+
+
 def metric_names(rows: list[dict]) -> list[str]:
-    """Every headline metric of any row, in first-seen order."""
-    names: dict[str, None] = {}
-    for row in rows:
-        names.update(dict.fromkeys(row["metrics"]))
-    return list(names)
+    """Every headline metric of these rows, in first-seen order."""
+    return list(dict.fromkeys(name for row in rows for name in row["metrics"]))
 
 
-def results_table(rows: list[dict], metrics: list[str]) -> str:
-    headers = ["task", "rank", "model", *metrics, "invalid rate", "n"]
-    lines = [_table_head("results", headers)]
+def entry_section(table_id: str, name: str, rows: list[dict]) -> list[str]:
+    metrics = metric_names(rows)
+    rank = rows[0]["rank"]
+    plots = [forest_svg(f"{name}: {metric}", [row["model"] for row in rows],
+                        [row["metrics"].get(metric) for row in rows], leaders(rows)) for metric in metrics]
+    plots.append(forest_svg(f"{name}: invalid rate", [row["model"] for row in rows],
+                            [row.get("invalid_rate") for row in rows], leaders(rows)))
+    return [
+        f"<h2>{html.escape(name)}</h2>",
+        f"<p>ranked by {html.escape(rank['metric'])} ({html.escape(rank['better'].replace('_', ' '))}); "
+        "<span class=\"tie\">=</span> marks a rank shared with another model</p>",
+        results_table(table_id, rows, metrics),
+        '<div class="plots">', *(svg for svg in plots if svg), "</div>",
+    ]
+
+
+def leaders(rows: list[dict]) -> list[bool]:
+    return [row["rank"]["position"] == 1 for row in rows]
+
+
+def results_table(table_id: str, rows: list[dict], metrics: list[str]) -> str:
+    headers = ["rank", "model", *metrics, "invalid rate", "n", "config hash"]
+    lines = [_table_head(table_id, headers)]
     for row in rows:
-        cells = [_cell(row["task"]), _rank_cell(row), _cell(row["model"])]
-        cells += [_interval_cell(row["metrics"].get(name)) for name in metrics]
-        cells += [_interval_cell(row.get("invalid_rate")), _cell(row.get("n"), number=True)]
+        cells = [_rank_cell(row["rank"]), _cell(row["model"])]
+        cells += [_estimate_cell(row["metrics"].get(name)) for name in metrics]
+        cells += [_estimate_cell(row.get("invalid_rate")), _cell(row["n"], number=True),
+                  _cell((row["provenance"].get("config_hash") or "")[:12] or None)]
         lines.append("<tr>" + "".join(cells) + "</tr>")
     return "\n".join(lines + ["</tbody></table></div>"])
 
 
 def provenance_table(rows: list[dict]) -> str:
-    """One row per leaderboard row, one column per provenance fact (nested keys joined with '.')."""
-    flat = [flatten(row.get("provenance") or {}) for row in rows]
-    keys = list(dict.fromkeys(key for facts in flat for key in facts))
+    """One row per run folder and task, one column per provenance fact (nested keys joined by '.')."""
+    seen, flat = set(), []
+    for row in rows:
+        if (row.get("run"), row["task"]) not in seen:
+            seen.add((row.get("run"), row["task"]))
+            flat.append((row, flatten(row.get("provenance") or {})))
+    keys = list(dict.fromkeys(key for _, facts in flat for key in facts))
     lines = [_table_head("provenance", ["model", "task", *keys])]
-    for row, facts in zip(rows, flat, strict=True):
+    for row, facts in flat:
         cells = [_cell(row["model"]), _cell(row["task"]), *(_cell(facts.get(key)) for key in keys)]
         lines.append("<tr>" + "".join(cells) + "</tr>")
     return "\n".join(lines + ["</tbody></table></div>"])
@@ -141,24 +177,6 @@ def flatten(value, prefix: str = "") -> dict:
     return flat
 
 
-def task_plots(rows: list[dict], metrics: list[str]) -> list[str]:
-    """Per task: a forest plot per headline metric (models with 95% CIs) and one of invalid rates."""
-    from symphony_bench.plugin import plots
-
-    sections = []
-    for task in dict.fromkeys(row["task"] for row in rows):
-        task_rows = [row for row in rows if row["task"] == task]
-        figures = [plots.interval_forest(f"{task}: {name}", [row["model"] for row in task_rows],
-                                         [row["metrics"].get(name) for row in task_rows])
-                   for name in metrics]
-        figures.append(plots.interval_forest(f"{task}: invalid rate", [row["model"] for row in task_rows],
-                                             [row.get("invalid_rate") for row in task_rows]))
-        svgs = [plots.svg_text(figure) for figure in figures if figure is not None]
-        if svgs:
-            sections += [f"<h3>{html.escape(task)}</h3>", '<div class="plots">', *svgs, "</div>"]
-    return sections
-
-
 def _table_head(table_id: str, headers: list[str]) -> str:
     cells = "".join(f'<th scope="col">{html.escape(header)}</th>' for header in headers)
     return f'<div class="wide"><table class="sortable" id="{table_id}"><thead><tr>{cells}</tr></thead><tbody>'
@@ -171,18 +189,76 @@ def _cell(value, number: bool = False) -> str:
     return f'<td{css} data-sort="{html.escape(sort)}">{html.escape(text)}</td>'
 
 
-def _interval_cell(metric: dict | None) -> str:
-    """value [low, high]; sorts by value."""
-    if metric is None or metric.get("value") is None:
+def _estimate_cell(estimate: dict | None) -> str:
+    """value [low, high], sorting by value; null without a value."""
+    if estimate is None or estimate.get("value") is None:
         return '<td class="number" data-sort="">null</td>'
-    low, high = metric.get("ci") or (None, None)
-    text = fmt(metric["value"]) + ("" if low is None or high is None else f" [{fmt(low)}, {fmt(high)}]")
-    return f'<td class="number" data-sort="{metric["value"]!r}">{html.escape(text)}</td>'
+    low, high = estimate.get("ci") or (None, None)
+    text = f"{estimate['value']:.3f}" + ("" if low is None or high is None else f" [{low:.3f}, {high:.3f}]")
+    return f'<td class="number" data-sort="{estimate["value"]!r}">{html.escape(text)}</td>'
 
 
-def _rank_cell(row: dict) -> str:
-    rank = row.get("rank")
-    if rank is None:
+def _rank_cell(rank: dict) -> str:
+    position = rank.get("position")
+    if position is None:
         return '<td class="number" data-sort="">null</td>'
-    tie = '<span class="tie">=</span>' if row.get("tied") else ""
-    return f'<td class="number" data-sort="{rank}">{rank}{tie}</td>'
+    tie = '<span class="tie">=</span>' if rank.get("tied") else ""
+    title = f' title="tied with {html.escape(", ".join(rank["tied_with"]))}"' if rank.get("tied_with") else ""
+    return f'<td class="number" data-sort="{position}"{title}>{tie}{position}</td>'
+
+
+# ---- forest plot as SVG ------------------------------------------------------------------------
+WIDTH, ROW, TOP, BOTTOM, RIGHT = 560, 20, 28, 34, 16
+
+
+def forest_svg(title: str, labels: list[str], estimates: list[dict | None], leader: list[bool]) -> str | None:
+    """Each label's value (circle, filled for rank 1) and 95% interval (line), top to bottom in the
+    given order; labels without a value are left out. Ticks carry their values in data-value, so
+    the drawing can be read back. None when nothing has a value."""
+    kept = [(label, estimate, first) for label, estimate, first in zip(labels, estimates, leader, strict=True)
+            if estimate and estimate.get("value") is not None and math.isfinite(estimate["value"])]
+    if not kept:
+        return None
+    ends = [v for _, e, _ in kept for v in (e["value"], *(e.get("ci") or ())) if v is not None]
+    ticks = nice_ticks(min(ends), max(ends))
+    left = min(260, 12 + 6.2 * max(len(label) for label, _, _ in kept))
+    height = TOP + ROW * len(kept) + BOTTOM
+    x = _scale(ticks[0], ticks[-1], left, WIDTH - RIGHT)
+    parts = [f'<svg class="forest" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+             f'viewBox="0 0 {WIDTH} {height}" role="img">',
+             f'<text class="title" x="{WIDTH / 2}" y="16" text-anchor="middle">{html.escape(title)}</text>']
+    axis_y = TOP + ROW * len(kept)
+    for tick in ticks:
+        parts += [f'<line class="grid" x1="{x(tick):.2f}" x2="{x(tick):.2f}" y1="{TOP}" y2="{axis_y}"/>',
+                  f'<text class="tick" data-value="{tick!r}" x="{x(tick):.2f}" y="{axis_y + 14}" '
+                  f'text-anchor="middle">{_tick_text(tick)}</text>']
+    parts.append(f'<line class="axis" x1="{left}" x2="{WIDTH - RIGHT}" y1="{axis_y}" y2="{axis_y}"/>')
+    if ticks[0] <= 0 <= ticks[-1]:
+        parts.append(f'<line class="zero" x1="{x(0):.2f}" x2="{x(0):.2f}" y1="{TOP}" y2="{axis_y}"/>')
+    for k, (label, estimate, first) in enumerate(kept):
+        y = TOP + ROW * k + ROW / 2
+        parts.append(f'<text class="label" x="{left - 6}" y="{y + 4}" text-anchor="end">{html.escape(label)}</text>')
+        low, high = estimate.get("ci") or (None, None)
+        if low is not None and high is not None:
+            parts.append(f'<line class="ci" x1="{x(low):.2f}" x2="{x(high):.2f}" y1="{y}" y2="{y}"/>')
+        css = "point leader" if first else "point"
+        parts.append(f'<circle class="{css}" cx="{x(estimate["value"]):.2f}" cy="{y}" r="4"/>')
+    return "".join(parts + ["</svg>"])
+
+
+def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
+    """Round tick values (steps of 1, 2 or 5 x 10^k) covering [low, high], at most `most` steps apart."""
+    if high - low < 1e-12:
+        low, high = low - 0.5 * max(abs(low), 1e-3), high + 0.5 * max(abs(high), 1e-3)
+    magnitude = 10 ** math.floor(math.log10((high - low) / most))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if (high - low) / (m * magnitude) <= most - 1)
+    first, last = math.floor(low / step), math.ceil(high / step)
+    return [round(k * step, 12) for k in range(first, last + 1)]
+
+
+def _scale(low: float, high: float, left: float, right: float):
+    return lambda value: left + (value - low) / (high - low) * (right - left)
+
+
+def _tick_text(value: float) -> str:
+    return f"{value:.10g}"

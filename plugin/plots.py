@@ -1,4 +1,4 @@
-"""Plots for `symphony-bench report`, `compare` and the leaderboard page (matplotlib, Agg backend).
+"""Plots for `symphony-bench report` and `compare` (matplotlib, Agg backend).
 
 Every figure is drawn from the JSON report entries (or compare's change rows) alone, so what a plot
 shows can be recomputed from the JSON. The drawn arrays carry a gid (`heatmap`, `ci`, `points`,
@@ -255,23 +255,6 @@ def change_forest(rows: list[dict], title: str = "CAND - BASE"):
     return figure
 
 
-# ---- leaderboard -------------------------------------------------------------------------------
-def interval_forest(title: str, labels: list[str], intervals: list[dict | None]):
-    """One row per label (first at the top): {"value", "ci": [low, high]} drawn as a point with its
-    95% CI; labels without a value are left out. None if none is left."""
-    kept = [(label, interval) for label, interval in zip(labels, intervals, strict=True)
-            if interval and interval.get("value") is not None]
-    if not kept:
-        return None
-    kept.reverse()  # rows are drawn bottom to top
-    figure, ax = _figure(5.5, _row_height(len(kept)))
-    _forest(ax, [label for label, _ in kept], [interval["value"] for _, interval in kept],
-            [interval.get("ci") for _, interval in kept], [False] * len(kept))
-    ax.set_xlabel("value, 95% CI", fontsize=8)
-    ax.set_title(title, fontsize=9)
-    return figure
-
-
 # ---- figures of a report, files and links ------------------------------------------------------
 def report_figures(entries: dict[str, dict]) -> dict[str, Callable]:
     """{plot label: function drawing it (returns a Figure or None)}, for every plot the entries support."""
@@ -317,19 +300,6 @@ def write_figures(plots: dict[str, Callable], folder: Path) -> dict[str, list[Pa
         for path in written[label]:
             figure.savefig(path)
     return written
-
-
-def svg_text(figure) -> str:
-    """The figure as an inline SVG element (for the leaderboard page)."""
-    import io
-
-    import matplotlib
-
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text as text: smaller, selectable
-        figure.savefig(buffer, format="svg")
-    text = buffer.getvalue()
-    return text[text.index("<svg"):]
 
 
 def markdown_links(plots: dict[str, list[Path]], markdown_folder: Path) -> list[str]:

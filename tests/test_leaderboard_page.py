@@ -1,5 +1,6 @@
-"""The leaderboard's index.html: what its tables and plots hold is read back from the HTML and
-compared with the leaderboard rows; in a real headless Chromium it renders, sorts and logs nothing."""
+"""The leaderboard's index.html: its tables and forest plots are read back from the HTML (the plots'
+values by inverting the drawn axis) and compared with the leaderboard rows; in a real headless
+Chromium the page renders, sorts and logs nothing."""
 
 from __future__ import annotations
 
@@ -8,48 +9,65 @@ import html.parser
 import re
 import shutil
 import subprocess
+import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 import pytest
 
-from symphony_bench.plugin import plots
-from symphony_bench.plugin.leaderboard_page import write_leaderboard_page
+from symphony_bench.plugin.leaderboard_page import nice_ticks, write_leaderboard_page
 
 PROVENANCE = {
     "model": {"id": "org/model-a", "revision": "main", "sha": None, "dtype": "bfloat16", "chat_template_sha": "ab12"},
-    "versions": {"lm_eval": "0.4.13", "lmms_eval": None, "symphony_bench": "0.1.0"},
+    "versions": {"lm_eval": "0.4.13", "lmms_eval": None, "symphony_bench": "0.1.0", "transformers": "5.24.0"},
     "task": {"version": 3, "hash": "f00d", "dataset_repo": None, "dataset_revision": None,
              "stereotype_table_sha256": "5eed", "scenario_set_sha256": "cafe", "seed": 1234},
-    "config_hash": "0123abcd",
+    "config_hash": "0123456789abcdef",
 }
 
 
-def row(model: str, task: str, rank: int, tied: bool, mean_abs, invalid: float, n: int) -> dict:
+def estimate(value, half_width=0.05):
+    if value is None:
+        return {"value": None, "stderr": None, "ci": [None, None]}
+    return {"value": value, "stderr": half_width / 1.96, "ci": [value - half_width, value + half_width]}
+
+
+def row(model: str, task: str, variant, position, tied_with: list[str], metrics: dict, invalid, n: int) -> dict:
+    """A row of plugin/leaderboard.py's leaderboard.json."""
     provenance = copy.deepcopy(PROVENANCE)
     provenance["model"]["id"] = model
-    metrics = {"mean_abs": None if mean_abs is None else {"value": mean_abs, "ci": [mean_abs - 0.05, mean_abs + 0.05]},
-               "consistency_rate": {"value": 0.5 + rank / 10, "ci": [0.4, 0.9]}}
-    return {"model": model, "task": task, "rank": rank, "tied": tied, "metrics": metrics,
-            "invalid_rate": {"value": invalid, "ci": [max(invalid - 0.02, 0.0), invalid + 0.02]}, "n": n,
+    return {"model": model, "run": f"runs/{model}", "entry": task, "task": task, "variant": variant, "family": "likert",
+            "metrics": metrics, "invalid_rate": invalid, "n": n,
+            "rank": {"metric": "mean_abs", "better": "closer_to_zero", "position": position, "tied": bool(tied_with),
+                     "tied_with": tied_with},
             "provenance": provenance}
 
 
-LEADERBOARD = {"rows": [
-    row("org/model-a", "symphony_bias_text", 1, True, 0.12, 0.01, 1500),
-    row("org/model-b <script>", "symphony_bias_text", 1, True, 0.10, 0.30, 1500),
-    row("org/model-c", "symphony_bias_text", 3, False, -0.02, 0.05, 1500),
-    row("org/model-a", "symphony_bias_logprob", 1, False, None, 0.0, 500),
+def likert(mean_abs, consistency):
+    return {"mean_abs": estimate(mean_abs), "consistency_rate": estimate(consistency, 0.2)}
+
+
+TEXT = "symphony_bias_text"
+LEADERBOARD = {"rank_rule": "rank = 1 + number of rows whose interval lies wholly on the better side", "rows": [
+    row("org/model-a", TEXT, None, 1, ["org/model-b <script>"], likert(0.02, 0.5), estimate(0.01, 0.01), 1500),
+    row("org/model-b <script>", TEXT, None, 1, ["org/model-a"], likert(0.05, 0.6), estimate(0.30, 0.02), 1500),
+    row("org/model-c", TEXT, None, 3, [], likert(-0.3, 0.1), estimate(0.05, 0.02), 1500),
+    row("org/model-d", TEXT, None, None, [], likert(None, None), estimate(1.0, 0.0), 1500),
+    row("org/model-a", "grounding_binary", None, 1, [], {"accuracy": estimate(0.8)}, None, 600),
 ]}
+LEADERBOARD["rows"][-1]["rank"].update(metric="accuracy", better="higher")
 
 
 class PageReader(html.parser.HTMLParser):
-    """Tables (id -> header texts and rows of (text, data-sort) cells), svg count, every src/href."""
+    """Tables (id -> headers and rows of (text, data-sort) cells), inline SVG sources, every src/href."""
 
-    def __init__(self):
+    def __init__(self, text: str):
         super().__init__()
-        self.tables, self.svg_titles, self.links, self.svgs = {}, [], [], 0
+        self.tables, self.links = {}, []
+        self.svgs = re.findall(r"<svg.*?</svg>", text, flags=re.S)
         self._table = self._cell = None
-        self._in_svg_text = self._in_head = False
+        self._in_head = False
+        self.text = text
+        self.feed(text)
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -64,16 +82,10 @@ class PageReader(html.parser.HTMLParser):
             self._table["rows"].append([])
         elif tag in ("td", "th") and self._table is not None:
             self._cell = [tag, "", attrs.get("data-sort")]
-        elif tag == "svg":
-            self.svgs += 1
-        elif tag == "text":
-            self._in_svg_text = True
 
     def handle_data(self, data):
         if self._cell is not None:
             self._cell[1] += data
-        if self._in_svg_text:
-            self.svg_titles.append(data)
 
     def handle_endtag(self, tag):
         if tag in ("td", "th") and self._cell is not None:
@@ -87,8 +99,6 @@ class PageReader(html.parser.HTMLParser):
             self._in_head = False
         elif tag == "table":
             self._table = None
-        elif tag == "text":
-            self._in_svg_text = False
 
 
 @pytest.fixture(scope="module")
@@ -96,56 +106,90 @@ def page(tmp_path_factory) -> PageReader:
     folder = tmp_path_factory.mktemp("board")
     path = write_leaderboard_page(LEADERBOARD, folder)
     assert path == folder / "index.html"
-    reader = PageReader()
-    reader.feed(path.read_text(encoding="utf-8"))
-    return reader
+    return PageReader(path.read_text(encoding="utf-8"))
 
 
-def test_results_table_holds_every_row_with_values_cis_ties_and_nulls(page):
-    table = page.tables["results"]
-    assert table["headers"] == ["task", "rank", "model", "mean_abs", "consistency_rate", "invalid rate", "n"]
-    assert len(table["rows"]) == len(LEADERBOARD["rows"])
-    for cells, expected in zip(table["rows"], LEADERBOARD["rows"], strict=True):
-        text = dict(zip(table["headers"], cells, strict=True))
-        assert text["model"] == (expected["model"], expected["model"])  # escaped in the HTML, intact in the DOM
-        assert text["rank"] == (f"{expected['rank']}{'=' if expected['tied'] else ''}", str(expected["rank"]))
+def test_one_table_per_entry_with_ranks_ties_values_intervals_and_nulls(page):
+    table = page.tables["entry-1"]
+    assert table["headers"] == ["rank", "model", "mean_abs", "consistency_rate", "invalid rate", "n", "config hash"]
+    text_rows = [r for r in LEADERBOARD["rows"] if r["task"] == TEXT]
+    assert len(table["rows"]) == len(text_rows)
+    for cells, expected in zip(table["rows"], text_rows, strict=True):
+        cell = dict(zip(table["headers"], cells, strict=True))
+        assert cell["model"] == (expected["model"], expected["model"])  # escaped in the HTML, intact when read
+        position = expected["rank"]["position"]
+        assert cell["rank"] == (("=" if expected["rank"]["tied"] else "") + str(position), str(position)) if position \
+            else cell["rank"] == ("null", "")
         metric = expected["metrics"]["mean_abs"]
-        if metric is None:
-            assert text["mean_abs"] == ("null", "")
+        if metric["value"] is None:
+            assert cell["mean_abs"] == ("null", "")
         else:
             low, high = metric["ci"]
-            assert text["mean_abs"] == (f"{metric['value']:.3f} [{low:.3f}, {high:.3f}]", repr(metric["value"]))
-        assert float(text["invalid rate"][1]) == expected["invalid_rate"]["value"]
-        assert text["n"] == (str(expected["n"]), str(expected["n"]))
+            assert cell["mean_abs"] == (f"{metric['value']:.3f} [{low:.3f}, {high:.3f}]", repr(metric["value"]))
+        assert float(cell["invalid rate"][1]) == expected["invalid_rate"]["value"]
+        assert cell["n"] == ("1500", "1500") and cell["config hash"][0] == "0123456789ab"
+    grounding = page.tables["entry-2"]
+    assert grounding["headers"][2] == "accuracy" and grounding["rows"][0][3] == ("null", "")  # no invalid rate
+    assert "ranked by accuracy (higher)" in page.text
 
 
-def test_provenance_table_flattens_every_fact_and_writes_unknown_ones_as_null(page):
+def test_provenance_table_has_one_row_per_run_and_task_and_writes_unknown_facts_as_null(page):
     table = page.tables["provenance"]
     assert table["headers"][:3] == ["model", "task", "model.id"]
     assert {"versions.lm_eval", "task.seed", "task.stereotype_table_sha256", "config_hash"} <= set(table["headers"])
+    assert len(table["rows"]) == len(LEADERBOARD["rows"])
     first = dict(zip(table["headers"], (text for text, _ in table["rows"][0]), strict=True))
-    assert first["model.sha"] == "null" and first["task.seed"] == "1234" and first["config_hash"] == "0123abcd"
-    assert "N/A" not in str(table)
+    assert first["model.sha"] == "null" and first["task.seed"] == "1234" and first["config_hash"] == "0123456789abcdef"
+    assert "N/A" not in str(page.tables)
 
 
-def test_page_is_self_contained_and_holds_one_plot_per_task_and_metric_with_values(page):
-    assert all(link.startswith("#") for link in page.links), page.links
-    # text: mean_abs, consistency_rate, invalid rate; logprob: consistency_rate, invalid rate (mean_abs null)
-    assert page.svgs == 5
-    titles = set(page.svg_titles)
-    assert {"symphony_bias_text: mean_abs", "symphony_bias_logprob: invalid rate"} <= titles
-    assert "symphony_bias_logprob: mean_abs" not in titles
+def read_forest(svg: str) -> dict:
+    """Title, labels, and the values and intervals the plot draws, read back through its axis."""
+    root = ElementTree.fromstring(svg)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    ticks = [(float(t.get("x")), float(t.get("data-value"))) for t in root.iterfind("s:text[@class='tick']", ns)]
+    (x0, v0), (x1, v1) = ticks[0], ticks[-1]
+    value_at = lambda x: v0 + (float(x) - x0) / (x1 - x0) * (v1 - v0)  # noqa: E731
+    cis = {float(line.get("y1")): (value_at(line.get("x1")), value_at(line.get("x2")))
+           for line in root.iterfind("s:line[@class='ci']", ns)}
+    points = [(float(c.get("cy")), value_at(c.get("cx")), "leader" in c.get("class"))
+              for c in root.iterfind("s:circle", ns)]
+    return {"title": root.find("s:text[@class='title']", ns).text,
+            "labels": [t.text for t in root.iterfind("s:text[@class='label']", ns)],
+            "values": [value for _, value, _ in points], "leaders": [leader for _, _, leader in points],
+            "cis": [cis.get(y) for y, _, _ in points], "ticks": [value for _, value in ticks]}
 
 
-def test_interval_forest_draws_values_and_cis_top_down_and_leaves_out_nulls():
-    rows = [r for r in LEADERBOARD["rows"] if r["task"] == "symphony_bias_text"] + [LEADERBOARD["rows"][3]]
-    figure = plots.interval_forest("mean_abs", [r["model"] for r in rows], [r["metrics"]["mean_abs"] for r in rows])
-    kept = [r for r in rows if r["metrics"]["mean_abs"] is not None][::-1]
-    assert [label.get_text() for label in figure.axes[0].get_yticklabels()] == [r["model"] for r in kept]
-    points = next(a for a in figure.axes[0].collections if a.get_gid() == "points").get_offsets()
-    assert np.allclose(points[:, 0], [r["metrics"]["mean_abs"]["value"] for r in kept])
-    ci = next(a for a in figure.axes[0].collections if a.get_gid() == "ci").get_segments()
-    assert np.allclose([[s[0][0], s[1][0]] for s in ci], [r["metrics"]["mean_abs"]["ci"] for r in kept])
+def test_forest_plots_draw_each_entrys_metrics_and_invalid_rate_read_back_through_the_axis(page):
+    forests = {forest["title"]: forest for forest in map(read_forest, page.svgs)}
+    assert set(forests) == {f"{TEXT}: mean_abs", f"{TEXT}: consistency_rate", f"{TEXT}: invalid rate",
+                            "grounding_binary: accuracy"}
+    for name in ("mean_abs", "consistency_rate", "invalid rate"):
+        forest = forests[f"{TEXT}: {name}"]
+        drawn = [r for r in LEADERBOARD["rows"][:4]
+                 if (r["invalid_rate"] if name == "invalid rate" else r["metrics"][name])["value"] is not None]
+        estimates = [r["invalid_rate"] if name == "invalid rate" else r["metrics"][name] for r in drawn]
+        assert forest["labels"] == [r["model"] for r in drawn]
+        assert np.allclose(forest["values"], [e["value"] for e in estimates], atol=1e-3)
+        assert np.allclose(forest["cis"], [e["ci"] for e in estimates], atol=1e-3)
+        assert forest["leaders"] == [r["rank"]["position"] == 1 for r in drawn]
+        ends = [v for e in estimates for v in (e["value"], *e["ci"])]
+        assert forest["ticks"][0] <= min(ends) and forest["ticks"][-1] >= max(ends)
+
+
+@pytest.mark.parametrize(("low", "high"), [(0.0, 1.0), (-0.37, 0.052), (0.801, 0.803), (3.0, 3.0), (-1e-9, 250.0)])
+def test_ticks_are_round_evenly_spaced_and_cover_the_range(low, high):
+    ticks = np.array(nice_ticks(low, high))
+    steps = np.diff(ticks)
+    assert ticks[0] <= low and ticks[-1] >= high and 2 <= len(ticks) <= 7
+    assert np.allclose(steps, steps[0])
+    mantissa = steps[0] / 10 ** np.floor(np.log10(steps[0]))
+    assert min(abs(mantissa - m) for m in (1, 2, 5)) < 1e-9
+
+
+def test_page_is_self_contained(page):
+    assert page.links == []
+    assert all(re.findall(r"https?://[^\"' ]+", svg) == ["http://www.w3.org/2000/svg"] for svg in page.svgs)
 
 
 def chromium() -> str:
@@ -162,23 +206,24 @@ def run_chromium(tmp_path, url: str, *flags: str) -> subprocess.CompletedProcess
 
 
 def console_lines(stderr: str) -> list[str]:
+    """Everything the page logged (console messages and uncaught errors); the page logs nothing."""
     return [line for line in stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
 
 
 @pytest.mark.e2e
 def test_page_renders_in_headless_chromium_sorts_and_logs_nothing(tmp_path):
+    import matplotlib.image
+
     path = write_leaderboard_page(LEADERBOARD, tmp_path / "board")
     screenshot = tmp_path / "shot.png"
     shot = run_chromium(tmp_path, path.as_uri(), f"--screenshot={screenshot}")
     assert console_lines(shot.stderr) == []
-    import matplotlib.image
-
     pixels = matplotlib.image.imread(screenshot)[..., :3]
     assert pixels.shape[:2] == (900, 1200) and pixels.std() > 0.05  # not a blank page
-    # opened sorted by invalid rate, descending: the script ran to its end and sorted the live DOM
-    dom = run_chromium(tmp_path, path.as_uri() + "#sort=results:5:desc", "--dump-dom")
-    assert console_lines(dom.stderr) == []
-    assert 'data-ready="1"' in dom.stdout
-    results = dom.stdout[dom.stdout.index('id="results"'):dom.stdout.index('id="provenance"')]
-    invalid = [float(v) for v in re.findall(r'<tr>(?:<td[^>]*>.*?</td>){5}<td class="number" data-sort="([^"]+)"', results)]
-    assert invalid == sorted((r["invalid_rate"]["value"] for r in LEADERBOARD["rows"]), reverse=True)
+    # opened sorted by invalid rate (column 4), descending: the script ran to its end on the live DOM
+    dom = run_chromium(tmp_path, path.as_uri() + "#sort=entry-1:4:desc", "--dump-dom")
+    assert console_lines(dom.stderr) == [] and 'data-ready="1"' in dom.stdout
+    table = PageReader(dom.stdout).tables["entry-1"]
+    invalid = [float(cells[4][1]) for cells in table["rows"]]
+    assert invalid == sorted((r["invalid_rate"]["value"] for r in LEADERBOARD["rows"][:4]), reverse=True)
+    assert table["headers"] == PageReader(path.read_text()).tables["entry-1"]["headers"]
