@@ -215,3 +215,20 @@ def test_leaderboard_of_real_runs(real_runs, tiny_llama, tmp_path):
         assert row["metrics"]["mean_abs"]["value"] == entry["mean_abs"] and row["n"] == entry["n_docs"]
         assert row["rank"]["position"] is not None
     assert "N/A" not in (tmp_path / "leaderboard.json").read_text()
+
+
+@pytest.mark.e2e
+def test_export_of_a_real_run(real_runs, tmp_path):
+    import jsonschema
+    import yaml
+    from test_export import EVAL_RESULTS_SCHEMA, HF_LEADERBOARD_SCHEMA
+
+    from symphony_bench.plugin.export import model_rows, write_eval_results, write_hf_leaderboard
+
+    rows = model_rows(real_runs[0])
+    document = json.loads(write_hf_leaderboard(rows, tmp_path / "results.json")[0].read_text())
+    jsonschema.validate(document, HF_LEADERBOARD_SCHEMA)
+    assert document["config"]["model_dtype"] == "torch.float32"
+    assert set(document["results"]) == {"symphony_bias_logprob_mini", "symphony_bias_logprob_mini:calibrated"}
+    for path in write_eval_results(rows, tmp_path / ".eval_results", "org/symphony-bias"):
+        jsonschema.validate(yaml.safe_load(path.read_text()), EVAL_RESULTS_SCHEMA)

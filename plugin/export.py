@@ -1,0 +1,140 @@
+"""`symphony-bench export RUN_DIR --format hf-leaderboard|eval-results --out PATH`: one model's run in
+the shapes Hugging Face tools read.
+
+- hf-leaderboard: the results file of Hugging Face's leaderboard template (demo-leaderboard Space,
+  README "Results files should have the following format"): {"config": {"model_dtype",
+  "model_name", "model_sha"}, "results": {task: {metric: score}}}. Every headline metric and its
+  stderr; a value the run could not compute is null (the template skips a task with a None score).
+- eval-results: the Hub's model-repo evaluation results (https://huggingface.co/docs/hub/eval-results):
+  files for the repo's `.eval_results/` folder, each a YAML list of {dataset: {id, task_id,
+  revision?}, value, notes?}; one file per report entry with its ranking metric (leaderboard.py),
+  the 95% interval, invalid rate, n and config hash in the notes.
+
+The CLI imports this module at start-up: standard library only at module level.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+FORMATS = ("hf-leaderboard", "eval-results")
+HUB_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+TORCH_DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+
+def add_command(subparsers) -> None:
+    """Adds `export` to an argparse subparsers object."""
+    command = subparsers.add_parser("export", help="one model's run as a Hugging Face leaderboard-template results "
+                                    "JSON or as Hub .eval_results YAML files")
+    command.add_argument("run_dir", type=Path, help="the --output_path folder of one model's run")
+    command.add_argument("--format", choices=FORMATS, required=True)
+    command.add_argument("--out", type=Path, required=True,
+                         help="hf-leaderboard: the JSON file to write; eval-results: the folder for the YAML files")
+    command.add_argument("--dataset-id", help="eval-results: the Hub benchmark dataset id for tasks whose run does "
+                         "not record one (the text tasks' data is embedded)")
+    command.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> None:
+    rows = model_rows(args.run_dir)
+    if args.format == "hf-leaderboard":
+        written = write_hf_leaderboard(rows, args.out)
+    else:
+        written = write_eval_results(rows, args.out, args.dataset_id)
+    print("\n".join(str(path) for path in written))
+
+
+def model_rows(run_dir: Path) -> list[dict]:
+    """The leaderboard rows of the one model folder under `run_dir`."""
+    from symphony_bench.plugin.core.errors import DataFileError
+    from symphony_bench.plugin.leaderboard import run_rows
+
+    rows = run_rows(run_dir)
+    runs = sorted({row["run"] for row in rows})
+    if len(runs) > 1:
+        raise DataFileError(f"{run_dir}: holds runs of {len(runs)} model folders ({', '.join(runs)}); export one at a time")
+    return rows
+
+
+# ---- hf-leaderboard ------------------------------------------------------------------------------
+def hf_leaderboard_results(rows: list[dict]) -> dict:
+    model = rows[0]["provenance"]["model"]
+    results = {}
+    for row in rows:
+        scores = {}
+        for name, metric in [*row["metrics"].items(), ("invalid_rate", row["invalid_rate"])]:
+            if metric is not None:
+                scores[name], scores[f"{name}_stderr"] = metric["value"], metric["stderr"]
+        results[row["entry"]] = scores
+    return {
+        "config": {"model_dtype": hf_dtype(model["dtype"]), "model_name": row_model_name(rows[0]),
+                   "model_sha": model["sha"] or model["revision"]},
+        "results": results,
+    }
+
+
+def hf_dtype(dtype: str | None) -> str | None:
+    """The template writes torch dtypes as "torch.float16"; other precisions ("8bit") as they are."""
+    return f"torch.{dtype}" if dtype in TORCH_DTYPES else dtype
+
+
+def row_model_name(row: dict) -> str:
+    return row["provenance"]["model"]["id"] or row["model"]
+
+
+def write_hf_leaderboard(rows: list[dict], out: Path) -> list[Path]:
+    from symphony_bench.plugin.core.atomic import write_text_atomically
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(out, json.dumps(hf_leaderboard_results(rows), indent=2, allow_nan=False) + "\n")
+    return [out]
+
+
+# ---- eval-results --------------------------------------------------------------------------------
+def eval_results_entries(rows: list[dict], dataset_id: str | None) -> dict[str, list[dict]]:
+    """{file name: the YAML list of one entry} per report entry with a value."""
+    from symphony_bench.plugin.core.errors import DataFileError
+
+    files = {}
+    for row in rows:
+        metric = row["metrics"].get(row["rank"]["metric"])
+        if metric is None or metric["value"] is None:
+            continue
+        task = row["provenance"]["task"]
+        repo = task["dataset_repo"] if task["dataset_repo"] and HUB_REPO_ID.match(task["dataset_repo"]) else dataset_id
+        if repo is None:
+            raise DataFileError(f"{row['run']}: {row['entry']} records no Hub dataset id; pass --dataset-id")
+        dataset = {"id": repo, "task_id": row["entry"]}
+        if task["dataset_revision"] and repo == task["dataset_repo"]:
+            dataset["revision"] = task["dataset_revision"]
+        files[safe_file_name(row["entry"]) + ".yaml"] = [{"dataset": dataset, "value": metric["value"], "notes": notes(row, metric)}]
+    return files
+
+
+def notes(row: dict, metric: dict) -> str:
+    low, high = metric["ci"]
+    interval = "n/a" if low is None else f"[{low:.4f}, {high:.4f}]"
+    invalid = row["invalid_rate"]["value"] if row["invalid_rate"] else None
+    return (f"{row['rank']['metric']}; 95% CI {interval}; invalid rate "
+            f"{'n/a' if invalid is None else f'{invalid:.4f}'}; n={row['n']}; symphony-bench config "
+            f"{row['provenance']['config_hash'][:12]}")
+
+
+def safe_file_name(entry: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", entry)
+
+
+def write_eval_results(rows: list[dict], out: Path, dataset_id: str | None) -> list[Path]:
+    import yaml
+
+    from symphony_bench.plugin.core.atomic import write_text_atomically
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, entries in eval_results_entries(rows, dataset_id).items():
+        write_text_atomically(out / name, yaml.safe_dump(entries, sort_keys=False, allow_unicode=True))
+        written.append(out / name)
+    return written

@@ -1,0 +1,141 @@
+"""`symphony-bench export`: each format validated against a schema written from its documentation.
+(The real-run check is in test_leaderboard.py's e2e test, which shares its lm_eval runs.)"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from test_leaderboard import TASK, planted_records, write_run
+
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.export import add_command, hf_leaderboard_results, model_rows, write_eval_results, write_hf_leaderboard
+from symphony_bench.plugin.leaderboard import build_leaderboard
+
+# Hugging Face's leaderboard template (huggingface.co/spaces/demo-leaderboard/leaderboard, README.md,
+# "Results files should have the following format"): {"config": {"model_dtype": "torch.float16" (or
+# torch.bfloat16, 8bit, 4bit), "model_name": "org/model", "model_sha": "revision on the hub"},
+# "results": {"task_name": {"metric_name": score}}}. The template skips a task whose score is None.
+HF_LEADERBOARD_SCHEMA = {
+    "type": "object",
+    "required": ["config", "results"],
+    "additionalProperties": False,
+    "properties": {
+        "config": {
+            "type": "object",
+            "required": ["model_dtype", "model_name", "model_sha"],
+            "additionalProperties": False,
+            "properties": {
+                "model_dtype": {"type": ["string", "null"], "pattern": r"^(torch\.\w+|8bit|4bit)$"},
+                "model_name": {"type": "string", "minLength": 1},
+                "model_sha": {"type": ["string", "null"]},
+            },
+        },
+        "results": {
+            "type": "object",
+            "minProperties": 1,
+            "additionalProperties": {"type": "object", "additionalProperties": {"type": ["number", "null"]}},
+        },
+    },
+}
+# The Hub's model evaluation results (huggingface.co/docs/hub/eval-results, "Adding Evaluation
+# Results"): a YAML file in the model repo's .eval_results/ folder holding a list of entries:
+# dataset.id (required, Hub dataset id), dataset.task_id (required), dataset.revision (optional),
+# value (required, the metric value), verifyToken, date, source {url (required if source), name,
+# user} and notes (optional, details of the evaluation setup).
+EVAL_RESULTS_SCHEMA = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "required": ["dataset", "value"],
+        "additionalProperties": False,
+        "properties": {
+            "dataset": {
+                "type": "object",
+                "required": ["id", "task_id"],
+                "additionalProperties": False,
+                "properties": {"id": {"type": "string", "pattern": r"^[\w.-]+/[\w.-]+$"},
+                               "task_id": {"type": "string", "minLength": 1}, "revision": {"type": "string"}},
+            },
+            "value": {"type": "number"},
+            "verifyToken": {"type": "string"},
+            "date": {"type": "string"},
+            "source": {"type": "object", "required": ["url"],
+                       "properties": {"url": {"type": "string"}, "name": {"type": "string"}, "user": {"type": "string"}}},
+            "notes": {"type": "string"},
+        },
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def one_run(tmp_path_factory) -> Path:
+    run_dir = tmp_path_factory.mktemp("export") / "run"
+    write_run(run_dir, "org/model", planted_records(1.0, random.Random(3), invalid_share=0.1))
+    return run_dir
+
+
+def test_hf_leaderboard_matches_the_template(one_run, tmp_path):
+    written = write_hf_leaderboard(model_rows(one_run), tmp_path / "results.json")
+    document = json.loads(written[0].read_text())
+    jsonschema.validate(document, HF_LEADERBOARD_SCHEMA)
+    row = build_leaderboard([one_run])["rows"][0]
+    assert document["config"] == {"model_dtype": "torch.bfloat16", "model_name": "org/model", "model_sha": "0123abcd"}
+    scores = document["results"][TASK]
+    assert scores["mean_abs"] == row["metrics"]["mean_abs"]["value"] and scores["mean_abs_stderr"] == row["metrics"]["mean_abs"]["stderr"]
+    assert scores["invalid_rate"] == row["invalid_rate"]["value"] > 0
+
+
+def test_eval_results_match_the_hub_format(one_run, tmp_path):
+    written = write_eval_results(model_rows(one_run), tmp_path / ".eval_results", "org/symphony-bias")
+    assert [path.name for path in written] == [f"{TASK}.yaml"]
+    entries = yaml.safe_load(written[0].read_text())
+    jsonschema.validate(entries, EVAL_RESULTS_SCHEMA)
+    row = build_leaderboard([one_run])["rows"][0]
+    mean_abs = row["metrics"]["mean_abs"]
+    assert entries[0]["dataset"] == {"id": "org/symphony-bias", "task_id": TASK}
+    assert entries[0]["value"] == mean_abs["value"]
+    low, high = mean_abs["ci"]
+    assert f"95% CI [{low:.4f}, {high:.4f}]" in entries[0]["notes"]
+    assert f"invalid rate {row['invalid_rate']['value']:.4f}" in entries[0]["notes"]
+    assert row["provenance"]["config_hash"][:12] in entries[0]["notes"]
+
+
+def test_the_schemas_reject_what_the_documents_forbid():
+    """The schemas can fail: a score given as text, an entry without a value."""
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"config": {"model_dtype": "torch.float16", "model_name": "m", "model_sha": ""},
+                             "results": {"t": {"acc": "N/A"}}}, HF_LEADERBOARD_SCHEMA)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate([{"dataset": {"id": "org/d", "task_id": "t"}}], EVAL_RESULTS_SCHEMA)
+
+
+def test_a_recorded_hub_dataset_wins_and_a_missing_one_is_named(one_run, tmp_path):
+    rows = model_rows(one_run)
+    with pytest.raises(DataFileError, match="pass --dataset-id"):
+        write_eval_results(rows, tmp_path / "a", None)
+    rows[0]["provenance"]["task"].update(dataset_repo="org/audio-set", dataset_revision="r1")
+    entry = yaml.safe_load(write_eval_results(rows, tmp_path / "b", "org/other")[0].read_text())[0]
+    assert entry["dataset"] == {"id": "org/audio-set", "task_id": TASK, "revision": "r1"}
+
+
+def test_one_model_folder_at_a_time(tmp_path):
+    for model_id in ("org/a", "org/b"):
+        write_run(tmp_path / "run", model_id, planted_records(0.5, random.Random(1)))
+    with pytest.raises(DataFileError, match="export one at a time"):
+        model_rows(tmp_path / "run")
+
+
+def test_command(one_run, tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    add_command(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["export", str(one_run), "--format", "hf-leaderboard", "--out", str(tmp_path / "r.json")])
+    args.run(args)
+    assert json.loads((tmp_path / "r.json").read_text()) == hf_leaderboard_results(model_rows(one_run))
+    assert str(tmp_path / "r.json") in capsys.readouterr().out
