@@ -1,0 +1,256 @@
+"""Paired comparison of two runs over the same docs: the change CANDIDATE - BASE of each headline
+metric, with a 95% interval and p-value from resampling the design's units once for both runs.
+
+Pairing is what makes a release comparison sensitive: both runs answered the same templates,
+stimuli and clips, so the template-to-template variation they share cancels in the change. Each
+bootstrap replicate draws one set of unit multiplicities and applies it to BASE and CANDIDATE
+alike (templates, and stimuli too when crossed, for Symphony-Bias; clips for grounding; stimuli for
+recognition), exactly as metrics.association draws them for a single run.
+
+Finite-sample choices mirror the single-run headline intervals: stderr = replicate sd x sqrt(G /
+(G - 1)) for G units, interval = change +/- t(G - 1) x stderr, and the p-value comes from the same t
+reference, so the interval excludes 0 exactly when p < 0.05 (the consistency rate too: its change
+is a difference of two step functions and gets the same t treatment, not a percentile interval,
+so that the gate and the test read the same interval).
+
+Per instrument, the ABS change is tested on the differences of paired cells (template, stimulus),
+with the same one-way / crossed variance as metrics.association.instrument_tests: with one stimulus
+this is the paired t-test on template means (scipy.stats.ttest_rel). Items that flip between the
+runs get an exact McNemar test (a binomial test on the discordant pairs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from symphony_bench.metrics.association import (
+    DEFAULT_BOOTSTRAP_SEED,
+    DEFAULT_N_BOOTSTRAP,
+    AssociationData,
+    bootstrap_weights,
+    cell_means,
+    instrument_cells,
+)
+from symphony_bench.metrics.clustered import holm, one_way, t_inference, two_way
+
+UNIFORM_SHARE = 1.0 / 3.0
+HEADLINES = ("mean_abs", "consistency_rate", "non_binary_gas", "invalid_rate")
+
+
+# ---- turning replicate changes into an interval and a test -------------------------------------
+def change_inference(change, replicates, n_units: int, confidence: float = 0.95) -> dict[str, np.ndarray]:
+    """{"change", "stderr", "ci" (..., 2), "p_value", "df"} from point changes (...) and their
+    bootstrap replicates (..., B) over `n_units` resampled units; NaN where no estimate exists.
+
+    When every replicate gives the same change (e.g. two identical greedy runs: 0 everywhere), the
+    change does not depend on which units were drawn: stderr 0, interval [change, change], p 1 for
+    no change and 0 otherwise (a t reference would divide by 0)."""
+    change = np.asarray(change, dtype=float)
+    replicates = np.asarray(replicates, dtype=float)
+    finite = np.isfinite(replicates)
+    count = finite.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(finite, replicates, 0.0).sum(axis=-1) / count
+        squares = np.where(finite, (replicates - mean[..., None]) ** 2, 0.0).sum(axis=-1)
+        sd = np.sqrt(squares / (count - 1))
+    usable = (count >= 2) & (n_units >= 2) & np.isfinite(change)
+    stderr = np.where(usable, sd * np.sqrt(n_units / max(n_units - 1, 1)), np.nan)
+    df = np.full_like(change, max(n_units - 1, 1), dtype=float)
+    _, p_value, interval = t_inference(change, stderr**2, df, confidence)
+    constant = usable & (squares <= 1e-24 * np.maximum(count, 1))
+    interval = np.where(constant[..., None], change[..., None], interval)
+    p_value = np.where(constant, np.where(change == 0, 1.0, 0.0), p_value)
+    return {"change": change, "stderr": stderr, "ci": interval, "p_value": p_value, "df": df}
+
+
+def as_floats(inference: dict[str, np.ndarray]) -> dict:
+    """One comparison's inference as plain floats (NaN kept; the caller turns it into null)."""
+    return {"change": float(inference["change"]), "stderr": float(inference["stderr"]),
+            "ci": [float(v) for v in inference["ci"]], "p_value": float(inference["p_value"]),
+            "df": float(inference["df"])}
+
+
+# ---- Symphony-Bias: GAS / ABS headline numbers -------------------------------------------------
+def check_same_design(base: AssociationData, candidate: AssociationData) -> None:
+    """Raises ValueError unless both runs code the same templates, stimuli, instruments and table."""
+    same = (
+        base.n_templates == candidate.n_templates
+        and base.instruments == candidate.instruments
+        and base.categories == candidate.categories
+        and np.array_equal(base.stimulus_instrument, candidate.stimulus_instrument)
+    )
+    if not same:
+        raise ValueError("the two runs do not share one design (templates, stimuli, instruments, stereotype table)")
+
+
+def membership_matrix(stimulus_instrument: np.ndarray, n_instruments: int) -> np.ndarray:
+    """(S, I) 0/1: which instrument each stimulus belongs to."""
+    matrix = np.zeros((len(stimulus_instrument), n_instruments))
+    matrix[np.arange(len(stimulus_instrument)), stimulus_instrument] = 1.0
+    return matrix
+
+
+def weighted_headlines(means, counts, invalid, template_weights, stimulus_weights, membership, signs) -> dict[str, np.ndarray]:
+    """Headline numbers (..., B) for cell means (..., T, S, 3) of one or many runs under B replicate
+    weightings of templates (B, T) and stimuli (B, S). `counts` / `invalid` (..., T, S) are each
+    cell's docs and invalid docs (for the invalid rate). Cells with NaN means are left out, as in
+    metrics.association."""
+    present = np.isfinite(means[..., 0])
+    # (..., T, 3, S) so that both sums below are single matrix products over contiguous memory
+    filled = np.moveaxis(np.where(present[..., None], means, 0.0), -1, -2)
+    *batch, n_templates, _, n_stimuli = filled.shape
+    n_boot, n_instruments = len(template_weights), membership.shape[1]
+    weighted = (template_weights @ filled.reshape(*batch, n_templates, 3 * n_stimuli)).reshape(*batch, n_boot, 3, n_stimuli)
+    weighted *= stimulus_weights[:, None, :]
+    mass = (template_weights @ present.astype(float)) * stimulus_weights
+    sums = (weighted.reshape(-1, n_stimuli) @ membership).reshape(*batch, n_boot, 3, n_instruments)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gas = sums / (mass @ membership)[..., None, :] - UNIFORM_SHARE  # (..., B, 3, I)
+    abs_scores = signs * (gas[..., 0, :] - gas[..., 1, :])
+    finite = np.isfinite(abs_scores)
+    cell_weights = template_weights[:, :, None] * stimulus_weights[:, None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {
+            "mean_abs": np.where(finite, abs_scores, 0.0).sum(axis=-1) / finite.sum(axis=-1),
+            "consistency_rate": (finite & (np.nan_to_num(abs_scores) > 0)).sum(axis=-1) / finite.sum(axis=-1),
+            "non_binary_gas": _nan_mean(gas[..., 2, :]),
+            "invalid_rate": np.einsum("bts,...ts->...b", cell_weights, invalid)
+            / np.einsum("bts,...ts->...b", cell_weights, counts),
+        }
+
+
+def _nan_mean(values: np.ndarray) -> np.ndarray:
+    finite = np.isfinite(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(finite, values, 0.0).sum(axis=-1) / finite.sum(axis=-1)
+
+
+def _cell_counts(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
+    """(docs, invalid docs) per (template, stimulus) cell, each (T, S)."""
+    cell = data.template_codes * data.n_stimuli + data.stimulus_codes
+    size = data.n_templates * data.n_stimuli
+    docs = np.bincount(cell, minlength=size).astype(float)
+    invalid = np.bincount(cell, weights=~data.valid, minlength=size)
+    return docs.reshape(data.n_templates, data.n_stimuli), invalid.reshape(data.n_templates, data.n_stimuli)
+
+
+def association_changes(
+    base: AssociationData,
+    candidate: AssociationData,
+    n_boot: int = DEFAULT_N_BOOTSTRAP,
+    seed: int = DEFAULT_BOOTSTRAP_SEED,
+    confidence: float = 0.95,
+) -> dict[str, dict]:
+    """Per headline metric (mean ABS, consistency rate, non-binary GAS, invalid rate): base and
+    candidate values and the paired change with its interval and p-value (see the module docstring)."""
+    check_same_design(base, candidate)
+    seeds = np.random.SeedSequence(seed).spawn(2)
+    template_weights = bootstrap_weights(base.n_templates, n_boot, seeds[0])
+    stimulus_weights = (bootstrap_weights(base.n_stimuli, n_boot, seeds[1]) if base.crossed
+                        else np.ones((n_boot, base.n_stimuli)))
+    membership = membership_matrix(base.stimulus_instrument, len(base.instruments))
+    ones_t, ones_s = np.ones((1, base.n_templates)), np.ones((1, base.n_stimuli))
+    results = {}
+    runs = [(cell_means(data), *_cell_counts(data)) for data in (base, candidate)]
+    values = [weighted_headlines(*run, ones_t, ones_s, membership, base.signs) for run in runs]
+    replicates = [weighted_headlines(*run, template_weights, stimulus_weights, membership, base.signs) for run in runs]
+    for name in HEADLINES:
+        change = values[1][name][0] - values[0][name][0]
+        inference = change_inference(change, replicates[1][name] - replicates[0][name], base.n_templates, confidence)
+        results[name] = {"base": float(values[0][name][0]), "candidate": float(values[1][name][0]), **as_floats(inference)}
+    return results
+
+
+def instrument_changes(base: AssociationData, candidate: AssociationData, confidence: float = 0.95) -> dict[str, np.ndarray]:
+    """Per instrument: the ABS change estimated on cells valid in both runs, its stderr, df,
+    interval, p-value and Holm-adjusted p-value (over the categorised instruments)."""
+    check_same_design(base, candidate)
+    differences = instrument_cells(candidate, cell_means(candidate)) - instrument_cells(base, cell_means(base))
+    has_data = np.isfinite(differences).any(axis=2)
+    single = has_data.sum(axis=1) <= 1
+    first = differences[np.arange(len(differences)), np.argmax(has_data, axis=1), :]
+    one = one_way(first)
+    two = two_way(differences)
+    estimate, variance, df = (np.where(single, a, b) for a, b in zip(one, two, strict=True))
+    stderr, p_value, interval = t_inference(estimate, variance, df, confidence)
+    signs = base.signs
+    categorised = np.isfinite(signs)
+    p_value = np.where(categorised, p_value, np.nan)
+    return {
+        "change": signs * estimate,
+        "stderr": np.where(categorised, stderr, np.nan),
+        "df": df,
+        "ci": np.sort(interval * signs[:, None], axis=1),
+        "p_value": p_value,
+        "p_holm": holm(p_value),
+    }
+
+
+# ---- clustered shares (grounding, recognition) -------------------------------------------------
+def cluster_sums(values, cluster_codes: np.ndarray, n_clusters: int) -> np.ndarray:
+    """Per-cluster sums of `values` (n,) or (n, K) -> (G,) or (G, K)."""
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 1:
+        return np.bincount(cluster_codes, weights=values, minlength=n_clusters)
+    return np.stack([np.bincount(cluster_codes, weights=values[:, k], minlength=n_clusters)
+                     for k in range(values.shape[1])], axis=1)
+
+
+def ratio_change(sums_base, sums_candidate, weights: np.ndarray, confidence: float = 0.95) -> dict:
+    """Paired change of a ratio of cluster sums, e.g. an accuracy (correct / items) or a rate among
+    valid answers (chosen / valid). `sums_*` are (numerator (G,), denominator (G,)); `weights` (B, G)
+    are the replicate multiplicities of the clusters, shared by both runs."""
+    point, replicate = [], []
+    for numerator, denominator in (sums_base, sums_candidate):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            point.append(numerator.sum() / denominator.sum())
+            replicate.append((weights @ numerator) / (weights @ denominator))
+    inference = change_inference(point[1] - point[0], replicate[1] - replicate[0], weights.shape[1], confidence)
+    return {"base": float(point[0]), "candidate": float(point[1]), **as_floats(inference)}
+
+
+def spread_change(counts_base: np.ndarray, counts_candidate: np.ndarray, weights: np.ndarray, confidence: float = 0.95) -> dict:
+    """Paired change of a response bias, max - min of the prediction rates; `counts_*` (G, K) are
+    each cluster's valid answers per option."""
+    point, replicate = [], []
+    for counts in (counts_base, counts_candidate):
+        point.append(_spread(counts.sum(axis=0)[None, :])[0])
+        replicate.append(_spread(weights @ counts))
+    inference = change_inference(point[1] - point[0], replicate[1] - replicate[0], weights.shape[1], confidence)
+    return {"base": float(point[0]), "candidate": float(point[1]), **as_floats(inference)}
+
+
+def _spread(totals: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = totals / totals.sum(axis=1, keepdims=True)
+    return shares.max(axis=1) - shares.min(axis=1)
+
+
+# ---- items that flip ----------------------------------------------------------------------------
+def mcnemar(before, after) -> dict:
+    """Exact McNemar test of paired flags: `lost` items True before and False after, `gained` the
+    reverse; two-sided p = P(a binomial(lost + gained, 1/2) is as uneven), 1 with no discordant pair.
+    Exact at every count (the chi-square version only approximates this binomial)."""
+    before, after = np.asarray(before, dtype=bool), np.asarray(after, dtype=bool)
+    if before.shape != after.shape:
+        raise ValueError(f"paired flags differ in length: {before.size} vs {after.size}")
+    lost, gained = int(np.sum(before & ~after)), int(np.sum(~before & after))
+    discordant = lost + gained
+    p_value = 1.0 if discordant == 0 else float(min(1.0, 2.0 * stats.binom.cdf(min(lost, gained), discordant, 0.5)))
+    return {"n": int(before.size), "lost": lost, "gained": gained, "p_value": p_value}
+
+
+def set_item_scores(gold, predicted, valid) -> dict[str, np.ndarray]:
+    """Per example of a multi-label task: exact set, precision, recall, F1 (0 where the answer was
+    unreadable), as averaged by metrics.grounding.set_scores."""
+    gold, predicted = np.asarray(gold, dtype=bool), np.asarray(predicted, dtype=bool)
+    valid = np.asarray(valid, dtype=bool)
+    hits = (gold & predicted).sum(axis=1)
+    n_predicted = predicted.sum(axis=1)
+    precision = np.divide(hits, n_predicted, out=np.zeros(len(hits)), where=n_predicted > 0)
+    recall = hits / gold.sum(axis=1)
+    f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros(len(hits)), where=precision + recall > 0)
+    exact = (gold == predicted).all(axis=1).astype(float)
+    scores = {"exact_set_accuracy": exact, "precision": precision, "recall": recall, "f1": f1}
+    return {name: np.where(valid, values, 0.0) for name, values in scores.items()}
