@@ -57,8 +57,9 @@ class Ranking:
 
 
 def build_leaderboard(run_dirs: list[Path]) -> dict:
-    """{"rows": [...], "rank_rule": text}; rows sorted by entry, then rank."""
-    rows = [row for run_dir in run_dirs for row in run_rows(run_dir)]
+    """{"rows": [...], "rank_rule": text}; rows sorted by entry, then rank. A model folder reached
+    through two RUN_DIRs (a folder and its parent) gives its rows once."""
+    rows = list({(Path(row["run"]).resolve(), row["entry"]): row for run_dir in run_dirs for row in run_rows(run_dir)}.values())
     rank_rows(rows)
     unranked = len(rows) + 1  # after every rank (computed here: a list is empty while it sorts)
     rows.sort(key=lambda row: (row["task"], row["variant"] or "", row["rank"]["position"] or unranked, row["model"]))
@@ -248,9 +249,11 @@ def _entry_table(name: str, rows: list[dict]) -> list[str]:
     lines = [f"## {name}", "", f"ranked by {rows[0]['rank']['metric']} ({rows[0]['rank']['better'].replace('_', ' ')})", "",
              "| rank | model | " + " | ".join(f"{metric} [95% CI]" for metric in metric_names) + " | invalid rate | n | config |",
              "|---|---|" + "---:|" * len(metric_names) + "---:|---:|---|"]
+    repeated = {model for model in (row["model"] for row in rows) if sum(row["model"] == model for row in rows) > 1}
     for row in rows:
         cells = [_fmt_estimate(row["metrics"].get(metric)) for metric in metric_names]
-        lines.append(f"| {rank_label(row['rank'])} | {row['model']} | " + " | ".join(cells)
+        model = f"{row['model']} ({row['run']})" if row["model"] in repeated else row["model"]
+        lines.append(f"| {rank_label(row['rank'])} | {model} | " + " | ".join(cells)
                      + f" | {_fmt_estimate(row['invalid_rate'])} | {row['n']} | {row['provenance']['config_hash'][:12]} |")
     return lines + [""]
 

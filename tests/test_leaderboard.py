@@ -166,6 +166,15 @@ def test_files_agree_and_hold_no_text_for_numbers(planted_runs, tmp_path):
     assert "| =1 | org/neutral |" in markdown and "| 3 | org/strong |" in markdown and "| - | org/broken |" in markdown and "## Provenance" in markdown
 
 
+def test_a_folder_reached_twice_gives_its_rows_once_and_repeated_models_show_their_run(planted_runs, tmp_path):
+    board = build_leaderboard([planted_runs[0], planted_runs[0].parent / "strong" / ".."/ "strong"])
+    assert [row["model"] for row in board["rows"]] == ["org/strong"]
+    write_run(tmp_path / "again", "org/strong", planted_records(1.5, random.Random(5)))
+    markdown = write_leaderboard(build_leaderboard([planted_runs[0], tmp_path / "again"]), tmp_path / "board")
+    assert f"org/strong ({planted_runs[0] / 'org__strong'})" in markdown
+    assert f"org/strong ({tmp_path / 'again' / 'org__strong'})" in markdown
+
+
 def test_command_writes_the_files(planted_runs, tmp_path, capsys):
     parser = argparse.ArgumentParser()
     add_command(parser.add_subparsers(dest="command"))
