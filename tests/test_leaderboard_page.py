@@ -177,6 +177,36 @@ def test_forest_plots_draw_each_entrys_metrics_and_invalid_rate_read_back_throug
         assert forest["ticks"][0] <= min(ends) and forest["ticks"][-1] >= max(ends)
 
 
+def test_page_of_a_real_leaderboard_holds_its_rows_ranks_and_nulls(tmp_path):
+    """leaderboard.json as plugin/leaderboard.py builds it from planted run folders (its tests' helpers)."""
+    import random
+
+    from test_leaderboard import planted_records, write_run
+
+    from symphony_bench.plugin.leaderboard import build_leaderboard
+
+    rng = random.Random(3)
+    runs = []
+    for name, effect, invalid in (("strong", 1.5, 0.0), ("neutral", 0.0, 0.0), ("broken", 0.0, 1.0)):
+        write_run(tmp_path / "runs" / name, f"org/{name}", planted_records(effect, rng, invalid_share=invalid))
+        runs.append(tmp_path / "runs" / name)
+    board = build_leaderboard(runs)
+    page = PageReader(write_leaderboard_page(board, tmp_path / "board").read_text(encoding="utf-8"))
+    table = page.tables["entry-1"]
+    cells = [dict(zip(table["headers"], row, strict=True)) for row in table["rows"]]
+    assert [cell["model"][0] for cell in cells] == [row["model"] for row in board["rows"]]
+    for cell, row in zip(cells, board["rows"], strict=True):
+        for name, metric in row["metrics"].items():
+            assert cell[name][1] == ("" if metric["value"] is None else repr(metric["value"]))
+        assert cell["rank"][1] == ("" if row["rank"]["position"] is None else str(row["rank"]["position"]))
+    broken = next(cell for cell in cells if cell["model"][0] == "org/broken")
+    assert broken["mean_abs"] == ("null", "") and broken["invalid rate"][0].startswith("1.000")
+    forest = read_forest(next(svg for svg in page.svgs if ": mean_abs<" in svg))
+    drawn = [row for row in board["rows"] if row["metrics"]["mean_abs"]["value"] is not None]
+    assert forest["labels"] == [row["model"] for row in drawn] and "org/broken" not in forest["labels"]
+    assert np.allclose(forest["values"], [row["metrics"]["mean_abs"]["value"] for row in drawn], atol=1e-3)
+
+
 @pytest.mark.parametrize(("low", "high"), [(0.0, 1.0), (-0.37, 0.052), (0.801, 0.803), (3.0, 3.0), (-1e-9, 250.0)])
 def test_ticks_are_round_evenly_spaced_and_cover_the_range(low, high):
     ticks = np.array(nice_ticks(low, high))
