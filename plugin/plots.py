@@ -287,6 +287,19 @@ def write_compare_plots(rows: list[dict], folder: Path) -> dict[str, list[Path]]
     return write_figures({"Changes, CAND - BASE": lambda: change_forest(rows)}, folder)
 
 
+def report_plots_section(report_entries: dict, markdown_path: Path) -> list[str]:
+    """Writes the report's plots into `<markdown stem>_plots/` beside the Markdown file; returns
+    the Markdown section that shows and links them (append it to the report's Markdown)."""
+    files = write_report_plots(report_entries, markdown_path.parent / f"{markdown_path.stem}_plots")
+    return markdown_links(files, markdown_path.parent)
+
+
+def compare_plots_section(rows: list[dict], markdown_path: Path) -> list[str]:
+    """The same for compare's change rows (plugin/compare.py's change_rows)."""
+    files = write_compare_plots(rows, markdown_path.parent / f"{markdown_path.stem}_plots")
+    return markdown_links(files, markdown_path.parent)
+
+
 def write_figures(plots: dict[str, Callable], folder: Path) -> dict[str, list[Path]]:
     import matplotlib
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
@@ -269,3 +270,21 @@ def test_report_plots_are_written_as_png_and_svg_and_linked_relative_to_the_mark
     png, svg = written["Invalid rate per task"]
     assert f"![Invalid rate per task](report_plots/{png.name})" in lines and f"[SVG](report_plots/{svg.name})" in lines
     assert len({path.name for files in written.values() for path in files}) == 2 * len(written)
+
+
+def test_report_plots_section_links_the_plots_of_a_built_report_beside_its_markdown(tmp_path):
+    from test_report import likert_sample, write_samples
+
+    from symphony_bench.plugin.report import build_report
+
+    samples = [likert_sample(f"s{k}", name, category, scores) for k in range(4)
+               for name, category, scores in (("harp", "female", [1, 5, 3]), ("drums", "male", [5, 1, 3]))]
+    write_samples(tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl", samples)
+    markdown = tmp_path / "out" / "report.md"
+    lines = plots.report_plots_section(build_report(tmp_path / "run").entries, markdown)
+    linked = re.findall(r"\]\(([^)]+)\)", "\n".join(lines))
+    assert len(linked) == 2 * 3  # GAS heatmap, ABS forest plot, invalid rate: PNG shown + SVG linked
+    assert all((markdown.parent / link).is_file() and link.startswith("report_plots/") for link in linked)
+    rows = [{"metric": "mean_abs", "task": "t", "change": 0.1, "ci_low": 0.0, "ci_high": 0.2, "p": 0.04}]
+    compare_links = re.findall(r"\]\(([^)]+)\)", "\n".join(plots.compare_plots_section(rows, tmp_path / "pr.md")))
+    assert compare_links and all((tmp_path / link).is_file() and link.startswith("pr_plots/") for link in compare_links)
