@@ -180,8 +180,8 @@ def modality_abs(tasks: dict[str, tuple[str, dict]]):
 
 
 def modality_groups(entries: dict[str, dict]) -> dict[str, dict[str, tuple[str, dict]]]:
-    """{model folder prefix: {modality: (label, entry)}} for folders with a text and an audio or
-    image headline task (labels are "task" or "folder/task")."""
+    """{model folder prefix: {modality: (label, entry)}} for folders with a text headline task that
+    has an ABS and an audio or image one (labels are "task" or "folder/task")."""
     groups: dict[str, dict[str, tuple[str, dict]]] = {}
     for label, entry in entries.items():
         prefix, _, task = label.rpartition("/")
@@ -189,7 +189,8 @@ def modality_groups(entries: dict[str, dict]) -> dict[str, dict[str, tuple[str, 
         if match and _is_likert(entry):
             groups.setdefault(prefix, {}).setdefault(match["modality"], (label, entry))
     return {prefix: dict(sorted(tasks.items(), key=lambda item: ("text", "audio", "image").index(item[0])))
-            for prefix, tasks in groups.items() if "text" in tasks and len(tasks) > 1}
+            for prefix, tasks in groups.items()
+            if "text" in tasks and len(tasks) > 1 and any(row["abs"] is not None for row in tasks["text"][1]["instruments"].values())}
 
 
 # ---- instrument grounding ----------------------------------------------------------------------
@@ -260,7 +261,7 @@ def report_figures(entries: dict[str, dict]) -> dict[str, Callable]:
     """{plot label: function drawing it (returns a Figure or None)}, for every plot the entries support."""
     plots: dict[str, Callable] = {}
     for label, entry in entries.items():
-        if _is_likert(entry):
+        if _is_likert(entry) and entry["instruments"]:
             plots[f"GAS heatmap, {label}"] = lambda label=label, entry=entry: gas_heatmap(label, entry)
             plots[f"ABS forest plot, {label}"] = lambda label=label, entry=entry: abs_forest(label, entry)
             for likert, agreement in entry.get("agreement", {}).items():

@@ -114,10 +114,12 @@ def test_abs_forest_is_sorted_with_the_reports_cis_and_holm_significant_ones_mar
     assert np.allclose([by_row[k] for k in range(len(rows))], [row["abs"] for _, row in rows])
 
 
-def test_no_abs_forest_without_any_abs():
+def test_no_abs_forest_without_any_abs_and_no_heatmap_without_instruments():
     entry = as_json(task_report([score_record({"scenario_id": "s0", "instrument": "cello", "stereotype": "female"},
                                               [0, 0, 0], error="no_json")]))
     assert plots.abs_forest("t", entry) is None
+    assert "GAS heatmap, t" in plots.report_figures({"t": entry})
+    assert "GAS heatmap, t" not in plots.report_figures({"t": {**entry, "instruments": {}}})
 
 
 def test_invalid_rate_bars_show_each_tasks_rate_and_a_clipped_95_ci():
@@ -151,6 +153,9 @@ def test_modality_plot_pairs_text_with_audio_and_image_of_the_same_model_folder(
                "b/symphony_bias_text": text, "c/symphony_bias_audio": audio}
     groups = plots.modality_groups(entries)
     assert list(groups) == ["a"] and list(groups["a"]) == ["text", "audio", "image"]
+    no_abs = as_json(task_report([score_record({"scenario_id": "s0", "instrument": "cello", "stereotype": "female"},
+                                               [0, 0, 0], error="no_json")]))
+    assert plots.modality_groups({"symphony_bias_text": no_abs, "symphony_bias_audio": audio}) == {}
     figure = plots.modality_abs(groups["a"])
     names = [name for name, row in text["instruments"].items() if row["abs"] is not None]
     assert tick_labels(figure.axes[0].yaxis) == names
