@@ -86,8 +86,8 @@ def page_html(leaderboard: dict) -> str:
     entries = rows_by_entry(rows)
     body = [
         "<h1>symphony-bench leaderboard</h1>",
-        f"<p>{len(rows)} rows (model &times; entry). Metrics: value [95% interval]. Ranks: "
-        f"{html.escape(leaderboard.get('rank_rule', ''))}. Click a column header to sort.</p>",
+        (f"<p>{len(rows)} rows (model &times; entry). Metrics: value [95% interval]. Ranks: "
+         f"{html.escape(leaderboard.get('rank_rule', ''))}. Click a column header to sort.</p>"),
     ]
     for index, (name, entry_rows) in enumerate(entries.items(), start=1):
         body += entry_section(f"entry-{index}", name, entry_rows)
@@ -130,8 +130,8 @@ def entry_section(table_id: str, name: str, rows: list[dict]) -> list[str]:
                             [row.get("invalid_rate") for row in rows], leaders(rows)))
     return [
         f"<h2>{html.escape(name)}</h2>",
-        f"<p>ranked by {html.escape(rank['metric'])} ({html.escape(rank['better'].replace('_', ' '))}); "
-        "<span class=\"tie\">=</span> marks a rank shared with another model</p>",
+        (f"<p>ranked by {html.escape(rank['metric'])} ({html.escape(rank['better'].replace('_', ' '))}); "
+         '<span class="tie">=</span> marks a rank shared with another model</p>'),
         results_table(table_id, rows, metrics),
         '<div class="plots">', *(svg for svg in plots if svg), "</div>",
     ]
@@ -224,14 +224,14 @@ def forest_svg(title: str, labels: list[str], estimates: list[dict | None], lead
     left = min(260, 12 + 6.2 * max(len(label) for label, _, _ in kept))
     height = TOP + ROW * len(kept) + BOTTOM
     x = _scale(ticks[0], ticks[-1], left, WIDTH - RIGHT)
-    parts = [f'<svg class="forest" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-             f'viewBox="0 0 {WIDTH} {height}" role="img">',
+    parts = [(f'<svg class="forest" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+              f'viewBox="0 0 {WIDTH} {height}" role="img">'),
              f'<text class="title" x="{WIDTH / 2}" y="16" text-anchor="middle">{html.escape(title)}</text>']
     axis_y = TOP + ROW * len(kept)
     for tick in ticks:
         parts += [f'<line class="grid" x1="{x(tick):.2f}" x2="{x(tick):.2f}" y1="{TOP}" y2="{axis_y}"/>',
-                  f'<text class="tick" data-value="{tick!r}" x="{x(tick):.2f}" y="{axis_y + 14}" '
-                  f'text-anchor="middle">{_tick_text(tick)}</text>']
+                  (f'<text class="tick" data-value="{tick!r}" x="{x(tick):.2f}" y="{axis_y + 14}" '
+                   f'text-anchor="middle">{_tick_text(tick)}</text>')]
     parts.append(f'<line class="axis" x1="{left}" x2="{WIDTH - RIGHT}" y1="{axis_y}" y2="{axis_y}"/>')
     if ticks[0] <= 0 <= ticks[-1]:
         parts.append(f'<line class="zero" x1="{x(0):.2f}" x2="{x(0):.2f}" y1="{TOP}" y2="{axis_y}"/>')

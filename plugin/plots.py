@@ -2,7 +2,8 @@
 
 Every figure is drawn from the JSON report entries (or compare's change rows) alone, so what a plot
 shows can be recomputed from the JSON. The drawn arrays carry a gid (`heatmap`, `ci`, `points`,
-`significant`; each bar of a bar chart: `bars`, `gold`): tests find them on the figure, and the SVG files keep them as element ids.
+`significant`; each bar of a bar chart: `bars`, `gold`): tests find them on the figure, and the SVG
+files keep them as element ids. Figures are bare `Figure`s (no pyplot state): PNG renders with Agg.
 
 matplotlib is imported inside the functions, so importing this module costs nothing at CLI start.
 """
@@ -188,9 +189,13 @@ def modality_groups(entries: dict[str, dict]) -> dict[str, dict[str, tuple[str, 
         match = MODALITY_TASK.match(task)
         if match and _is_likert(entry):
             groups.setdefault(prefix, {}).setdefault(match["modality"], (label, entry))
-    return {prefix: dict(sorted(tasks.items(), key=lambda item: ("text", "audio", "image").index(item[0])))
-            for prefix, tasks in groups.items()
-            if "text" in tasks and len(tasks) > 1 and any(row["abs"] is not None for row in tasks["text"][1]["instruments"].values())}
+    order = ("text", "audio", "image")
+    return {prefix: dict(sorted(tasks.items(), key=lambda item: order.index(item[0])))
+            for prefix, tasks in groups.items() if "text" in tasks and len(tasks) > 1 and _has_abs(tasks["text"][1])}
+
+
+def _has_abs(entry: dict) -> bool:
+    return any(row["abs"] is not None for row in entry["instruments"].values())
 
 
 # ---- instrument grounding ----------------------------------------------------------------------

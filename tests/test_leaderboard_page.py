@@ -9,11 +9,10 @@ import html.parser
 import re
 import shutil
 import subprocess
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
-
 from symphony_bench.plugin.leaderboard_page import nice_ticks, write_leaderboard_page
 
 PROVENANCE = {
@@ -63,7 +62,7 @@ class PageReader(html.parser.HTMLParser):
     def __init__(self, text: str):
         super().__init__()
         self.tables, self.links = {}, []
-        self.svgs = re.findall(r"<svg.*?</svg>", text, flags=re.S)
+        self.svgs = re.findall(r"<svg.*?</svg>", text, flags=re.DOTALL)
         self._table = self._cell = None
         self._in_head = False
         self.text = text
@@ -149,7 +148,10 @@ def read_forest(svg: str) -> dict:
     ns = {"s": "http://www.w3.org/2000/svg"}
     ticks = [(float(t.get("x")), float(t.get("data-value"))) for t in root.iterfind("s:text[@class='tick']", ns)]
     (x0, v0), (x1, v1) = ticks[0], ticks[-1]
-    value_at = lambda x: v0 + (float(x) - x0) / (x1 - x0) * (v1 - v0)  # noqa: E731
+
+    def value_at(x: str) -> float:
+        return v0 + (float(x) - x0) / (x1 - x0) * (v1 - v0)
+
     cis = {float(line.get("y1")): (value_at(line.get("x1")), value_at(line.get("x2")))
            for line in root.iterfind("s:line[@class='ci']", ns)}
     points = [(float(c.get("cy")), value_at(c.get("cx")), "leader" in c.get("class"))
@@ -181,9 +183,8 @@ def test_page_of_a_real_leaderboard_holds_its_rows_ranks_and_nulls(tmp_path):
     """leaderboard.json as plugin/leaderboard.py builds it from planted run folders (its tests' helpers)."""
     import random
 
-    from test_leaderboard import planted_records, write_run
-
     from symphony_bench.plugin.leaderboard import build_leaderboard
+    from test_leaderboard import planted_records, write_run
 
     rng = random.Random(3)
     runs = []

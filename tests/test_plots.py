@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import math
 import re
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
-
 from symphony_bench.plugin import plots
 from symphony_bench.plugin.grounding.records import CHOICE, choice_record
 from symphony_bench.plugin.grounding.report import grounding_report
@@ -278,9 +277,8 @@ def test_report_plots_are_written_as_png_and_svg_and_linked_relative_to_the_mark
 
 
 def test_report_plots_section_links_the_plots_of_a_built_report_beside_its_markdown(tmp_path):
-    from test_report import likert_sample, write_samples
-
     from symphony_bench.plugin.report import build_report
+    from test_report import likert_sample, write_samples
 
     samples = [likert_sample(f"s{k}", name, category, scores) for k in range(4)
                for name, category, scores in (("harp", "female", [1, 5, 3]), ("drums", "male", [5, 1, 3]))]
