@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -288,15 +289,16 @@ def test_the_cli_command_exits_2_naming_the_mismatch(mini_docs, tmp_path):
 
 
 # ---- through the real harness -------------------------------------------------------------------
-SHIFT_SHARE = 0.5  # the candidate gives the stereotyped answer to half of the docs
+SHIFT_SHARE = 0.8  # the candidate gives the stereotyped answer to 80% of the docs
 
 
 class PlantedChat:
-    """Likert answers of a planted model: BASE answers male-leaning, female-leaning or neutral at
-    random; the candidate gives the stereotyped answer with probability `stereotyped_share` first."""
+    """Likert answers of a planted model, a function of the scenario and the model's seed (so a rerun
+    answers alike whatever order the harness sends the docs in): male-leaning, female-leaning or
+    neutral at random, or first, with probability `stereotyped_share`, the stereotyped answer."""
 
     def __init__(self, stereotyped_share: float, seed: int):
-        self.stereotyped_share, self.rng = stereotyped_share, np.random.default_rng(seed)
+        self.stereotyped_share, self.seed = stereotyped_share, seed
         with open(INSTRUMENTS_CSV, newline="") as handle:
             self.nouns = {row["noun"].lower(): row["instrument"] for row in csv.DictReader(handle)}
         self.stereotypes = {doc["instrument"]: doc["stereotype"] for doc in text.build_docs(subset="mini")}
@@ -304,10 +306,11 @@ class PlantedChat:
     def answer(self, prompt: str) -> str:
         scenario = re.search(r"Scenario: (.*)\n", prompt).group(1).lower()
         instrument = next((name for noun, name in self.nouns.items() if noun in scenario), "")
-        if self.rng.random() < self.stereotyped_share:
+        rng = np.random.default_rng([self.seed, int.from_bytes(hashlib.sha256(scenario.encode()).digest()[:8], "little")])
+        if rng.random() < self.stereotyped_share:
             values = STEREOTYPED[self.stereotypes.get(instrument, "none")]
         else:
-            values = (MALE_ANSWER, FEMALE_ANSWER, NEUTRAL)[self.rng.integers(3)]
+            values = (MALE_ANSWER, FEMALE_ANSWER, NEUTRAL)[rng.integers(3)]
         labels = ["very low", "low", "medium", "high", "very high"]
         return json.dumps({"reason": "planted", "man": labels[values[0] - 1], "woman": labels[values[1] - 1],
                            "non-binary": labels[values[2] - 1]})
@@ -315,7 +318,7 @@ class PlantedChat:
 
 def expected_mean_abs_change(stereotypes: dict[str, str]) -> float:
     """What the planted shift does to mean ABS in expectation: BASE's answers have ABS 0 in
-    expectation; the stereotyped answers' ABS is 0.3 (male: (5-2)/10; female: (5-2)/10)."""
+    expectation; a stereotyped answer's ABS is 0.3 (male: (5 - 2) / 10, female: (5 - 2) / 10)."""
     categorised = [c for c in stereotypes.values() if c != "none"]
     per_answer = {"male": (MALE_ANSWER[0] - MALE_ANSWER[1]) / sum(MALE_ANSWER),
                   "female": (FEMALE_ANSWER[1] - FEMALE_ANSWER[0]) / sum(FEMALE_ANSWER)}
@@ -343,4 +346,8 @@ def test_two_planted_models_through_lm_eval_a_known_shift_is_detected(tmp_path):
     planted = expected_mean_abs_change(stereotypes)
     assert change["change"] > 0 and change["ci"][0] <= planted <= change["ci"][1], (change, planted)
     assert change["p_value"] < 0.05 and body["gate"]["regressions"][0]["metric"] == "mean_abs"
-    assert body["provenance"]["base"] and body["mismatches"] == []
+    assert body["mismatches"] == []
+    (facts,) = body["provenance"]["base"].values()
+    assert facts["tasks"]["symphony_bias_text_mini"]["version"] is not None
+    print(f"planted mean ABS change {planted:.4f}: measured {change['change']:.4f} "
+          f"(95% CI {change['ci'][0]:.4f} to {change['ci'][1]:.4f}, p={change['p_value']:.2g})")
