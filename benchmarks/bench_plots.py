@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from symphony_bench.plugin import plots
 from symphony_bench.plugin.core.vocabulary import instrument_names
 from symphony_bench.plugin.grounding.records import CHOICE, choice_record

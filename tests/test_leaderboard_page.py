@@ -13,6 +13,7 @@ from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+
 from symphony_bench.plugin.leaderboard_page import nice_ticks, write_leaderboard_page
 
 PROVENANCE = {
