@@ -225,7 +225,7 @@ def forest_svg(title: str, labels: list[str], estimates: list[dict | None], lead
     height = TOP + ROW * len(kept) + BOTTOM
     x = _scale(ticks[0], ticks[-1], left, WIDTH - RIGHT)
     parts = [(f'<svg class="forest" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-              f'viewBox="0 0 {WIDTH} {height}" role="img">'),
+              f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{html.escape(title)}">'),
              f'<text class="title" x="{WIDTH / 2}" y="16" text-anchor="middle">{html.escape(title)}</text>']
     axis_y = TOP + ROW * len(kept)
     for tick in ticks:
