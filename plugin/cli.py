@@ -71,7 +71,10 @@ def _report(args: argparse.Namespace) -> None:
     if args.json:
         write_text_atomically(args.json, json.dumps(report.entries, indent=2) + "\n")
     if args.markdown:
-        write_text_atomically(args.markdown, markdown)
+        from symphony_bench.plugin.plots import report_plots_section
+
+        plots = report_plots_section(report.entries, args.markdown)  # PNG + SVG in <stem>_plots/ beside it
+        write_text_atomically(args.markdown, "\n".join([markdown, *plots]))
     print(markdown)
 
 
@@ -92,7 +95,8 @@ def _add_report_commands(commands) -> None:
     report = commands.add_parser("report", help="per-task tables from an lm_eval / lmms-eval --log_samples run")
     report.add_argument("run_dir", type=Path, help="the --output_path directory")
     report.add_argument("--json", type=Path, help="write the report as JSON here")
-    report.add_argument("--markdown", type=Path, help="write the report as Markdown here")
+    report.add_argument("--markdown", type=Path, help="write the report as Markdown here, with its plots (PNG + SVG) "
+                        "in <stem>_plots/ beside it")
     report.add_argument(
         "--human-ratings", type=Path, help="CSV: instrument,male,female,non_binary (e.g. survey means)"
     )

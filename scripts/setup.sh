@@ -4,10 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# FluidSynth's C library for the audio stimuli (pyfluidsynth loads it with ctypes).
-if ! ldconfig -p | grep -q libfluidsynth.so.3; then
+# System packages: FluidSynth's C library for the audio stimuli (pyfluidsynth loads it with ctypes),
+# and Chromium, in which the tests open the leaderboard page.
+missing=()
+ldconfig -p | grep -q libfluidsynth.so.3 || missing+=(libfluidsynth3)
+command -v chromium > /dev/null || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libfluidsynth3 > /dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
 fi
 
 if [ ! -x .venv/bin/python ]; then

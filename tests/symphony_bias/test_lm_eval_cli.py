@@ -180,6 +180,8 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
         "--human-ratings", str(ratings_path), cwd=tmp_path,
     )
     assert report.returncode == 0, report.stderr
+    linked = re.findall(r"\]\((r_plots/[^)]+)\)", (tmp_path / "r.md").read_text())
+    assert len(linked) >= 2 * 4 and all((tmp_path / link).stat().st_size > 0 for link in linked)
     report_body = json.loads(report_path.read_text())
     for task in MINI_TASKS:
         samples = read_samples(output, task)
