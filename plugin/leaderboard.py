@@ -7,10 +7,14 @@ consistency rate: percentile) from the report; the grounding scores, recognition
 invalid rates carry a clustered or binomial stderr, turned into a normal interval clipped to [0, 1]
 (they are shares or gaps between shares, over many clips or docs).
 
-Ranks, per entry: a row's rank is 1 + the number of rows whose interval of the ranking metric lies
-wholly on the better side of its own; rows whose intervals overlap share a rank and are marked tied
-("=2"). The ranking metric: Likert entries |mean ABS| (closer to 0 = less stereotyped; the interval
-of |x| is the folded one), recognition accuracy and grounding accuracy (set task: F1), higher better.
+Ranks, per entry: a row's rank is 1 + the number of rows that are better beyond noise: whose interval
+of the ranking metric lies wholly on the better side of its own and, where the two runs answered the
+same docs under the same task facts (plugin.provenance.COMPARED_FIELDS), whose paired difference
+(plugin.compare, the design's units resampled once for both) is significant at 5%. Rows not
+separated that way share a rank and are marked tied ("=2"). The ranking metric: Likert entries
+|mean ABS| (closer to 0 = less stereotyped; the interval of |x| is the folded one; the paired test
+is used when both estimates have the same sign), recognition accuracy and grounding accuracy (set
+task: F1), higher better.
 
 The CLI imports this module at start-up: standard library only at module level.
 """
@@ -30,8 +34,11 @@ LIKERT_METRICS = ("mean_abs", "consistency_rate", "non_binary_gas")
 VARIANTS = ("prior_adjusted", "calibrated")
 RANK_RULE = (
     "rank = 1 + number of rows of the same entry whose 95% interval of the ranking metric lies wholly on the better "
-    "side of this row's; rows whose intervals overlap share a rank and are marked tied ('=')"
+    "side of this row's and, for runs over the same docs, whose paired difference is significant (p < 0.05); rows not "
+    "separated that way share a rank and are marked tied ('=')"
 )
+PAIRED_ALPHA = 0.05
+PAIRED_MARGIN = 1.25  # see clearly_apart
 
 
 def add_command(subparsers) -> None:
@@ -60,7 +67,7 @@ def build_leaderboard(run_dirs: list[Path]) -> dict:
     """{"rows": [...], "rank_rule": text}; rows sorted by entry, then rank. A model folder reached
     through two RUN_DIRs (a folder and its parent) gives its rows once."""
     rows = list({(Path(row["run"]).resolve(), row["entry"]): row for run_dir in run_dirs for row in run_rows(run_dir)}.values())
-    rank_rows(rows)
+    rank_rows(rows, PairedTests().not_significant)
     unranked = len(rows) + 1  # after every rank (computed here: a list is empty while it sorts)
     rows.sort(key=lambda row: (row["task"], row["variant"] or "", row["rank"]["position"] or unranked, row["model"]))
     return {"rows": rows, "rank_rule": RANK_RULE}
@@ -153,20 +160,89 @@ def normal_estimate(value, stderr) -> dict:
 
 
 # ---- ranks ---------------------------------------------------------------------------------------
-def rank_rows(rows: list[dict]) -> None:
-    """Fills each row's rank in place, within the rows of the same entry (task and variant)."""
+def rank_rows(rows: list[dict], paired_not_significant=lambda better, worse: False) -> None:
+    """Fills each row's rank in place, within the rows of the same entry (task and variant).
+    `paired_not_significant(better row, worse row)`: True when a paired test cannot tell apart two
+    rows whose intervals do not overlap."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         groups.setdefault((row["task"], row["variant"]), []).append(row)
     for group in groups.values():
         intervals = [(row, ranking_interval(row)) for row in group]
         scored = [(row, interval) for row, interval in intervals if interval is not None]
-        for row, (low, high) in scored:
-            beaten_by = [other for other, (other_low, other_high) in scored if other is not row and other_high < low]
-            tied = [other for other, (other_low, other_high) in scored
-                    if other is not row and not other_high < low and not high < other_low]
+        beats = {(id(better), id(worse)) for better, better_interval in scored for worse, worse_interval in scored
+                 if better_interval[1] < worse_interval[0]
+                 and (clearly_apart(better_interval, worse_interval) or not paired_not_significant(better, worse))}
+        for row, _ in scored:
+            beaten_by = [other for other, _ in scored if (id(other), id(row)) in beats]
+            tied = [other for other, _ in scored if other is not row
+                    and (id(other), id(row)) not in beats and (id(row), id(other)) not in beats]
             row["rank"].update(position=1 + len(beaten_by), tied=bool(tied),
                                tied_with=sorted(other["model"] for other in tied))
+
+
+def clearly_apart(better: tuple[float, float], worse: tuple[float, float]) -> bool:
+    """Centres further apart than PAIRED_MARGIN x the summed half-widths. The paired change's
+    replicate sd is at most the sum of the two runs' sds (Minkowski), so its half-width is at most
+    the summed half-widths: such pairs are significant paired too, and the paired test (a full
+    bootstrap per pair in plugin.compare) runs only on the close ones. The margin covers the
+    bootstrap's own noise and a t reference a little wider than the normal one (t/z <= 1.16 from
+    10 units on)."""
+    distance = (worse[0] + worse[1]) / 2 - (better[0] + better[1]) / 2
+    return distance > PAIRED_MARGIN * ((better[1] - better[0]) + (worse[1] - worse[0])) / 2
+
+
+class PairedTests:
+    """Paired differences of the ranking metric between two rows' runs (plugin.compare), each pair
+    of runs and task compared once; None where the runs cannot be paired."""
+
+    def __init__(self, n_boot: int | None = None, seed: int | None = None):
+        self.n_boot, self.seed = n_boot, seed
+        self.tasks: dict[tuple[str, str], object] = {}
+        self.comparisons: dict[tuple[str, str, str], dict | None] = {}
+
+    def not_significant(self, better: dict, worse: dict) -> bool:
+        p_value = self.p_value(better, worse)
+        return p_value is not None and not p_value < PAIRED_ALPHA
+
+    def p_value(self, first: dict, second: dict) -> float | None:
+        metric = first["rank"]["metric"]
+        values = [row["metrics"][metric]["value"] for row in (first, second)]
+        if first["rank"]["better"] == "closer_to_zero" and values[0] * values[1] < 0:
+            return None  # |x| vs |y| across 0: the signed paired change does not answer it
+        comparison = self.comparison(first, second)
+        entry = comparison and comparison.get(_entry_name(first))
+        change = entry and entry["metrics"].get(metric)
+        p_value = change and change["p_value"]
+        return p_value if isinstance(p_value, float) and p_value == p_value else None
+
+    def comparison(self, first: dict, second: dict) -> dict | None:
+        from symphony_bench.plugin.compare import pair_docs, task_comparisons
+        from symphony_bench.plugin.provenance import COMPARED_FIELDS
+
+        key = (first["run"], second["run"], first["task"])
+        if key not in self.comparisons:
+            facts = [row["provenance"]["task"] for row in (first, second)]
+            same_facts = all(facts[0][name] == facts[1][name] for name in COMPARED_FIELDS)
+            pairing = pair_docs(first["task"], self.run_task(first), self.run_task(second)) if same_facts else None
+            usable = pairing is not None and pairing.base and not pairing.differences
+            self.comparisons[key] = task_comparisons(first["task"], pairing.base, pairing.candidate,
+                                                     *self.bootstrap()) if usable else None
+        return self.comparisons[key]
+
+    def run_task(self, row: dict):
+        from symphony_bench.plugin.compare import read_task
+        from symphony_bench.plugin.provenance import newest_samples_files
+
+        key = (row["run"], row["task"])
+        if key not in self.tasks:
+            self.tasks[key] = read_task(newest_samples_files(Path(row["run"]))[row["task"]], row["task"])
+        return self.tasks[key]
+
+    def bootstrap(self) -> tuple[int, int]:
+        from symphony_bench.metrics.association import DEFAULT_BOOTSTRAP_SEED, DEFAULT_N_BOOTSTRAP
+
+        return self.n_boot or DEFAULT_N_BOOTSTRAP, self.seed or DEFAULT_BOOTSTRAP_SEED
 
 
 def ranking_interval(row: dict) -> tuple[float, float] | None:

@@ -18,7 +18,8 @@ from conftest import run_lm_eval
 from scipy import stats
 
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.leaderboard import add_command, build_leaderboard, rank_rows, write_leaderboard
+from symphony_bench.plugin.compare import compare_runs
+from symphony_bench.plugin.leaderboard import PairedTests, add_command, build_leaderboard, rank_rows, write_leaderboard
 from symphony_bench.plugin.provenance import provenance
 from symphony_bench.plugin.report import build_report
 
@@ -147,6 +148,34 @@ def test_ranks_higher_is_better():
     rank_rows(rows)
     got = {row["model"]: (row["rank"]["position"], row["rank"]["tied"]) for row in rows}
     assert got == {"high": (1, True), "mid": (1, True), "low": (2, True)}
+
+
+def test_a_paired_test_that_cannot_separate_two_close_rows_ties_them():
+    """Intervals apart but close: the paired verdict decides; far apart: no paired test is run."""
+    rows = [rank_row("A", 0.10, 0.20, 0.15), rank_row("B", 0.21, 0.31, 0.26), rank_row("far", 0.9, 1.0, 0.95)]
+    asked = []
+
+    def not_significant(better, worse):
+        asked.append((better["model"], worse["model"]))
+        return True
+
+    rank_rows(rows, not_significant)
+    assert asked == [("A", "B")]
+    got = {row["model"]: (row["rank"]["position"], row["rank"]["tied_with"]) for row in rows}
+    assert got == {"A": (1, ["B"]), "B": (1, ["A"]), "far": (3, [])}
+    rows = [rank_row("A", 0.10, 0.20, 0.15), rank_row("B", 0.21, 0.31, 0.26)]
+    rank_rows(rows, lambda better, worse: False)
+    assert [(row["rank"]["position"], row["rank"]["tied"]) for row in rows] == [(1, False), (2, False)]
+
+
+def test_paired_p_value_is_compares(planted_runs, tmp_path):
+    rows = {row["model"]: row for row in build_leaderboard(planted_runs)["rows"]}
+    expected = compare_runs(planted_runs[0], planted_runs[2])["tasks"][TASK]["metrics"]["mean_abs"]["p_value"]
+    assert PairedTests().p_value(rows["org/strong"], rows["org/slight"]) == pytest.approx(expected, abs=0)
+    assert 0 <= expected < 0.05
+    write_run(tmp_path / "reseeded", "org/reseeded", planted_records(0.25, random.Random(2)), seed=99)
+    reseeded = build_leaderboard([tmp_path / "reseeded"])["rows"][0]
+    assert PairedTests().p_value(rows["org/strong"], reseeded) is None  # another seed: not the same docs
 
 
 def test_files_agree_and_hold_no_text_for_numbers(planted_runs, tmp_path):
