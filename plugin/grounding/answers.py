@@ -100,7 +100,7 @@ _CLAUSE_WORDS = {
     **_words_to("!", "never absent missing silent wrong incorrect isnt arent wasnt werent dont doesnt didnt cant wont "
                      "couldnt wouldnt shouldnt hasnt havent hadnt aint"),
     **_words_to("a", "is are was were am be been being do does did can will would should shall has have had must may"),
-    **_words_to("?", "maybe perhaps possibly unsure uncertain unclear dunno guess except"),
+    **_words_to("?", "maybe perhaps possibly might unsure uncertain unclear dunno guess except"),
     **_words_to("h", "sure certain clear know tell determine determined say idea"),
     **_words_to("d", "hard difficult impossible unable"),
 }

@@ -41,7 +41,7 @@ def test_yes_no_reads_plain_answers(answer, expected):
 @pytest.mark.parametrize(
     "answer",
     ["I don't know", "I can't tell", "I'm not certain", "I cannot tell.", "It's hard to tell", "I have no idea",
-     "Possibly", "Yes, but I'm not sure", "It could be there"],
+     "Possibly", "Yes, but I'm not sure", "It could be there", "There might be a piano"],
 )
 def test_yes_no_hedges_are_unreadable_not_no(answer):
     assert read_yes_no(answer) is None
@@ -74,7 +74,7 @@ def test_choice_by_name(answer, expected):
      ("The banjo is not audible; it is the guitar.", 0), ("There is no guitar and the banjo is playing", None),
      ("I hear a guitar and no banjo", 0), ("Not the guitar but the banjo", 1), ("guitar or banjo", None),
      ("Guitar. Actually, banjo.", None), ("no guitar, banjo", None), ("The guitar. The guitar is not present.", None),
-     ("maybe the banjo", None), ("Candidate instruments: guitar, banjo. Answer: banjo", None),
+     ("maybe the banjo", None), ("It might be the banjo", None), ("Candidate instruments: guitar, banjo. Answer: banjo", None),
      ("guitar and drums", 0), ("None.", None), ("A banjo", 1), ("It's the guitar (not the banjo)", 0),
      ("I don't hear no guitar", None), ("electric bass guitar", None), ("Nothing but the banjo", 1),
      ("The banjo, no other instrument", 1), ("Without a doubt, the banjo", 1), ("guitar/banjo", None),
