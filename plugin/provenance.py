@@ -10,6 +10,7 @@ null), never "N/A".
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -138,30 +139,46 @@ def read_json(path: Path) -> dict:
 
 
 class SamplesContent:
-    """The docs (lm-eval samples only) and our per-doc records of one samples file."""
+    """The docs (lm-eval samples only) and our per-doc records of one samples file, in file order and
+    by the harness's doc_id. Files are parsed once per process while unchanged (the leaderboard's
+    paired tests read them again)."""
 
-    def __init__(self, path: Path | None, docs: list[dict], records: list[dict]):
-        self.path, self.docs, self.records = path, docs, records
+    def __init__(self, path: Path | None, docs: list[dict], records: list[dict], records_by_doc_id: dict[int, dict]):
+        self.path, self.docs, self.records, self.records_by_doc_id = path, docs, records, records_by_doc_id
 
     @classmethod
     def read(cls, path: Path | None) -> SamplesContent:
-        from symphony_bench.plugin.report import sample_record
-
         if path is None:
-            return cls(None, [], [])
-        docs, records = [], []
-        for line_number, sample in _json_lines(path):
-            if isinstance(sample, dict) and isinstance(sample.get("doc"), dict):
-                docs.append(sample["doc"])
-            record = sample_record(sample) if isinstance(sample, dict) else None
-            if record is not None:
-                records.append(record)
-        return cls(path, docs, records)
+            return cls(None, [], [], {})
+        try:
+            stat = path.stat()
+        except OSError as error:
+            raise DataFileError(f"{path}: cannot read ({error})") from error
+        return _parsed_samples(path, stat.st_mtime_ns, stat.st_size)
 
     def value(self, field: str):
         """A per-run fact from the docs, else from the records: one value across the file, or None."""
         values = [doc.get(field) for doc in self.docs] or [record.get(field) for record in self.records]
         return single_value(values, self.path)
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed_samples(path: Path, modified_ns: int, size: int) -> SamplesContent:
+    """(modified_ns and size key the cache: a rewritten file is parsed again.)"""
+    from symphony_bench.plugin.report import sample_record
+
+    docs, records, by_doc_id = [], [], {}
+    for _, sample in _json_lines(path):
+        if not isinstance(sample, dict):
+            continue
+        if isinstance(sample.get("doc"), dict):
+            docs.append(sample["doc"])
+        record = sample_record(sample)
+        if record is not None:
+            records.append(record)
+            if isinstance(sample.get("doc_id"), int):
+                by_doc_id[sample["doc_id"]] = record
+    return SamplesContent(path, docs, records, by_doc_id)
 
 
 def _json_lines(path: Path):
