@@ -273,14 +273,17 @@ def rank_label(rank: dict) -> str:
 
 # ---- writing -------------------------------------------------------------------------------------
 def write_leaderboard(board: dict, out: Path) -> str:
-    """Writes leaderboard.json, .csv and .md into `out` (created if missing); returns the Markdown."""
+    """Writes leaderboard.json, .csv, .md and the self-contained page index.html into `out` (created
+    if missing); returns the Markdown."""
     from symphony_bench.plugin.core.atomic import write_text_atomically
+    from symphony_bench.plugin.leaderboard_page import write_leaderboard_page
 
     out.mkdir(parents=True, exist_ok=True)
     markdown = render_markdown(board)
     write_text_atomically(out / "leaderboard.json", json.dumps(board, indent=2, allow_nan=False) + "\n")
     write_text_atomically(out / "leaderboard.csv", render_csv(board))
     write_text_atomically(out / "leaderboard.md", markdown)
+    write_leaderboard_page(board, out)
     return markdown
 
 

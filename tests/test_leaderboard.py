@@ -253,6 +253,7 @@ def test_leaderboard_of_real_runs(real_runs, tiny_llama, tmp_path):
         assert row["metrics"]["mean_abs"]["value"] == entry["mean_abs"] and row["n"] == entry["n_docs"]
         assert row["rank"]["position"] is not None
     assert "N/A" not in (tmp_path / "leaderboard.json").read_text()
+    assert "symphony_bias_logprob_mini:calibrated" in (tmp_path / "index.html").read_text()
 
 
 @pytest.mark.e2e
