@@ -109,14 +109,13 @@ def weighted_headlines(means, counts, invalid, template_weights, stimulus_weight
         gas = sums / (mass @ membership)[..., None, :] - UNIFORM_SHARE  # (..., B, 3, I)
     abs_scores = signs * (gas[..., 0, :] - gas[..., 1, :])
     finite = np.isfinite(abs_scores)
-    cell_weights = template_weights[:, :, None] * stimulus_weights[:, None, :]
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
             "mean_abs": np.where(finite, abs_scores, 0.0).sum(axis=-1) / finite.sum(axis=-1),
             "consistency_rate": (finite & (np.nan_to_num(abs_scores) > 0)).sum(axis=-1) / finite.sum(axis=-1),
             "non_binary_gas": _nan_mean(gas[..., 2, :]),
-            "invalid_rate": np.einsum("bts,...ts->...b", cell_weights, invalid)
-            / np.einsum("bts,...ts->...b", cell_weights, counts),
+            "invalid_rate": ((template_weights @ invalid) * stimulus_weights).sum(axis=-1)
+            / ((template_weights @ counts) * stimulus_weights).sum(axis=-1),
         }
 
 
@@ -201,11 +200,11 @@ def ratio_change(sums_base, sums_candidate, weights: np.ndarray, confidence: flo
     """Paired change of a ratio of cluster sums, e.g. an accuracy (correct / items) or a rate among
     valid answers (chosen / valid). `sums_*` are (numerator (G,), denominator (G,)); `weights` (B, G)
     are the replicate multiplicities of the clusters, shared by both runs."""
-    point, replicate = [], []
-    for numerator, denominator in (sums_base, sums_candidate):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            point.append(numerator.sum() / denominator.sum())
-            replicate.append((weights @ numerator) / (weights @ denominator))
+    columns = np.stack([*sums_base, *sums_candidate], axis=1)  # (G, 4): one pass over the weights
+    totals, replicated = columns.sum(axis=0), weights @ columns
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = [totals[0] / totals[1], totals[2] / totals[3]]
+        replicate = [replicated[:, 0] / replicated[:, 1], replicated[:, 2] / replicated[:, 3]]
     inference = change_inference(point[1] - point[0], replicate[1] - replicate[0], weights.shape[1], confidence)
     return {"base": float(point[0]), "candidate": float(point[1]), **as_floats(inference)}
 

@@ -20,6 +20,8 @@ by noise alone more often than that.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
 import re
@@ -68,32 +70,45 @@ def read_run(run_dir: Path) -> dict[str, RunTask]:
     if not run_dir.is_dir():
         raise DataFileError(f"{run_dir}: not a directory")
     tasks = {}
-    for label, (task, path) in latest_sample_files(run_dir).items():
-        found = read_task(path, task)
-        if found is not None:
-            tasks[label] = found
+    with without_cyclic_gc():
+        for label, (task, path) in latest_sample_files(run_dir).items():
+            found = read_task(path, task)
+            if found is not None:
+                tasks[label] = found
     if not tasks:
         raise DataFileError(f"{run_dir}: no symphony-bench samples files (run the harness with --log_samples)")
     return tasks
 
 
+@contextlib.contextmanager
+def without_cyclic_gc():
+    """A full suite's records are hundreds of thousands of small dicts (none in a cycle); while they
+    are alive the cyclic collector would rescan all of them again and again (reading and the
+    statistics each took about twice as long with it)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def read_task(path: Path, task: str) -> RunTask | None:
     """The file's records by doc_id, each checked by its benchmark; None if no line holds one of ours
     (another task's file). Like `symphony-bench report`, every line must then hold the same kind."""
-    lines = [(line_number, sample, sample_record(sample) if isinstance(sample, dict) else None)
-             for line_number, sample in _json_lines(path)]
+    lines = list(_doc_ids_and_records(path))
     kinds = [record["kind"] for _, _, record in lines if record is not None]
     if not kinds:
         return None
     records: dict[int, dict] = {}
-    for line_number, sample, record in lines:
+    for line_number, doc_id, record in lines:
         where = f"{path}, line {line_number}"
         if record is None or record["kind"] != kinds[0]:
             raise DataFileError(f"{where}: not a {kinds[0]} record like the other lines")
         problem = SECTION_OF_KIND[kinds[0]].record_problem(record)
         if problem:
             raise DataFileError(f"{where}: {kinds[0]} record: {problem}")
-        doc_id = sample.get("doc_id")
         if not isinstance(doc_id, int) or isinstance(doc_id, bool):
             raise DataFileError(f"{where}: no integer doc_id (needed to pair docs across runs)")
         if doc_id in records:
@@ -102,22 +117,57 @@ def read_task(path: Path, task: str) -> RunTask | None:
     return RunTask(task, kinds[0], path, records)
 
 
-def _json_lines(path: Path):
+# Both harnesses write each sample with json.dumps' default separators, doc_id first, and our record
+# (its "kind" first) under every metric name: 6-10 copies, plus the doc and prompt in lm-eval's
+# files. Decoding only the first copy is several times faster than the whole line; a line that does
+# not look like that is decoded whole.
+SAMPLE_START = re.compile(r'\{"doc_id": (-?\d+)[,}]')
+RECORD_START = '{"kind": "'
+_DECODER = json.JSONDecoder()
+
+
+def _doc_ids_and_records(path: Path):
+    """(line number, doc_id, our record or None) of each non-blank line."""
     try:
         with open(path, encoding="utf-8") as handle:
             lines = list(handle)
     except UnicodeDecodeError as error:
         raise DataFileError(f"{path}: not UTF-8 text ({error})") from error
     for line_number, line in enumerate(lines, start=1):
-        if line.strip():
-            try:
-                yield line_number, json.loads(line)
-            except ValueError as error:
-                raise DataFileError(f"{path}, line {line_number}: not valid JSON ({error})") from error
+        line = line.strip()
+        if line:
+            yield (line_number, *(_fast_read(line) or _full_read(line, f"{path}, line {line_number}")))
+
+
+def _fast_read(line: str) -> tuple[int, dict] | None:
+    start, at = SAMPLE_START.match(line), line.find(RECORD_START)
+    if start is None or at < 0 or not line.endswith("}"):
+        return None
+    try:
+        record, _ = _DECODER.raw_decode(line, at)
+    except ValueError:
+        return None
+    return (int(start[1]), record) if record.get("kind") in SECTION_OF_KIND else None
+
+
+def _full_read(line: str, where: str) -> tuple[object, dict | None]:
+    try:
+        sample = json.loads(line)
+    except ValueError as error:
+        raise DataFileError(f"{where}: not valid JSON ({error})") from error
+    if not isinstance(sample, dict):
+        return None, None
+    return sample.get("doc_id"), sample_record(sample)
 
 
 def doc_identity(record: dict) -> dict:
     return {key: value for key, value in record.items() if key not in ANSWER_FIELDS}
+
+
+def same_doc(base: dict, candidate: dict) -> bool:
+    """The two records describe the same doc (every field but the answer agrees)."""
+    return base.keys() == candidate.keys() and all(
+        value == candidate[key] for key, value in base.items() if key not in ANSWER_FIELDS)
 
 
 @dataclass
@@ -142,7 +192,7 @@ def pair_docs(label: str, base: RunTask, candidate: RunTask) -> Pairing:
     changed = []
     for doc_id in sorted(base.records.keys() & candidate.records.keys()):
         base_record, candidate_record = base.records[doc_id], candidate.records[doc_id]
-        if doc_identity(base_record) != doc_identity(candidate_record):
+        if not same_doc(base_record, candidate_record):
             changed.append(doc_id)
             continue
         pairing.base.append(base_record)
@@ -293,6 +343,11 @@ def compare_runs(base_dir: Path, candidate_dir: Path, allow_mismatch: bool = Fal
                  n_boot: int = DEFAULT_N_BOOTSTRAP, seed: int = DEFAULT_BOOTSTRAP_SEED) -> dict:
     """The comparison as a JSON-ready dict. "mismatches" lists every difference that makes the runs
     incomparable; without `allow_mismatch` any of them stops the comparison ("compared": false)."""
+    with without_cyclic_gc():
+        return _compare_runs(base_dir, candidate_dir, allow_mismatch, n_boot, seed)
+
+
+def _compare_runs(base_dir: Path, candidate_dir: Path, allow_mismatch: bool, n_boot: int, seed: int) -> dict:
     base, candidate = read_run(base_dir), read_run(candidate_dir)
     facts = (run_provenance(base), run_provenance(candidate))
     mismatches = [f"task {label} only in BASE" for label in sorted(base.keys() - candidate.keys())]

@@ -5,8 +5,13 @@ start-up, so at module level it imports only the standard library; the compariso
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+
+# The paired bootstraps are many small matrix products: OpenBLAS's thread pool costs more than it
+# saves there, and on a busy 2-core machine it made the statistics 4x slower (see bench_compare.py).
+SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def add_command(subparsers) -> None:
@@ -31,6 +36,8 @@ def add_command(subparsers) -> None:
 
 def run_compare(args: argparse.Namespace) -> int:
     """Runs the comparison and the gate; returns the exit status (0 pass, 1 regression, 2 could not compare)."""
+    for variable, value in SINGLE_THREADED_BLAS.items():  # read when numpy loads, i.e. just below
+        os.environ.setdefault(variable, value)
     from symphony_bench.plugin.compare import GateRule, apply_gate, compare_runs, exit_status, write_outputs
 
     if args.n_boot < 2:
