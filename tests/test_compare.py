@@ -18,11 +18,12 @@ from scipy import stats
 from chat_server import serve_chat
 from conftest import expected_association, read_samples, run_lm_eval
 from symphony_bench.metrics import analyse
-from symphony_bench.plugin.compare import GateRule, apply_gate, change_rows, compare_runs, json_ready
+from symphony_bench.plugin.compare import GateRule, apply_gate, change_rows, compare_runs, json_ready, read_task
 from symphony_bench.plugin.compare_command import add_command, run_compare
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 from symphony_bench.plugin.grounding.records import choice_record, harness_scores, set_record
+from symphony_bench.plugin.report import sample_record
 from symphony_bench.plugin.symphony_bias import text
 from symphony_bench.plugin.symphony_bias.records import LOGPROB, RECOGNITION, records_to_data, score_record
 
@@ -276,6 +277,20 @@ def test_bad_input_is_one_error_naming_the_file(mini_docs, tmp_path):
         compare_runs(base, broken)
     with pytest.raises(DataFileError, match="nowhere: not a directory"):
         compare_runs(base, tmp_path / "nowhere")
+
+
+def test_records_read_from_the_first_copy_equal_a_full_parse_and_other_layouts_fall_back(mini_docs, tmp_path):
+    """The fast path decodes the first record copy; lines laid out otherwise (sorted keys, compact
+    separators, a doc holding an object with a "kind" of its own) are decoded whole, with the same result."""
+    records = likert_records(mini_docs, 0.3, 4)
+    samples = [{"doc_id": k, "doc": {"note": {"kind": "not ours"}} if k % 4 == 3 else {}, "mean_abs": r, "invalid_rate": r}
+               for k, r in enumerate(records)]
+    dumps = [lambda sample: json.dumps(sample), lambda sample: json.dumps(sample, sort_keys=True),
+             lambda sample: json.dumps(sample, separators=(",", ":"))]
+    path = tmp_path / "samples_t_2026-12-01T00-00-00.000000.jsonl"
+    path.write_text("".join(dumps[k % 3](sample) + "\n" for k, sample in enumerate(samples)))
+    assert read_task(path, "t").records == {sample["doc_id"]: sample_record(sample) for sample in samples}
+    assert read_task(path, "t").records == dict(enumerate(records))
 
 
 def test_the_cli_command_exits_2_naming_the_mismatch(mini_docs, tmp_path):
