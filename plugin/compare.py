@@ -400,9 +400,10 @@ class GateRule:
 
 
 def apply_gate(result: dict, rules: list[GateRule]) -> dict:
-    """{"rules", "regressions", "undecided", "unmatched", "status"}; status is "pass", "regression"
-    or "could_not_compare" (refused runs, a rule matching nothing, or a gated change without an interval)."""
-    gate = {"rules": [rule.text for rule in rules], "regressions": [], "undecided": [], "unmatched": []}
+    """{"rules", "regressions", "undecided", "checked" (passed), "unmatched", "status"}; status is
+    "pass", "regression" or "could_not_compare" (refused runs, a rule matching nothing, or a gated
+    change without an interval)."""
+    gate = {"rules": [rule.text for rule in rules], "regressions": [], "undecided": [], "checked": [], "unmatched": []}
     for rule in rules:
         rows = [row for row in change_rows(result) if row["metric"] == rule.metric and rule.task in (None, row["task"])]
         if not rows:
@@ -410,10 +411,7 @@ def apply_gate(result: dict, rules: list[GateRule]) -> dict:
         for row in rows:
             verdict = rule.regressed([row["ci_low"], row["ci_high"]])
             entry = {"rule": rule.text, **row}
-            if verdict is None:
-                gate["undecided"].append(entry)
-            elif verdict:
-                gate["regressions"].append(entry)
+            gate["undecided" if verdict is None else "regressions" if verdict else "checked"].append(entry)
     if not result["compared"] or gate["unmatched"] or gate["undecided"]:
         gate["status"] = "could_not_compare"
     else:
@@ -472,13 +470,23 @@ def render_markdown(result: dict, gate: dict) -> str:
         lines += [f"- ... and {len(result['mismatches']) - 10} more"] if len(result["mismatches"]) > 10 else []
     lines += _gate_lines(gate)
     if result["tasks"]:
-        lines += ["", "| task | metric | base | candidate | change | 95% CI | p |", "|---|---|---:|---:|---:|---|---:|"]
-        for row in change_rows(result):
-            ci = "n/a" if row["ci_low"] is None else f"[{fmt(row['ci_low'])}, {fmt(row['ci_high'])}]"
-            lines.append(f"| {row['task']} | {row['metric']} | {fmt(row['base'])} | {fmt(row['candidate'])} | "
-                         f"{_signed(row['change'])} | {ci} | {fmt_p(row['p'])} |")
-        lines += ["", *_notable_lines(result)]
+        rows = change_rows(result)
+        gated = {(entry["task"], entry["metric"]) for key in ("regressions", "undecided", "checked") for entry in gate[key]}
+        shown = [row for row in rows if (row["task"], row["metric"]) in gated or (row["p"] is not None and row["p"] < ALPHA)]
+        lines += ["", f"Gated changes and changes with p < {ALPHA} ({len(shown)} of {len(rows)}):", ""]
+        lines += _change_table(shown) if shown else ["none"]
+        lines += ["", *_notable_lines(result), "", f"<details><summary>all {len(rows)} changes</summary>", "",
+                  *_change_table(rows), "", "</details>"]
     return "\n".join(lines) + "\n"
+
+
+def _change_table(rows: list[dict]) -> list[str]:
+    lines = ["| task | metric | base | candidate | change | 95% CI | p |", "|---|---|---:|---:|---:|---|---:|"]
+    for row in rows:
+        ci = "n/a" if row["ci_low"] is None else f"[{fmt(row['ci_low'])}, {fmt(row['ci_high'])}]"
+        lines.append(f"| {row['task']} | {row['metric']} | {fmt(row['base'])} | {fmt(row['candidate'])} | "
+                     f"{_signed(row['change'])} | {ci} | {fmt_p(row['p'])} |")
+    return lines
 
 
 def _signed(value) -> str:
