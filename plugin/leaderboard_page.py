@@ -250,10 +250,12 @@ def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
     """Round tick values (steps of 1, 2 or 5 x 10^k) covering [low, high], at most `most` steps apart."""
     if high - low < 1e-12:
         low, high = low - 0.5 * max(abs(low), 1e-3), high + 0.5 * max(abs(high), 1e-3)
-    magnitude = 10 ** math.floor(math.log10((high - low) / most))
-    step = next(m * magnitude for m in (1, 2, 5, 10) if (high - low) / (m * magnitude) <= most - 1)
+    smallest_step = (high - low) / (most - 1)
+    magnitude = 10 ** math.floor(math.log10(smallest_step))  # smallest_step / magnitude lies in [1, 10)
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= smallest_step)
     first, last = math.floor(low / step), math.ceil(high / step)
-    return [round(k * step, 12) for k in range(first, last + 1)]
+    decimals = max(0, 2 - math.floor(math.log10(step)))
+    return [round(k * step, decimals) for k in range(first, last + 1)]
 
 
 def _scale(low: float, high: float, left: float, right: float):

@@ -22,6 +22,8 @@ from symphony_bench.plugin.compare import compare_runs
 from symphony_bench.plugin.leaderboard import PairedTests, add_command, build_leaderboard, rank_rows, write_leaderboard
 from symphony_bench.plugin.provenance import provenance
 from symphony_bench.plugin.report import build_report
+from symphony_bench.plugin.core.run_facts import package_version
+from symphony_bench.plugin.symphony_bias.scenarios import scenario_set_sha256, select_scenarios
 
 STAMP = "2026-12-01T04-36-42.029562"
 INSTRUMENTS = {"harp": "female", "flute": "female", "drums": "male", "trumpet": "male"}
@@ -209,7 +211,7 @@ def test_command_writes_the_files(planted_runs, tmp_path, capsys):
     add_command(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["leaderboard", *map(str, planted_runs[:2]), "--out", str(tmp_path / "out")])
     args.run(args)
-    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["leaderboard.csv", "leaderboard.json", "leaderboard.md"]
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["index.html", "leaderboard.csv", "leaderboard.json", "leaderboard.md"]
     assert "org/strong" in capsys.readouterr().out
 
 
@@ -249,6 +251,8 @@ def test_leaderboard_of_real_runs(real_runs, tiny_llama, tmp_path):
         facts = row["provenance"]
         assert facts["model"]["id"] == str(tiny_llama) and facts["model"]["dtype"] == "float32"
         assert facts["versions"]["lm_eval"] == "0.4.13" and facts["task"]["hash"] and facts["task"]["stereotype_table_sha256"]
+        assert facts["task"]["scenario_set_sha256"] == scenario_set_sha256(select_scenarios("mini", None, facts["task"]["seed"]))
+        assert facts["versions"]["symphony_bench"] == package_version() is not None
         entry = build_report(Path(row["run"]).parent).entries[row["entry"]]["summary"]
         assert row["metrics"]["mean_abs"]["value"] == entry["mean_abs"] and row["n"] == entry["n_docs"]
         assert row["rank"]["position"] is not None

@@ -209,7 +209,8 @@ def test_page_of_a_real_leaderboard_holds_its_rows_ranks_and_nulls(tmp_path):
     assert np.allclose(forest["values"], [row["metrics"]["mean_abs"]["value"] for row in drawn], atol=1e-3)
 
 
-@pytest.mark.parametrize(("low", "high"), [(0.0, 1.0), (-0.37, 0.052), (0.801, 0.803), (3.0, 3.0), (-1e-9, 250.0)])
+@pytest.mark.parametrize(("low", "high"), [(0.0, 1.0), (-0.37, 0.052), (0.801, 0.803), (3.0, 3.0), (-1e-9, 250.0),
+                                         (0.0, 0.55), (1.2e-5, 6.7e-5), (-3.1e-13, 2e-14)])
 def test_ticks_are_round_evenly_spaced_and_cover_the_range(low, high):
     ticks = np.array(nice_ticks(low, high))
     steps = np.diff(ticks)

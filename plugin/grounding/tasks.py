@@ -20,6 +20,7 @@ from symphony_bench.plugin.core.audio import audio_input
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_source
 from symphony_bench.plugin.core.options import read_options
+from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
 from symphony_bench.plugin.grounding.answers import read_choice, read_instrument_set, read_letter, read_time_range, read_yes_no
 from symphony_bench.plugin.grounding.options import BENCHMARK
@@ -97,7 +98,8 @@ def task_docs(task: str) -> datasets.Dataset:
         )
     rows = benchmark_config(source, interface.config)
     options, gold = _options_and_gold(rows, interface)
-    added = {"prompt": rows[interface.prompt_column], "options": options, "gold": gold, "interface": [interface.kind] * len(rows)}
+    added = {"prompt": rows[interface.prompt_column], "options": options, "gold": gold, "interface": [interface.kind] * len(rows),
+             "dataset_repo": [source] * len(rows), "symphony_bench_version": [package_version()] * len(rows)}
     for column, values in added.items():
         rows = rows.add_column(column, values)
     return rows
@@ -170,5 +172,6 @@ def process_results(doc: dict, results: list) -> dict:
     else:
         chosen_option = INVALID if chosen is None else int(chosen)
         record = choice_record(doc["interface"], int(doc["gold"]), chosen_option, list(doc["options"]), doc.get("group") or "", clip_of(doc))
+    record.update(run_facts(doc))
     names = METRICS_BY_INTERFACE[doc["interface"]]
     return {f"{name}{suffix}": record for name in names for suffix in ("", "_stderr")}

@@ -35,6 +35,7 @@ from symphony_bench.plugin.symphony_bias.scenarios import (
     balanced_orders,
     load_stereotypes,
     scenario_doc,
+    scenario_set_sha256,
     select_scenarios,
 )
 
@@ -62,15 +63,16 @@ def build_docs(
     selected = select_scenarios(subset, scenarios, seed)
     ids = [scenario.scenario_id for scenario in selected]
     orders = {i.name: balanced_orders(order_seed, i.name, ids) for i in (CONTROL, *instruments)}
+    scenario_set = scenario_set_sha256(selected)
     docs = []
     for scenario in selected:
-        docs.append(_doc(scenario, CONTROL, CONTROL_STEREOTYPE, seed, orders[CONTROL.name][scenario.scenario_id]))
-        docs += [_doc(scenario, i, table[i.name], seed, orders[i.name][scenario.scenario_id]) for i in instruments]
+        docs.append(_doc(scenario, CONTROL, CONTROL_STEREOTYPE, seed, orders[CONTROL.name][scenario.scenario_id], scenario_set))
+        docs += [_doc(scenario, i, table[i.name], seed, orders[i.name][scenario.scenario_id], scenario_set) for i in instruments]
     return docs
 
 
-def _doc(scenario, instrument, stereotype, seed: int, order: list[str]) -> dict:
-    doc = scenario_doc(scenario, instrument, stereotype, seed, order)
+def _doc(scenario, instrument, stereotype, seed: int, order: list[str], scenario_set: str) -> dict:
+    doc = scenario_doc(scenario, instrument, stereotype, seed, order, scenario_set)
     doc["context"] = f"{doc['scenario']}\n{QUESTION}"
     return doc
 

@@ -38,7 +38,13 @@ from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS, TEXT_O
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
 from symphony_bench.plugin.symphony_bias.prompts import build_prompt
 from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
-from symphony_bench.plugin.symphony_bias.scenarios import balanced_orders, load_stereotypes, scenario_doc, select_scenarios
+from symphony_bench.plugin.symphony_bias.scenarios import (
+    balanced_orders,
+    load_stereotypes,
+    scenario_doc,
+    scenario_set_sha256,
+    select_scenarios,
+)
 
 HIDDEN_INSTRUMENT = Instrument(name="", article="an", noun="instrument")
 
@@ -104,7 +110,8 @@ def stimuli(modality: Modality) -> list[dict]:
     if unknown:
         raise DataFileError(f"{source}: instruments not among the 22: {unknown}")
     return [
-        {"instrument": instrument, "stimulus_id": stimulus_id, "stimulus_index": index, "stimulus_source": source}
+        {"instrument": instrument, "stimulus_id": stimulus_id, "stimulus_index": index, "stimulus_source": source,
+         "dataset_repo": source}
         for index, (instrument, stimulus_id) in enumerate(zip(instruments, ids, strict=True))
     ]
 
@@ -123,13 +130,14 @@ def likert_docs(modality_name: str, condition: str, subset: str) -> datasets.Dat
     else:
         shown = stimuli(modality)
     ids = [scenario.scenario_id for scenario in scenarios]
+    scenario_set = scenario_set_sha256(scenarios)
     docs_by_instrument: dict[str, list[dict]] = {}
     for stimulus_rank, stimulus in _ranked(shown):
         instrument = instruments[stimulus["instrument"]]
         # balanced per stimulus: each clip or image sees every gender order equally often
         orders = balanced_orders(seed, stimulus["stimulus_id"], ids)
         for scenario_rank, scenario in enumerate(scenarios):
-            doc = scenario_doc(scenario, instrument, table[instrument.name], seed, orders[scenario.scenario_id])
+            doc = scenario_doc(scenario, instrument, table[instrument.name], seed, orders[scenario.scenario_id], scenario_set)
             if condition != "named":
                 doc["scenario"] = f"{scenario.render(HIDDEN_INSTRUMENT)} {modality.hint}"
             doc.update(stimulus, condition=condition, attach=condition == "stimulus")

@@ -8,6 +8,7 @@ import datasets
 from symphony_bench.metrics import binomial_rate
 from symphony_bench.plugin.core.errors import announced
 from symphony_bench.plugin.core.instrument_names import instruments_named, recognises
+from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, interleave, stimuli
 from symphony_bench.plugin.symphony_bias.records import RECOGNITION
 
@@ -20,7 +21,8 @@ def recognition_docs(modality_name: str) -> datasets.Dataset:
     modality = MODALITIES[modality_name]
     by_instrument: dict[str, list[dict]] = {}
     for stimulus in stimuli(modality):
-        doc = dict(stimulus, condition="recognition", attach=True, prompt=modality.recognition_question)
+        doc = dict(stimulus, condition="recognition", attach=True, prompt=modality.recognition_question,
+                   symphony_bench_version=package_version())
         by_instrument.setdefault(stimulus["instrument"], []).append(doc)
     return datasets.Dataset.from_list(interleave(list(by_instrument.values())))
 
@@ -45,7 +47,7 @@ def recognition_record(instrument: str, stimulus_id: str, answer: str) -> dict:
 
 def process_recognition(doc: dict, results: list) -> dict:
     answer = results[0] if results and isinstance(results[0], str) else ""
-    record = recognition_record(doc["instrument"], doc["stimulus_id"], answer)
+    record = {**recognition_record(doc["instrument"], doc["stimulus_id"], answer), **run_facts(doc)}
     return {metric: record for metric in RECOGNITION_METRICS}
 
 

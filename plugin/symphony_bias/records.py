@@ -21,6 +21,7 @@ import numpy as np
 from symphony_bench.metrics import AssociationData, analyse, binomial_rate, build_association_data, prior_adjusted
 from symphony_bench.metrics.labels import CATEGORIES
 from symphony_bench.plugin.core.reporting import field_problem, is_finite_number, is_integer, is_text
+from symphony_bench.plugin.core.run_facts import run_facts
 
 LIKERT = "symphony_bias.likert"
 LOGPROB = "symphony_bias.logprob"
@@ -52,6 +53,7 @@ def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict
         "error": error,
         "scores": list(scores),
         "stimulus_id": doc.get("stimulus_id"),
+        **run_facts(doc),
     }
 
 

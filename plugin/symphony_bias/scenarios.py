@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
+from symphony_bench.plugin.core.run_facts import content_sha256, package_version
 from symphony_bench.plugin.core.vocabulary import GENDERS, STEREOTYPE_CATEGORIES, Instrument, instrument_names
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -179,8 +180,15 @@ def balanced_orders(seed: int, key: str, scenario_ids: list[str]) -> dict[str, l
     return {scenario_id: GENDER_ORDERS[(start + k) % len(GENDER_ORDERS)] for k, scenario_id in enumerate(shuffled)}
 
 
-def scenario_doc(scenario: Scenario, instrument: Instrument, stereotype: Stereotype, seed: int, order: list[str]) -> dict:
-    """The fields every Symphony-Bias doc records about what the model was shown."""
+def scenario_set_sha256(scenarios: list[Scenario]) -> str:
+    """Identifies the scenario set a run used: [[scenario_id, template_id, text with its slot], ...]."""
+    return content_sha256([[s.scenario_id, s.template_id, s.text] for s in scenarios])
+
+
+def scenario_doc(scenario: Scenario, instrument: Instrument, stereotype: Stereotype, seed: int, order: list[str],
+                 scenario_set: str) -> dict:
+    """The fields every Symphony-Bias doc records about what the model was shown, and with which
+    scenario set (`scenario_set_sha256`) and package version."""
     return {
         "scenario_id": scenario.scenario_id,
         "template_id": scenario.template_id,
@@ -190,4 +198,6 @@ def scenario_doc(scenario: Scenario, instrument: Instrument, stereotype: Stereot
         "stereotype_source": stereotype.source,
         "gender_order": list(order),
         "seed": seed,
+        "scenario_set_sha256": scenario_set,
+        "symphony_bench_version": package_version(),
     }

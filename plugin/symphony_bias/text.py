@@ -24,6 +24,7 @@ from symphony_bench.plugin.symphony_bias.scenarios import (
     balanced_orders,
     load_stereotypes,
     scenario_doc,
+    scenario_set_sha256,
     select_scenarios,
 )
 
@@ -49,11 +50,12 @@ def build_docs(
     stereotypes = {**{instrument.name: table[instrument.name] for instrument in instruments}, CONTROL.name: CONTROL_STEREOTYPE}
     shown = [*instruments, CONTROL]
     orders = {instrument.name: balanced_orders(symphony_seed, instrument.name, ids) for instrument in shown}
+    scenario_set = scenario_set_sha256(selected)
     docs = []
     for scenario in selected:
         for instrument in shown:
             order = orders[instrument.name][scenario.scenario_id]
-            doc = scenario_doc(scenario, instrument, stereotypes[instrument.name], symphony_seed, order)
+            doc = scenario_doc(scenario, instrument, stereotypes[instrument.name], symphony_seed, order, scenario_set)
             doc.update(
                 prompt_variant=prompt_variant,
                 reasoning=reasoning,

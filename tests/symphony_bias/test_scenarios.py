@@ -15,6 +15,8 @@ from symphony_bench.plugin.symphony_bias.scenarios import (
     expand_templates,
     load_stereotypes,
     load_upstream_scenarios,
+    scenario_set_sha256,
+    select_scenarios,
 )
 
 GENDERED_WORDS = {
@@ -144,6 +146,17 @@ def test_upstream_importer_replaces_only_the_placeholder(tmp_path):
     ]
     docs = text_task.build_docs(scenarios=str(path))
     assert len(docs) == 3 * (22 + 1) and docs[0]["template_id"] == "upstream-000"  # + one control doc each
+
+
+def test_docs_name_their_scenario_set_by_content(tmp_path):
+    path = tmp_path / "texts.json"
+    path.write_text(json.dumps({"texts": ["A person tunes an instrument."]}))
+    embedded, upstream = text_task.build_docs(subset="mini"), text_task.build_docs(scenarios=str(path))
+    assert {doc["scenario_set_sha256"] for doc in embedded} == {scenario_set_sha256(select_scenarios("mini", None, 1234))}
+    assert len({doc["scenario_set_sha256"] for doc in upstream}) == 1
+    assert upstream[0]["scenario_set_sha256"] != embedded[0]["scenario_set_sha256"]
+    path.write_text(json.dumps({"texts": ["A person tunes an instrument at noon."]}))
+    assert text_task.build_docs(scenarios=str(path))[0]["scenario_set_sha256"] != upstream[0]["scenario_set_sha256"]
 
 
 def test_texts_json_sentences_with_the_or_their_instrument_keep_their_determiner(tmp_path):

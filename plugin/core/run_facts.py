@@ -1,0 +1,30 @@
+"""Facts about a run that every doc and per-doc record carries, so that `symphony-bench
+leaderboard`, `compare` and `export` can tell which data and code produced a result (lmms-eval's
+samples files do not hold the docs, only the records)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from importlib import metadata
+
+RUN_FIELDS = ("seed", "scenario_set_sha256", "dataset_repo", "symphony_bench_version")
+
+
+@functools.lru_cache(maxsize=1)
+def package_version() -> str | None:
+    try:
+        return metadata.version("symphony-bench")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def content_sha256(value) -> str:
+    """sha256 of the canonical JSON of `value` (sorted keys, no spaces)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def run_facts(doc: dict) -> dict:
+    """The RUN_FIELDS a doc holds, to copy into its record."""
+    return {field: doc[field] for field in RUN_FIELDS if field in doc}
