@@ -24,14 +24,18 @@ if __name__ == "__main__":  # BLAS reads its thread count when numpy loads: sing
     threads = sys.argv[sys.argv.index("--blas-threads") + 1] if "--blas-threads" in sys.argv else "1"
     os.environ.update(OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
 
-import numpy as np  # noqa: E402
-
-from symphony_bench.plugin import compare  # noqa: E402
-from symphony_bench.plugin.grounding.records import choice_record, set_record  # noqa: E402
-from symphony_bench.plugin import provenance as provenance_module  # noqa: E402
-from symphony_bench.plugin.provenance import provenance  # noqa: E402
-from symphony_bench.plugin.symphony_bias import text  # noqa: E402
-from symphony_bench.plugin.symphony_bias.records import LOGPROB, RECOGNITION, TEXT_LIKERT_METRICS, score_record  # noqa: E402
+import numpy as np
+from symphony_bench.plugin import compare
+from symphony_bench.plugin import provenance as provenance_module
+from symphony_bench.plugin.grounding.records import choice_record, set_record
+from symphony_bench.plugin.provenance import provenance
+from symphony_bench.plugin.symphony_bias import text
+from symphony_bench.plugin.symphony_bias.records import (
+    LOGPROB,
+    RECOGNITION,
+    TEXT_LIKERT_METRICS,
+    score_record,
+)
 
 LM_EVAL_STAMP, LMMS_STAMP = "2026-12-01T00-00-00.000000", "20261201_000000"
 TEXT_TASKS = ("symphony_bias_text", "symphony_bias_text_noreason", "symphony_bias_text_p1", "symphony_bias_text_p2",

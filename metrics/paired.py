@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
-
 from symphony_bench.metrics.association import (
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_N_BOOTSTRAP,

@@ -29,8 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
-from symphony_bench.metrics.association import DEFAULT_BOOTSTRAP_SEED, DEFAULT_N_BOOTSTRAP, bootstrap_weights, prior_adjusted
+from symphony_bench.metrics.association import (
+    DEFAULT_BOOTSTRAP_SEED,
+    DEFAULT_N_BOOTSTRAP,
+    bootstrap_weights,
+    prior_adjusted,
+)
 from symphony_bench.metrics.paired import (
     association_changes,
     cluster_sums,
@@ -42,11 +46,25 @@ from symphony_bench.metrics.paired import (
 )
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.reporting import fmt, fmt_p, number
-from symphony_bench.plugin.grounding.records import CHOICE, METRICS_BY_INTERFACE, SCORE_KEY, SET
+from symphony_bench.plugin.grounding.records import (
+    CHOICE,
+    METRICS_BY_INTERFACE,
+    SCORE_KEY,
+)
 from symphony_bench.plugin.provenance import COMPARED_FIELDS, provenance
-from symphony_bench.plugin.report import SECTION_OF_KIND, latest_sample_files, sample_record
+from symphony_bench.plugin.report import (
+    SECTION_OF_KIND,
+    latest_sample_files,
+    sample_record,
+)
 from symphony_bench.plugin.symphony_bias.logprob import split_records
-from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, RECOGNITION, instrument_records, records_to_data
+from symphony_bench.plugin.symphony_bias.records import (
+    LIKERT,
+    LOGPROB,
+    RECOGNITION,
+    instrument_records,
+    records_to_data,
+)
 
 # Record fields that hold the model's answer; every other field identifies the doc.
 ANSWER_FIELDS = frozenset({"error", "scores", "recognised", "named", "chosen"})
@@ -160,10 +178,6 @@ def _full_read(line: str, where: str) -> tuple[object, dict | None]:
     return sample.get("doc_id"), sample_record(sample)
 
 
-def doc_identity(record: dict) -> dict:
-    return {key: value for key, value in record.items() if key not in ANSWER_FIELDS}
-
-
 def same_doc(base: dict, candidate: dict) -> bool:
     """The two records describe the same doc (every field but the answer agrees)."""
     return base.keys() == candidate.keys() and all(
@@ -206,7 +220,7 @@ def pair_docs(label: str, base: RunTask, candidate: RunTask) -> Pairing:
 
 
 def _differing_fields(base: dict, candidate: dict) -> list[str]:
-    keys = sorted((doc_identity(base).keys() | doc_identity(candidate).keys()))
+    keys = sorted((base.keys() | candidate.keys()) - ANSWER_FIELDS)
     return [f"{key} {base.get(key)!r} in BASE, {candidate.get(key)!r} in CANDIDATE" for key in keys
             if base.get(key) != candidate.get(key)]
 
@@ -462,8 +476,8 @@ STATUS_LINE = {"pass": "no significant regression beyond the tolerances", "regre
 
 def render_markdown(result: dict, gate: dict) -> str:
     lines = [f"## symphony-bench compare: {STATUS_LINE[gate['status']]}", "",
-             f"BASE `{result['base']}` vs CANDIDATE `{result['candidate']}`: CANDIDATE - BASE on the docs both ran; "
-             "95% intervals and p-values from a paired bootstrap of the design's units."]
+             (f"BASE `{result['base']}` vs CANDIDATE `{result['candidate']}`: CANDIDATE - BASE on the docs both ran; "
+              "95% intervals and p-values from a paired bootstrap of the design's units.")]
     if result["mismatches"]:
         heading = "Differences overridden by --allow-mismatch:" if result["allow_mismatch"] else "Refused, the runs differ:"
         lines += ["", heading, *[f"- {text}" for text in result["mismatches"][:10]]]

@@ -38,7 +38,13 @@ def run_compare(args: argparse.Namespace) -> int:
     """Runs the comparison and the gate; returns the exit status (0 pass, 1 regression, 2 could not compare)."""
     for variable, value in SINGLE_THREADED_BLAS.items():  # read when numpy loads, i.e. just below
         os.environ.setdefault(variable, value)
-    from symphony_bench.plugin.compare import GateRule, apply_gate, compare_runs, exit_status, write_outputs
+    from symphony_bench.plugin.compare import (
+        GateRule,
+        apply_gate,
+        compare_runs,
+        exit_status,
+        write_outputs,
+    )
 
     if args.n_boot < 2:
         raise ValueError(f"--n-boot must be at least 2, got {args.n_boot}")

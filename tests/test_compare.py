@@ -13,19 +13,33 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
 from chat_server import serve_chat
 from conftest import expected_association, read_samples, run_lm_eval
+from scipy import stats
 from symphony_bench.metrics import analyse
-from symphony_bench.plugin.compare import GateRule, apply_gate, change_rows, compare_runs, json_ready, read_task
+from symphony_bench.plugin.compare import (
+    GateRule,
+    change_rows,
+    compare_runs,
+    json_ready,
+    read_task,
+)
 from symphony_bench.plugin.compare_command import add_command, run_compare
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
-from symphony_bench.plugin.grounding.records import choice_record, harness_scores, set_record
+from symphony_bench.plugin.grounding.records import (
+    choice_record,
+    harness_scores,
+    set_record,
+)
 from symphony_bench.plugin.report import sample_record
 from symphony_bench.plugin.symphony_bias import text
-from symphony_bench.plugin.symphony_bias.records import LOGPROB, RECOGNITION, records_to_data, score_record
+from symphony_bench.plugin.symphony_bias.records import (
+    LOGPROB,
+    RECOGNITION,
+    records_to_data,
+    score_record,
+)
 
 STAMP = "2026-12-01T00-00-00.000000"
 NEUTRAL, MALE_ANSWER, FEMALE_ANSWER = (3, 3, 3), (5, 2, 3), (2, 5, 3)
@@ -89,7 +103,7 @@ def test_likert_changes_equal_the_difference_of_two_independent_computations(min
                               **dict(zip(("male", "female", "non_binary"), r["scores"], strict=True))}
                              for r in records if r["instrument"]])
 
-    (base_gas, base_headline), (candidate_gas, candidate_headline) = (
+    (_, base_headline), (_, candidate_headline) = (
         expected_association(frame(records), stereotypes) for records in (base_records, candidate_records))
     metrics = body["tasks"]["symphony_bias_text_mini"]["metrics"]
     for name in ("mean_abs", "consistency_rate", "non_binary_gas", "invalid_rate"):
@@ -204,7 +218,7 @@ def test_logprob_and_recognition_tasks_compare_raw_calibrated_and_accuracy(mini_
     base = write_run(tmp_path / "base", {"lp": logprob(mini_docs, 1), "rec": recognition(base_flags)})
     candidate = write_run(tmp_path / "candidate", {"lp": logprob(mini_docs, 2), "rec": recognition(candidate_flags)})
     status, body, _ = compare(base, candidate)
-    assert {"lp", "lp:calibrated", "rec"} <= body["tasks"].keys()
+    assert status == 0 and {"lp", "lp:calibrated", "rec"} <= body["tasks"].keys()
     accuracy = body["tasks"]["rec"]["metrics"]["recognition_accuracy"]
     assert accuracy["change"] == pytest.approx(candidate_flags.mean() - base_flags.mean())
     gained = int(np.sum(candidate_flags & ~base_flags))

@@ -7,8 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats
-
-from symphony_bench.metrics import analyse, build_association_data, instrument_tests, point_estimates
+from symphony_bench.metrics import (
+    analyse,
+    build_association_data,
+    instrument_tests,
+    point_estimates,
+)
 from symphony_bench.metrics.association import bootstrap_weights
 from symphony_bench.metrics.grounding import clustered_mean, response_bias
 from symphony_bench.metrics.paired import (
