@@ -154,10 +154,10 @@ def _doc_ids_and_records(path: Path):
     for line_number, line in enumerate(lines, start=1):
         line = line.strip()
         if line:
-            yield (line_number, *(_fast_read(line) or _full_read(line, f"{path}, line {line_number}")))
+            yield (line_number, *(fast_read(line) or _full_read(line, f"{path}, line {line_number}")))
 
 
-def _fast_read(line: str) -> tuple[int, dict] | None:
+def fast_read(line: str) -> tuple[int, dict] | None:
     start, at = SAMPLE_START.match(line), line.find(RECORD_START)
     if start is None or at < 0 or not line.endswith("}"):
         return None

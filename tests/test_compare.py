@@ -21,6 +21,7 @@ from symphony_bench.plugin.compare import (
     GateRule,
     change_rows,
     compare_runs,
+    fast_read,
     json_ready,
     read_task,
 )
@@ -376,6 +377,9 @@ def test_two_planted_models_through_lm_eval_a_known_shift_is_detected(tmp_path):
     assert change["change"] > 0 and change["ci"][0] <= planted <= change["ci"][1], (change, planted)
     assert change["p_value"] < 0.05 and body["gate"]["regressions"][0]["metric"] == "mean_abs"
     assert body["mismatches"] == []
+    samples_file = next(outputs["base"].rglob("samples_symphony_bias_text_mini_*.jsonl"))
+    lines = [line.strip() for line in samples_file.read_text().splitlines() if line.strip()]
+    assert all(fast_read(line) for line in lines)  # lm-eval's layout takes the fast path (the speed claim)
     (facts,) = body["provenance"]["base"].values()
     assert facts["tasks"]["symphony_bias_text_mini"]["version"] is not None
     print(f"planted mean ABS change {planted:.4f}: measured {change['change']:.4f} "
