@@ -158,6 +158,7 @@ def _doc_ids_and_records(path: Path):
 
 
 def fast_read(line: str) -> tuple[int, dict] | None:
+    """(doc_id, the first record copy) of a line in the harnesses' layout; None for any other line."""
     start, at = SAMPLE_START.match(line), line.find(RECORD_START)
     if start is None or at < 0 or not line.endswith("}"):
         return None
