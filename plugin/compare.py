@@ -46,6 +46,7 @@ from symphony_bench.metrics.paired import (
 )
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.reporting import fmt, fmt_p, number
+from symphony_bench.plugin.core.run_facts import RUN_FIELDS
 from symphony_bench.plugin.grounding.records import (
     CHOICE,
     METRICS_BY_INTERFACE,
@@ -66,8 +67,9 @@ from symphony_bench.plugin.symphony_bias.records import (
     records_to_data,
 )
 
-# Record fields that hold the model's answer; every other field identifies the doc.
-ANSWER_FIELDS = frozenset({"error", "scores", "recognised", "named", "chosen"})
+# Record fields that hold the model's answer, and run facts (seed, data, package version) that
+# provenance compares by name; every other field identifies the doc.
+NOT_IDENTITY_FIELDS = frozenset({"error", "scores", "recognised", "named", "chosen", *RUN_FIELDS})
 EXIT_PASS, EXIT_REGRESSION, EXIT_CANNOT_COMPARE = 0, 1, 2
 ALPHA = 0.05
 
@@ -180,9 +182,9 @@ def _full_read(line: str, where: str) -> tuple[object, dict | None]:
 
 
 def same_doc(base: dict, candidate: dict) -> bool:
-    """The two records describe the same doc (every field but the answer agrees)."""
-    return base.keys() == candidate.keys() and all(
-        value == candidate[key] for key, value in base.items() if key not in ANSWER_FIELDS)
+    """The two records describe the same doc (every field but the answer and the run facts agrees)."""
+    return base.keys() - NOT_IDENTITY_FIELDS == candidate.keys() - NOT_IDENTITY_FIELDS and all(
+        value == candidate[key] for key, value in base.items() if key not in NOT_IDENTITY_FIELDS)
 
 
 @dataclass
@@ -221,7 +223,7 @@ def pair_docs(label: str, base: RunTask, candidate: RunTask) -> Pairing:
 
 
 def _differing_fields(base: dict, candidate: dict) -> list[str]:
-    keys = sorted((base.keys() | candidate.keys()) - ANSWER_FIELDS)
+    keys = sorted((base.keys() | candidate.keys()) - NOT_IDENTITY_FIELDS)
     return [f"{key} {base.get(key)!r} in BASE, {candidate.get(key)!r} in CANDIDATE" for key in keys
             if base.get(key) != candidate.get(key)]
 

@@ -189,6 +189,12 @@ def test_mismatched_runs_are_refused_naming_the_difference_unless_allowed(mini_d
     assert "t: 1 docs differ between the runs (first: doc 3, scenario_id" in body["mismatches"][0]
     body = compare(base, write_run(tmp_path / "more", {"t": records, "u": records}))[1]
     assert body["mismatches"] == ["task u only in CANDIDATE"]
+    # run facts in the records: the seed is refused by name (provenance), a newer package version is not
+    newer = [dict(r, symphony_bench_version="9.9", seed=42) for r in records]
+    assert compare(base, write_run(tmp_path / "newer", {"t": newer}))[1]["mismatches"] == []
+    reseeded = [dict(r, seed=7) for r in records]
+    body = compare(base, write_run(tmp_path / "reseeded", {"t": reseeded}, seed=7))[1]
+    assert body["mismatches"] == ["t: seed is 42 in BASE, 7 in CANDIDATE"]
 
 
 def test_identical_runs_change_nothing(mini_docs, tmp_path):
