@@ -14,7 +14,7 @@ from pathlib import Path
 
 from symphony_bench.hub_upload import commands as builder_commands
 from symphony_bench.plugin.core.atomic import Terminated
-from symphony_bench.plugin import export, leaderboard
+from symphony_bench.plugin import compare_command, export, leaderboard
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.tcav import command as tcav_command
 
@@ -123,6 +123,7 @@ def parser() -> argparse.ArgumentParser:
     _add_report_commands(commands)
     builder_commands.add_commands(commands)
     tcav_command.add_commands(commands)
+    compare_command.add_command(commands)
     leaderboard.add_command(commands)
     export.add_command(commands)
     return root

@@ -28,10 +28,19 @@ def add_command(subparsers) -> None:
     command.add_argument("--allow-mismatch", action="store_true",
                          help="compare the shared docs even when task versions, data, seeds or docs differ (recorded)")
     command.add_argument("--json", type=Path, help="write the comparison as JSON here")
-    command.add_argument("--markdown", type=Path, help="write a short Markdown summary (a PR comment) here")
+    command.add_argument("--markdown", type=Path, help="write a short Markdown summary (a PR comment) here, with a "
+                         "forest plot of the changes in <stem>_plots/ beside it")
     command.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
     command.add_argument("--seed", type=int, default=20240611, help="bootstrap seed (default 20240611)")
     command.set_defaults(run=run_compare)
+
+
+def write_markdown_with_plots(markdown: str, rows: list[dict], path: Path) -> None:
+    """The summary, then the forest plot of changes (PNG + SVG in <stem>_plots/ beside it)."""
+    from symphony_bench.plugin.core.atomic import write_text_atomically
+    from symphony_bench.plugin.plots import compare_plots_section
+
+    write_text_atomically(path, "\n".join([markdown, *compare_plots_section(rows, path)]))
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -41,6 +50,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from symphony_bench.plugin.compare import (
         GateRule,
         apply_gate,
+        change_rows,
         compare_runs,
         exit_status,
         write_outputs,
@@ -51,7 +61,9 @@ def run_compare(args: argparse.Namespace) -> int:
     rules = [GateRule.parse(text) for text in args.fail_on]
     result = compare_runs(args.base_run, args.candidate_run, args.allow_mismatch, args.n_boot, args.seed)
     gate = apply_gate(result, rules)
-    markdown = write_outputs(result, gate, args.json, args.markdown)
+    markdown = write_outputs(result, gate, args.json, None)
+    if args.markdown:
+        write_markdown_with_plots(markdown, change_rows(result), args.markdown)
     print(markdown)
     if not result["compared"]:
         print("symphony-bench: error: the runs are not comparable item by item (--allow-mismatch compares the shared "
