@@ -52,12 +52,8 @@ from symphony_bench.plugin.grounding.records import (
     METRICS_BY_INTERFACE,
     SCORE_KEY,
 )
-from symphony_bench.plugin.provenance import COMPARED_FIELDS, provenance
-from symphony_bench.plugin.report import (
-    SECTION_OF_KIND,
-    latest_sample_files,
-    sample_record,
-)
+from symphony_bench.plugin.provenance import COMPARED_FIELDS, SamplesContent, provenance
+from symphony_bench.plugin.report import SECTION_OF_KIND, latest_sample_files
 from symphony_bench.plugin.symphony_bias.logprob import split_records
 from symphony_bench.plugin.symphony_bias.records import (
     LIKERT,
@@ -117,7 +113,7 @@ def without_cyclic_gc():
 def read_task(path: Path, task: str) -> RunTask | None:
     """The file's records by doc_id, each checked by its benchmark; None if no line holds one of ours
     (another task's file). Like `symphony-bench report`, every line must then hold the same kind."""
-    lines = list(_doc_ids_and_records(path))
+    lines = SamplesContent.read(path).lines  # shared with provenance and the leaderboard: read once
     kinds = [record["kind"] for _, _, record in lines if record is not None]
     if not kinds:
         return None
@@ -135,50 +131,6 @@ def read_task(path: Path, task: str) -> RunTask | None:
             raise DataFileError(f"{where}: doc_id {doc_id} appears twice")
         records[doc_id] = record
     return RunTask(task, kinds[0], path, records)
-
-
-# Both harnesses write each sample with json.dumps' default separators, doc_id first, and our record
-# (its "kind" first) under every metric name: 6-10 copies, plus the doc and prompt in lm-eval's
-# files. Decoding only the first copy is several times faster than the whole line; a line that does
-# not look like that is decoded whole.
-SAMPLE_START = re.compile(r'\{"doc_id": (-?\d+)[,}]')
-RECORD_START = '{"kind": "'
-_DECODER = json.JSONDecoder()
-
-
-def _doc_ids_and_records(path: Path):
-    """(line number, doc_id, our record or None) of each non-blank line."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = list(handle)
-    except UnicodeDecodeError as error:
-        raise DataFileError(f"{path}: not UTF-8 text ({error})") from error
-    for line_number, line in enumerate(lines, start=1):
-        line = line.strip()
-        if line:
-            yield (line_number, *(fast_read(line) or _full_read(line, f"{path}, line {line_number}")))
-
-
-def fast_read(line: str) -> tuple[int, dict] | None:
-    """(doc_id, the first record copy) of a line in the harnesses' layout; None for any other line."""
-    start, at = SAMPLE_START.match(line), line.find(RECORD_START)
-    if start is None or at < 0 or not line.endswith("}"):
-        return None
-    try:
-        record, _ = _DECODER.raw_decode(line, at)
-    except ValueError:
-        return None
-    return (int(start[1]), record) if record.get("kind") in SECTION_OF_KIND else None
-
-
-def _full_read(line: str, where: str) -> tuple[object, dict | None]:
-    try:
-        sample = json.loads(line)
-    except ValueError as error:
-        raise DataFileError(f"{where}: not valid JSON ({error})") from error
-    if not isinstance(sample, dict):
-        return None, None
-    return sample.get("doc_id"), sample_record(sample)
 
 
 def same_doc(base: dict, candidate: dict) -> bool:

@@ -3,9 +3,10 @@ makes two runs incomparable, with one hash over all of it.
 
 Read from a model folder (the folder a harness writes one model's files into): the newest results
 file (lm-eval `results_<time>.json`, lmms-eval `<time>_results.json`) and, per task, the newest
-samples file. lm-eval samples carry the doc; lmms-eval samples carry only our per-doc records, so a
-task fact is looked up in the doc first, then in the record. A fact recorded nowhere is None (JSON
-null), never "N/A".
+samples file. Every per-doc record copies the run's facts from its doc (plugin.core.run_facts);
+lmms-eval samples carry only those records, lm-eval samples the doc too. A task fact is the one
+value that the records and the docs of the file's first and last lines hold (an error naming the
+file if they disagree; see SamplesContent). A fact recorded nowhere is None (JSON null), never "N/A".
 """
 
 from __future__ import annotations
@@ -139,17 +140,27 @@ def read_json(path: Path) -> dict:
 
 
 class SamplesContent:
-    """The docs (lm-eval samples only) and our per-doc records of one samples file, in file order and
-    by the harness's doc_id. Files are parsed once per process while unchanged (the leaderboard's
-    paired tests read them again)."""
+    """One samples file, read once per process while unchanged and shared by `compare`, `leaderboard`
+    (its paired tests) and provenance: per non-blank line (line number, doc_id, our per-doc record or
+    None); the records in file order and by the harness's doc_id; and the docs (lm-eval samples only)
+    of the first and last lines.
 
-    def __init__(self, path: Path | None, docs: list[dict], records: list[dict], records_by_doc_id: dict[int, dict]):
-        self.path, self.docs, self.records, self.records_by_doc_id = path, docs, records, records_by_doc_id
+    Only those two docs are decoded (a full suite's docs and prompts are most of its samples files):
+    a run's facts are constant per task by construction (computed once per doc build) and every
+    per-doc record copies them (plugin.core.run_facts), so `value` checks them on every record of
+    the file, and the docs of its ends catch what the records do not hold (files written before the
+    records carried the facts; a file of two runs appended disagrees at its ends)."""
+
+    def __init__(self, path: Path | None, lines: list[tuple[int, object, dict | None]], docs: list[dict]):
+        self.path, self.lines, self.docs = path, lines, docs
+        self.records = [record for _, _, record in lines if record is not None]
+        self.records_by_doc_id = {doc_id: record for _, doc_id, record in lines
+                                  if record is not None and isinstance(doc_id, int)}
 
     @classmethod
     def read(cls, path: Path | None) -> SamplesContent:
         if path is None:
-            return cls(None, [], [], {})
+            return cls(None, [], [])
         try:
             stat = path.stat()
         except OSError as error:
@@ -157,41 +168,74 @@ class SamplesContent:
         return _parsed_samples(path, stat.st_mtime_ns, stat.st_size)
 
     def value(self, field: str):
-        """A per-run fact from the docs, else from the records: one value across the file, or None."""
-        values = [doc.get(field) for doc in self.docs] or [record.get(field) for record in self.records]
-        return single_value(values, self.path)
+        """A per-run fact: the one value of the end docs, else of the records (None if none holds it);
+        an error if the docs, or the records, disagree among themselves."""
+        from_docs = single_value([doc.get(field) for doc in self.docs], self.path)
+        from_records = single_value([record.get(field) for record in self.records], self.path)
+        return from_records if from_docs is None else from_docs
 
 
 @functools.lru_cache(maxsize=512)
 def _parsed_samples(path: Path, modified_ns: int, size: int) -> SamplesContent:
-    """(modified_ns and size key the cache: a rewritten file is parsed again.)"""
+    """(modified_ns and size key the cache: a rewritten file is read again.)"""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            texts = [(line_number, line.strip()) for line_number, line in enumerate(handle, start=1)]
+    except UnicodeDecodeError as error:
+        raise DataFileError(f"{path}: not UTF-8 text ({error})") from error
+    except OSError as error:
+        raise DataFileError(f"{path}: cannot read ({error})") from error
+    texts = [(line_number, text) for line_number, text in texts if text]
+    lines = [(line_number, *(fast_read(text) or _full_read(text, f"{path}, line {line_number}")))
+             for line_number, text in texts]
+    ends = texts[:1] + texts[1:][-1:]
+    docs = [doc for line_number, text in ends
+            if isinstance(doc := _full_sample(text, f"{path}, line {line_number}").get("doc"), dict)]
+    return SamplesContent(path, lines, docs)
+
+
+# Both harnesses write each sample with json.dumps' default separators, doc_id first, and our record
+# (its "kind" first) under every metric name: 6-10 copies, plus the doc and prompt in lm-eval's
+# files. Decoding only the first copy is several times faster than the whole line; a line that does
+# not look like that is decoded whole.
+SAMPLE_START = re.compile(r'\{"doc_id": (-?\d+)[,}]')
+RECORD_START = '{"kind": "'
+_DECODER = json.JSONDecoder()
+
+
+@functools.cache
+def _record_kinds() -> frozenset[str]:
+    from symphony_bench.plugin.report import SECTION_OF_KIND
+
+    return frozenset(SECTION_OF_KIND)
+
+
+def fast_read(line: str) -> tuple[int, dict] | None:
+    """(doc_id, the first record copy) of a line in the harnesses' layout; None for any other line."""
+    start, at = SAMPLE_START.match(line), line.find(RECORD_START)
+    if start is None or at < 0 or not line.endswith("}"):
+        return None
+    try:
+        record, _ = _DECODER.raw_decode(line, at)
+    except ValueError:
+        return None
+    return (int(start[1]), record) if record.get("kind") in _record_kinds() else None
+
+
+def _full_sample(line: str, where: str) -> dict:
+    try:
+        sample = json.loads(line)
+    except ValueError as error:
+        raise DataFileError(f"{where}: not valid JSON ({error})") from error
+    return sample if isinstance(sample, dict) else {}
+
+
+def _full_read(line: str, where: str) -> tuple[object, dict | None]:
+    """(doc_id, our record) of a line decoded whole; (None, None) for JSON that is not an object."""
     from symphony_bench.plugin.report import sample_record
 
-    docs, records, by_doc_id = [], [], {}
-    for _, sample in _json_lines(path):
-        if not isinstance(sample, dict):
-            continue
-        if isinstance(sample.get("doc"), dict):
-            docs.append(sample["doc"])
-        record = sample_record(sample)
-        if record is not None:
-            records.append(record)
-            if isinstance(sample.get("doc_id"), int):
-                by_doc_id[sample["doc_id"]] = record
-    return SamplesContent(path, docs, records, by_doc_id)
-
-
-def _json_lines(path: Path):
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise DataFileError(f"{path}: cannot read ({error})") from error
-    for line_number, line in enumerate(lines, start=1):
-        if line.strip():
-            try:
-                yield line_number, json.loads(line)
-            except ValueError as error:
-                raise DataFileError(f"{path}, line {line_number}: not valid JSON ({error})") from error
+    sample = _full_sample(line, where)
+    return sample.get("doc_id"), sample_record(sample) if sample else None
 
 
 def task_provenance(task: str, results: dict, content: SamplesContent) -> dict:
@@ -202,7 +246,7 @@ def task_provenance(task: str, results: dict, content: SamplesContent) -> dict:
         "hash": known((results.get("task_hashes") or {}).get(task)),
         "dataset_repo": content.value("dataset_repo") or dataset_repo(config.get("dataset_path")),
         "dataset_revision": content.value("dataset_revision") or known(dataset_kwargs.get("revision")),
-        "stereotype_table_sha256": stereotype_table_sha256(content.docs or content.records),
+        "stereotype_table_sha256": stereotype_table_sha256(content.records or content.docs),
         "scenario_set_sha256": content.value("scenario_set_sha256"),
         "seed": content.value("seed"),
     }
@@ -215,6 +259,10 @@ def dataset_repo(dataset_path) -> str | None:
 
 def single_value(values: list, where: Path | None):
     """The one known value among `values`, None if none is known; an error naming `where` if they differ."""
+    try:  # a run's values are mostly one repeated text or number: JSON-encode each distinct one once
+        values = [value for _, value in {(type(value), value) for value in values}]
+    except TypeError:  # unhashable values (lists, dicts)
+        pass
     distinct = {json.dumps(value, sort_keys=True) for value in values if known(value) is not None}
     if len(distinct) > 1:
         raise DataFileError(f"{where}: docs of one run disagree on a fact that must be constant: {sorted(distinct)[:3]}")

@@ -21,7 +21,6 @@ from symphony_bench.plugin.compare import (
     GateRule,
     change_rows,
     compare_runs,
-    fast_read,
     json_ready,
     read_task,
 )
@@ -33,6 +32,7 @@ from symphony_bench.plugin.grounding.records import (
     harness_scores,
     set_record,
 )
+from symphony_bench.plugin.provenance import fast_read
 from symphony_bench.plugin.report import sample_record
 from symphony_bench.plugin.symphony_bias import text
 from symphony_bench.plugin.symphony_bias.records import (
