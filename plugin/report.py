@@ -10,7 +10,6 @@ records into report entries, links tasks of one model folder, and renders its en
 from __future__ import annotations
 
 import collections
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,9 +66,11 @@ def sample_record(sample: dict) -> dict | None:
 def read_task_records(path: Path, task: str, label: str) -> TaskRecords | None:
     """The records of a samples file; None if no line holds one of ours (another task's file).
     A line without the file's kind of record, or a record its benchmark cannot use, is an error
-    naming the file and line."""
-    found = [(line_number, sample_record(sample) if isinstance(sample, dict) else None)
-             for line_number, sample in _samples(path)]
+    naming the file and line. The file is read once per process (plugin.provenance.SamplesContent,
+    shared with provenance, `compare` and the leaderboard's paired tests)."""
+    from symphony_bench.plugin.provenance import SamplesContent
+
+    found = [(line_number, record) for line_number, _, record in SamplesContent.read(path).lines]
     records = [record for _, record in found if record is not None]
     if not records:
         return None
@@ -81,22 +82,6 @@ def read_task_records(path: Path, task: str, label: str) -> TaskRecords | None:
         if problem:
             raise DataFileError(f"{path}, line {line_number}: {kind} record: {problem}")
     return TaskRecords(task, label, kind, records, path)
-
-
-def _samples(path: Path):
-    """(line number, parsed JSON) of each non-blank line."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = list(handle)
-    except UnicodeDecodeError as error:
-        raise DataFileError(f"{path}: not UTF-8 text ({error})") from error
-    for line_number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            yield line_number, json.loads(line)
-        except ValueError as error:
-            raise DataFileError(f"{path}, line {line_number}: not valid JSON ({error})") from error
 
 
 def build_report(run_dir: Path, options: dict | None = None) -> Report:
