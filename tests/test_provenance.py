@@ -142,3 +142,30 @@ def test_bad_folders_name_the_file(tmp_path):
 def test_canonical_hash_ignores_key_order():
     assert canonical_sha256({"a": 1, "b": [1, None]}) == canonical_sha256({"b": [1, None], "a": 1})
     assert canonical_sha256({"a": 1}) != canonical_sha256({"a": 1.5})
+
+
+def test_run_facts_are_checked_on_every_record_and_at_the_files_ends(tmp_path):
+    """Only the first and last lines' docs are decoded; the records (which copy the run facts) are
+    checked on every line, and a file of two runs appended disagrees at its ends."""
+    records_seed = [dict(likert_record("harp", "female"), seed=5) for _ in range(4)]
+    records_seed[2]["seed"] = 6  # a line in the middle whose record names another seed
+    folder = tmp_path / "lmms"
+    folder.mkdir()
+    (folder / "20261201_125816_results.json").write_text(json.dumps({"configs": {"t": {}}, "config": {}}))
+    (folder / "20261201_125816_samples_t.jsonl").write_text(
+        "\n".join(json.dumps({"doc_id": k, "mean_abs": record}) for k, record in enumerate(records_seed)))
+    with pytest.raises(DataFileError, match="20261201_125816_samples_t.jsonl: docs of one run disagree"):
+        provenance(folder)
+    appended = write_lm_eval_folder(tmp_path / "appended", DOCS + [{**doc, "seed": 99} for doc in DOCS])
+    with pytest.raises(DataFileError, match="samples_symphony_bias_text_mini"):
+        provenance(appended)
+
+
+def test_the_stereotype_table_covers_every_line_not_only_the_decoded_docs(tmp_path):
+    middle = {"instrument": "cello", "stereotype": "male", "seed": 1234, "scenario_set_sha256": "ef" * 32}
+    with_middle = provenance(write_lm_eval_folder(tmp_path / "a", [DOCS[0], middle, DOCS[1]]))
+    without = provenance(write_lm_eval_folder(tmp_path / "b", [DOCS[0], DOCS[1]]))
+    task = "symphony_bias_text_mini"
+    expected = canonical_sha256({"cello": "male", "drums": "male", "harp": "female"})
+    assert with_middle["tasks"][task]["stereotype_table_sha256"] == expected
+    assert without["tasks"][task]["stereotype_table_sha256"] != expected
