@@ -52,7 +52,12 @@ from symphony_bench.plugin.grounding.records import (
     METRICS_BY_INTERFACE,
     SCORE_KEY,
 )
-from symphony_bench.plugin.provenance import COMPARED_FIELDS, SamplesContent, provenance
+from symphony_bench.plugin.provenance import (
+    COMPARED_FIELDS,
+    SamplesContent,
+    forget_samples,
+    provenance,
+)
 from symphony_bench.plugin.report import SECTION_OF_KIND, latest_sample_files
 from symphony_bench.plugin.symphony_bias.logprob import split_records
 from symphony_bench.plugin.symphony_bias.records import (
@@ -311,9 +316,13 @@ def task_comparisons(label: str, base: list[dict], candidate: list[dict], n_boot
 def compare_runs(base_dir: Path, candidate_dir: Path, allow_mismatch: bool = False,
                  n_boot: int = DEFAULT_N_BOOTSTRAP, seed: int = DEFAULT_BOOTSTRAP_SEED) -> dict:
     """The comparison as a JSON-ready dict. "mismatches" lists every difference that makes the runs
-    incomparable; without `allow_mismatch` any of them stops the comparison ("compared": false)."""
+    incomparable; without `allow_mismatch` any of them stops the comparison ("compared": false).
+    The samples files read are dropped when it returns (plugin.provenance.forget_samples)."""
     with without_cyclic_gc():
-        return _compare_runs(base_dir, candidate_dir, allow_mismatch, n_boot, seed)
+        try:
+            return _compare_runs(base_dir, candidate_dir, allow_mismatch, n_boot, seed)
+        finally:
+            forget_samples()
 
 
 def _compare_runs(base_dir: Path, candidate_dir: Path, allow_mismatch: bool, n_boot: int, seed: int) -> dict:

@@ -67,12 +67,17 @@ def build_leaderboard(run_dirs: list[Path]) -> dict:
     """{"rows": [...], "rank_rule": text}; rows sorted by entry, then rank. A model folder reached
     through two RUN_DIRs (a folder and its parent) gives its rows once. The cyclic garbage collector
     is off meanwhile (plugin.compare.without_cyclic_gc: 50 full-size runs' records, none in a cycle,
-    took it about as long to rescan as everything else)."""
+    took it about as long to rescan as everything else), and the samples files read are dropped when
+    it returns (plugin.provenance.forget_samples)."""
     from symphony_bench.plugin.compare import without_cyclic_gc
+    from symphony_bench.plugin.provenance import forget_samples
 
     with without_cyclic_gc():
-        rows = list({(Path(row["run"]).resolve(), row["entry"]): row for run_dir in run_dirs for row in run_rows(run_dir)}.values())
-        rank_rows(rows, PairedTests().not_significant)
+        try:
+            rows = list({(Path(row["run"]).resolve(), row["entry"]): row for run_dir in run_dirs for row in run_rows(run_dir)}.values())
+            rank_rows(rows, PairedTests().not_significant)
+        finally:
+            forget_samples()
     unranked = len(rows) + 1  # after every rank (computed here: a list is empty while it sorts)
     rows.sort(key=lambda row: (row["task"], row["variant"] or "", row["rank"]["position"] or unranked, row["model"]))
     return {"rows": rows, "rank_rule": RANK_RULE}
