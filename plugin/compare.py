@@ -24,6 +24,7 @@ import contextlib
 import gc
 import json
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,29 +120,46 @@ def read_task(path: Path, task: str) -> RunTask | None:
     """The file's records by doc_id, each checked by its benchmark; None if no line holds one of ours
     (another task's file). Like `symphony-bench report`, every line must then hold the same kind."""
     lines = SamplesContent.read(path).lines  # shared with provenance and the leaderboard: read once
-    kinds = [record["kind"] for _, _, record in lines if record is not None]
-    if not kinds:
+    kind = next((record["kind"] for _, _, record in lines if record is not None), None)
+    if kind is None:
         return None
+    record_problem = SECTION_OF_KIND[kind].record_problem
     records: dict[int, dict] = {}
     for line_number, doc_id, record in lines:
-        where = f"{path}, line {line_number}"
-        if record is None or record["kind"] != kinds[0]:
-            raise DataFileError(f"{where}: not a {kinds[0]} record like the other lines")
-        problem = SECTION_OF_KIND[kinds[0]].record_problem(record)
+        if record is None or record["kind"] != kind:
+            raise DataFileError(f"{path}, line {line_number}: not a {kind} record like the other lines")
+        problem = record_problem(record)
         if problem:
-            raise DataFileError(f"{where}: {kinds[0]} record: {problem}")
-        if not isinstance(doc_id, int) or isinstance(doc_id, bool):
-            raise DataFileError(f"{where}: no integer doc_id (needed to pair docs across runs)")
+            raise DataFileError(f"{path}, line {line_number}: {kind} record: {problem}")
+        if type(doc_id) is not int and (not isinstance(doc_id, int) or isinstance(doc_id, bool)):
+            raise DataFileError(f"{path}, line {line_number}: no integer doc_id (needed to pair docs across runs)")
         if doc_id in records:
-            raise DataFileError(f"{where}: doc_id {doc_id} appears twice")
+            raise DataFileError(f"{path}, line {line_number}: doc_id {doc_id} appears twice")
         records[doc_id] = record
-    return RunTask(task, kinds[0], path, records)
+    return RunTask(task, kind, path, records)
 
 
 def same_doc(base: dict, candidate: dict) -> bool:
     """The two records describe the same doc (every field but the answer and the run facts agrees)."""
+    layout = tuple(base)
+    if layout == tuple(candidate):  # the usual case: one layout per task; its identity fields compared in C
+        identity = _IDENTITY_OF_LAYOUT.get(layout)
+        if identity is None:
+            identity = _identity_getter(layout)
+            if len(_IDENTITY_OF_LAYOUT) < 256:
+                _IDENTITY_OF_LAYOUT[layout] = identity
+        return identity(base) == identity(candidate)
     return base.keys() - NOT_IDENTITY_FIELDS == candidate.keys() - NOT_IDENTITY_FIELDS and all(
         value == candidate[key] for key, value in base.items() if key not in NOT_IDENTITY_FIELDS)
+
+
+_IDENTITY_OF_LAYOUT: dict[tuple, object] = {}
+
+
+def _identity_getter(layout: tuple):
+    """A function of a record of this key layout: the tuple of its identity fields."""
+    keys = [key for key in layout if key not in NOT_IDENTITY_FIELDS]
+    return (lambda record: tuple(record[key] for key in keys)) if len(keys) < 2 else operator.itemgetter(*keys)
 
 
 @dataclass

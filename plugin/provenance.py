@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import math
 import re
@@ -171,7 +172,7 @@ class SamplesContent:
         """A per-run fact: the one value of the end docs, else of the records (None if none holds it);
         an error if the docs, or the records, disagree among themselves."""
         from_docs = single_value([doc.get(field) for doc in self.docs], self.path)
-        from_records = single_value([record.get(field) for record in self.records], self.path)
+        from_records = single_value(list(map(dict.get, self.records, itertools.repeat(field))), self.path)
         return from_records if from_docs is None else from_docs
 
 
@@ -186,15 +187,18 @@ def _parsed_samples(path: Path, modified_ns: int, size: int) -> SamplesContent:
     """(modified_ns and size key the cache: a rewritten file is read again.)"""
     try:
         with open(path, encoding="utf-8") as handle:
-            texts = [(line_number, line.strip()) for line_number, line in enumerate(handle, start=1)]
+            raw_lines = list(handle)
     except UnicodeDecodeError as error:
         raise DataFileError(f"{path}: not UTF-8 text ({error})") from error
     except OSError as error:
         raise DataFileError(f"{path}: cannot read ({error})") from error
-    texts = [(line_number, text) for line_number, text in texts if text]
-    lines = [(line_number, *(fast_read(text) or _full_read(text, f"{path}, line {line_number}")))
-             for line_number, text in texts]
-    ends = texts[:1] + texts[1:][-1:]
+    lines, first, last = [], None, None
+    for line_number, line in enumerate(raw_lines, start=1):
+        text = line.strip()
+        if text:
+            lines.append((line_number, *(fast_read(text) or _full_read(text, f"{path}, line {line_number}"))))
+            first, last = first or (line_number, text), (line_number, text)
+    ends = [] if first is None else [first] if last[0] == first[0] else [first, last]
     docs = [doc for line_number, text in ends
             if isinstance(doc := _full_sample(text, f"{path}, line {line_number}").get("doc"), dict)]
     return SamplesContent(path, lines, docs)
@@ -266,7 +270,7 @@ def dataset_repo(dataset_path) -> str | None:
 def single_value(values: list, where: Path | None):
     """The one known value among `values`, None if none is known; an error naming `where` if they differ."""
     try:  # a run's values are mostly one repeated text or number: JSON-encode each distinct one once
-        values = [value for _, value in {(type(value), value) for value in values}]
+        values = [value for _, value in set(zip(map(type, values), values))]
     except TypeError:  # unhashable values (lists, dicts)
         pass
     distinct = {json.dumps(value, sort_keys=True) for value in values if known(value) is not None}
