@@ -210,7 +210,7 @@ def _parsed_samples(path: Path, modified_ns: int, size: int) -> SamplesContent:
 # not look like that is decoded whole.
 SAMPLE_START = re.compile(r'\{"doc_id": (-?\d+)[,}]')
 RECORD_START = '{"kind": "'
-_DECODER = json.JSONDecoder()
+_SCAN_ONCE = json.JSONDecoder().scan_once
 
 
 @functools.cache
@@ -226,8 +226,8 @@ def fast_read(line: str) -> tuple[int, dict] | None:
     if start is None or at < 0 or not line.endswith("}"):
         return None
     try:
-        record, _ = _DECODER.raw_decode(line, at)
-    except ValueError:
+        record, _ = _SCAN_ONCE(line, at)  # what JSONDecoder.raw_decode calls, without its Python frame
+    except (StopIteration, ValueError):
         return None
     return (int(start[1]), record) if record.get("kind") in _record_kinds() else None
 
