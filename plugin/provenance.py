@@ -155,8 +155,10 @@ class SamplesContent:
     def __init__(self, path: Path | None, lines: list[tuple[int, object, dict | None]], docs: list[dict]):
         self.path, self.lines, self.docs = path, lines, docs
         self.records = [record for _, _, record in lines if record is not None]
-        self.records_by_doc_id = {doc_id: record for _, doc_id, record in lines
-                                  if record is not None and isinstance(doc_id, int)}
+
+    @functools.cached_property
+    def records_by_doc_id(self) -> dict[int, dict]:
+        return {doc_id: record for _, doc_id, record in self.lines if record is not None and isinstance(doc_id, int)}
 
     @classmethod
     def read(cls, path: Path | None) -> SamplesContent:
@@ -172,7 +174,7 @@ class SamplesContent:
         """A per-run fact: the one value of the end docs, else of the records (None if none holds it);
         an error if the docs, or the records, disagree among themselves."""
         from_docs = single_value([doc.get(field) for doc in self.docs], self.path)
-        from_records = single_value(list(map(dict.get, self.records, itertools.repeat(field))), self.path)
+        from_records = single_value(_values(self.records, field), self.path)
         return from_records if from_docs is None else from_docs
 
 
@@ -180,6 +182,18 @@ def forget_samples() -> None:
     """Drops every samples file read so far: a command done with them frees them at once (a full
     suite's records left alive cost the cyclic garbage collector about a second per full pass)."""
     _parsed_samples.cache_clear()
+
+
+def _values(records: list[dict], field: str):
+    """The records' values of `field`: only the distinct ones where that loses nothing (texts and
+    None; 1, 1.0 and True would be one in a set)."""
+    try:
+        distinct = set(map(dict.get, records, itertools.repeat(field)))
+    except TypeError:  # unhashable values (lists, dicts)
+        distinct = None
+    if distinct is not None and all(value is None or type(value) is str for value in distinct):
+        return list(distinct)
+    return list(map(dict.get, records, itertools.repeat(field)))
 
 
 @functools.lru_cache(maxsize=512)
@@ -279,9 +293,22 @@ def single_value(values: list, where: Path | None):
     return json.loads(distinct.pop()) if distinct else None
 
 
+_ABSENT = object()
+
+
 def stereotype_table_sha256(items: list[dict]) -> str | None:
     """canonical_sha256 of {instrument: stereotype category} over the instruments the docs show (the
     instrument-free control docs left out); None for tasks whose docs carry no stereotype."""
+    try:  # the distinct (instrument, stereotype) pairs, gathered in C; the loop below where they do not decide
+        pairs = set(zip(map(dict.get, items, itertools.repeat("instrument")),
+                        map(dict.get, items, itertools.repeat("stereotype"), itertools.repeat(_ABSENT))))
+    except TypeError:  # an unhashable value
+        pairs = set()
+    kept = [(instrument, category) for instrument, category in pairs
+            if isinstance(instrument, str) and instrument and category is not _ABSENT]
+    table = dict(kept)
+    if kept and len(table) == len(kept) and all(type(category) is str for _, category in kept):
+        return canonical_sha256(table)
     table = {item["instrument"]: item["stereotype"] for item in items
              if isinstance(item.get("instrument"), str) and item["instrument"] and "stereotype" in item}
     return canonical_sha256(table) if table else None
