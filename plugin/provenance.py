@@ -149,8 +149,11 @@ class SamplesContent:
     Only those two docs are decoded (a full suite's docs and prompts are most of its samples files):
     a run's facts are constant per task by construction (computed once per doc build) and every
     per-doc record copies them (plugin.core.run_facts), so `value` checks them on every record of
-    the file, and the docs of its ends catch what the records do not hold (files written before the
-    records carried the facts; a file of two runs appended disagrees at its ends)."""
+    the file, and the stereotype table is built from every record (each names its instrument and
+    category). What is checked only at the file's ends: a fact that the docs hold and the records
+    do not (files written before the records carried the run facts), and a doc that disagrees with
+    its own record (the doc's value is taken, as before). A file of two runs appended still
+    disagrees at its ends."""
 
     def __init__(self, path: Path | None, lines: list[tuple[int, object, dict | None]], docs: list[dict]):
         self.path, self.lines, self.docs = path, lines, docs
