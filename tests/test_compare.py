@@ -374,8 +374,10 @@ def test_two_planted_models_through_lm_eval_a_known_shift_is_detected(tmp_path):
                         "tokenizer_backend=none,max_retries=1,num_concurrent=1", "symphony_bias_text_mini", outputs[name])
         finally:
             server.shutdown()
-    status, body, _ = compare(outputs["base"], outputs["candidate"], "--fail-on", "symphony_bias_text_mini:mean_abs:+0.02")
+    status, body, markdown = compare(outputs["base"], outputs["candidate"], "--fail-on", "symphony_bias_text_mini:mean_abs:+0.02")
     assert status == 1, body["gate"]
+    plots = re.findall(r"\]\((compare_plots/[^)]+)\)", markdown)  # the forest plot of changes, PNG + SVG
+    assert len(plots) == 2 and all((tmp_path / plot).stat().st_size > 0 for plot in plots)
     change = body["tasks"]["symphony_bias_text_mini"]["metrics"]["mean_abs"]
     stereotypes = {s["doc"]["instrument"]: s["doc"]["stereotype"]
                    for s in read_samples(outputs["base"], "symphony_bias_text_mini") if s["doc"]["instrument"]}
