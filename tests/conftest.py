@@ -14,10 +14,18 @@ import pytest
 from PIL import Image, ImageDraw
 
 from symphony_bench.plugin.cli import tasks_path
+from symphony_bench.plugin.core.errors import forget_announced
 from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.tiny_models import build_tiny_llama
 
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+@pytest.fixture(autouse=True)
+def no_repeated_errors_at_exit():
+    """Errors that tests provoke on purpose are not repeated when pytest exits."""
+    yield
+    forget_announced()
 
 
 @pytest.fixture(scope="session")

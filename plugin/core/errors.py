@@ -36,8 +36,14 @@ def announced(function):
     return wrapper
 
 
+def forget_announced() -> None:
+    """Drop the errors waiting to be repeated at exit (tests that provoke them on purpose)."""
+    _ANNOUNCED.clear()
+
+
 def _repeat_announced() -> None:
-    print("\n".join(dict.fromkeys(_ANNOUNCED)), file=sys.stderr, flush=True)
+    if _ANNOUNCED:
+        print("\n".join(dict.fromkeys(_ANNOUNCED)), file=sys.stderr, flush=True)
 
 
 def read_csv(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:
