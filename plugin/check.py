@@ -8,12 +8,10 @@ task, an entry in a results file and a non-empty samples file under RUN_DIR.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from symphony_bench.plugin.cli import TASKS_DIR
 from symphony_bench.plugin.core.errors import DataFileError
-
-TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks"
 
 
 def group_members() -> dict[str, list[str]]:
@@ -37,13 +35,9 @@ def expand(names: list[str], groups: dict[str, list[str]]) -> list[str]:
 
 
 def reported_tasks(run_dir: Path) -> set[str]:
-    tasks = set()
-    for path in run_dir.rglob("*results*.json"):
-        try:
-            tasks |= set(json.loads(path.read_text(encoding="utf-8")).get("results", {}))
-        except (ValueError, UnicodeDecodeError, AttributeError) as error:
-            raise DataFileError(f"{path}: not a harness results file ({error})") from error
-    return tasks
+    from symphony_bench.plugin.provenance import read_json
+
+    return {task for path in run_dir.rglob("*results*.json") for task in read_json(path).get("results") or {}}
 
 
 def sampled_tasks(run_dir: Path) -> set[str]:
