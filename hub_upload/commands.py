@@ -17,11 +17,28 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add `build` (one sub-command per dataset) and `import-upstream` to the `symphony-bench` commands."""
     build = subparsers.add_parser("build", help="build a dataset folder in Hugging Face Hub layout")
     datasets = build.add_subparsers(dest="dataset", required=True)
+    _add_build_text(datasets)
     _add_build_audio(datasets)
     _add_build_image(datasets)
     _add_build_openmic(datasets)
     _add_build_synthmic(datasets)
     _add_import_upstream(subparsers)
+    _add_publish(subparsers)
+
+
+# --- build symphony-bias-text --------------------------------------------------------------------
+
+
+def _add_build_text(datasets: argparse._SubParsersAction) -> None:
+    text = datasets.add_parser("symphony-bias-text", help="the text tasks' scenario templates, instruments and stereotype tables")
+    text.add_argument("--out", type=Path, required=True)
+    text.set_defaults(run=run_build_text)
+
+
+def run_build_text(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.symphony_bias_text import build
+
+    print(f"wrote {build(args.out)}")
 
 
 # --- build symphony-bias-audio -------------------------------------------------------------------
@@ -139,3 +156,25 @@ def run_import_upstream(args: argparse.Namespace) -> None:
 
     out = import_release(args.release, args.out)
     print(f"wrote {out} (images/, audio/)\n{describe_gaps(out)}")
+
+
+# --- publish -------------------------------------------------------------------------------------
+
+
+def _add_publish(subparsers: argparse._SubParsersAction) -> None:
+    publish = subparsers.add_parser("publish", help="publish a folder `symphony-bench build` wrote to a Hugging Face Hub "
+                                    "dataset repo, in one commit")
+    publish.add_argument("build_dir", type=Path, help="a folder written by `symphony-bench build`")
+    publish.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repo (created if needed)")
+    publish.add_argument("--revision", metavar="TAG", help="tag the published commit (a tag is never moved)")
+    publish.add_argument("--private", action="store_true", help="create the repo private")
+    publish.add_argument("--dry-run", action="store_true", help="check the folder and card, print the operations and "
+                         "the card, send nothing")
+    publish.add_argument("--token", help="a Hub token with write access (default: $HF_TOKEN or the saved login)")
+    publish.set_defaults(run=run_publish)
+
+
+def run_publish(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.publish import run
+
+    run(args)

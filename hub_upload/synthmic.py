@@ -243,7 +243,21 @@ def _write_csv(path: Path, rows: list[tuple], header: tuple[str, ...] | None = N
         writer.writerows(rows)
 
 
-README = """# SynthMIC (synthetic, OpenMIC-2018 layout)
+# The card's configs make the label and metadata tables loadable from the Hub; the audio stays as files.
+README = """---
+license: gpl-2.0
+pretty_name: SynthMIC (synthetic, OpenMIC-2018 layout)
+configs:
+- config_name: labels
+  data_files:
+  - split: train
+    path: {labels_csv}
+- config_name: metadata
+  data_files:
+  - split: train
+    path: {metadata_csv}
+---
+# SynthMIC (synthetic, OpenMIC-2018 layout)
 
 {clips} clips of 10 s, written by `symphony-bench build synthmic --clips {clips} --seed {seed}`. Each clip
 mixes 1-3 FluidSynth renders of General MIDI stand-ins for OpenMIC's 20 classes (TimGM6mb SoundFont,
@@ -284,6 +298,6 @@ def build(out: Path, clips: int = 100, seed: int = 0, soundfont: Path | None = N
             _write_csv(staging / name, [(spec.key,) for spec in specs if spec.split == split])
         substitutes = "\n".join(f"- {name}: {s.voice.substitute}" for name, s in STAND_INS.items() if s.voice.substitute)
         (staging / "README.md").write_text(README.format(
-            clips=clips, seed=seed, soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(), substitutes=substitutes,
+            labels_csv=LABELS_CSV, metadata_csv=METADATA_CSV, clips=clips, seed=seed, soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(), substitutes=substitutes,
         ))
     return Path(out)

@@ -23,6 +23,23 @@ def card_front_matter(pretty_name: str, licence: str) -> str:
     )
 
 
+def configs_front_matter(pretty_name: str, licence: str, configs: list[str]) -> str:
+    """The card's YAML header for several configs, each at data/<config>/test-*.parquet."""
+    entries = "".join(f"- config_name: {config}\n  data_files:\n  - split: test\n    path: data/{config}/test-*.parquet\n"
+                      for config in configs)
+    return f"---\nlicense: {licence}\npretty_name: {pretty_name}\nconfigs:\n{entries}---\n"
+
+
+def write_hub_configs(out: Path, tables: dict[str, list[dict]], card: str) -> Path:
+    """Several configs, `tables` = {config: rows}, each at data/<config>/test-00000-of-00001.parquet."""
+    with staged_directory(out) as staging:
+        for config, rows in tables.items():
+            (staging / "data" / config).mkdir(parents=True)
+            datasets.Dataset.from_list(rows).to_parquet(str(staging / "data" / config / "test-00000-of-00001.parquet"))
+        (staging / "README.md").write_text(card, encoding="utf-8")
+    return Path(out)
+
+
 def write_hub_folder(out: Path, rows: list[dict], card: str, casts: dict | None = None) -> Path:
     """`casts` maps column -> datasets feature (e.g. Audio(decode=False)) applied before writing."""
     dataset = datasets.Dataset.from_list(rows)

@@ -9,7 +9,7 @@ import hashlib
 import json
 from importlib import metadata
 
-RUN_FIELDS = ("seed", "scenario_set_sha256", "dataset_repo", "symphony_bench_version")
+RUN_FIELDS = ("seed", "scenario_set_sha256", "dataset_repo", "dataset_revision", "dataset_commit", "symphony_bench_version")
 
 
 @functools.lru_cache(maxsize=1)

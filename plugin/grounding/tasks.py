@@ -17,6 +17,7 @@ import datasets
 
 from symphony_bench.metrics.grounding import INVALID
 from symphony_bench.plugin.core.audio import audio_input
+from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_dataset, resolve
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_source
 from symphony_bench.plugin.core.options import read_options
@@ -51,13 +52,14 @@ INTERFACES = {
 }
 
 
-def benchmark_source() -> str:
-    source = read_options((BENCHMARK,))[BENCHMARK.name]
-    if not source:
-        raise DataFileError(
-            f"set {BENCHMARK.variable} to a folder built with `symphony-bench build openmic`, or to a Hub repo id in that layout"
-        )
-    return source
+BENCHMARK_YAML = "lmms_eval/instrument_grounding/_grounding_common_yaml"
+
+
+def benchmark_source() -> DatasetSource:
+    """The option's folder or repo id, else the Hub repo pinned in the task YAML."""
+    how_to_build = (f"build it locally with `symphony-bench build openmic --source OPENMIC --out DIR` and set "
+                    f"{BENCHMARK.variable}=DIR")
+    return resolve(read_options((BENCHMARK,))[BENCHMARK.name], pinned_dataset(BENCHMARK_YAML), how_to_build)
 
 
 @lru_cache(maxsize=8)
@@ -90,16 +92,18 @@ def task_docs(task: str) -> datasets.Dataset:
     """One config's rows plus prompt, options, gold and interface."""
     interface = INTERFACES[task]
     source = benchmark_source()
-    if unbuilt_config(source, interface.config):
+    folder = str(source.folder)
+    if unbuilt_config(folder, interface.config):
         raise DataFileError(
-            f"grounding_{task}: {source} has no {interface.config!r} config (it had no rows when built; a larger --max-clip-uses "
+            f"grounding_{task}: {source.repo} has no {interface.config!r} config (it had no rows when built; a larger --max-clip-uses "
             "may fill it). `symphony-bench tasks-path --harness lmms-eval` with SYMPHONY_GROUNDING set gives an "
             "instrument_grounding group of the tasks that were built"
         )
-    rows = benchmark_config(source, interface.config)
+    rows = benchmark_config(folder, interface.config)
     options, gold = _options_and_gold(rows, interface)
     added = {"prompt": rows[interface.prompt_column], "options": options, "gold": gold, "interface": [interface.kind] * len(rows),
-             "dataset_repo": [source] * len(rows), "symphony_bench_version": [package_version()] * len(rows)}
+             "symphony_bench_version": [package_version()] * len(rows),
+             **{field: [value] * len(rows) for field, value in source.facts().items()}}
     for column, values in added.items():
         rows = rows.add_column(column, values)
     return rows

@@ -25,9 +25,11 @@ from scipy.special import softmax
 
 from symphony_bench.metrics import AssociationData, analyse, contextual_calibration
 from symphony_bench.plugin.core.options import read_options
+from symphony_bench.plugin.core.text_set import TextSet
 from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
 from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED, LOGPROB_OPTIONS
 from symphony_bench.plugin.symphony_bias.records import LOGPROB, instrument_records, records_to_data, score_record
+from symphony_bench.plugin.symphony_bias.text_data import text_data
 from symphony_bench.plugin.symphony_bias.scenarios import (
     CONTROL,
     CONTROL_STEREOTYPE,
@@ -50,17 +52,18 @@ def build_docs(
     stereotypes: str = DEFAULT_STEREOTYPE_TABLE,
     symphony_seed: int = DEFAULT_SEED,
     symphony_order_seed: int | None = None,
+    text_set: TextSet | None = None,
 ) -> list[dict]:
     """Per scenario: the instrument-free baseline doc, then one doc per instrument.
 
     `symphony_order_seed` (default `symphony_seed`) shuffles only the order of the answer choices,
     which must not change any result: the context never shows it.
     """
-    table = load_stereotypes(stereotypes)
+    table = load_stereotypes(stereotypes, text_set)
     seed = symphony_seed
     order_seed = seed if symphony_order_seed is None else symphony_order_seed
     instruments = load_instruments()
-    selected = select_scenarios(subset, scenarios, seed)
+    selected = select_scenarios(subset, scenarios, seed, text_set)
     ids = [scenario.scenario_id for scenario in selected]
     orders = {i.name: balanced_orders(order_seed, i.name, ids) for i in (CONTROL, *instruments)}
     scenario_set = scenario_set_sha256(selected)
@@ -80,7 +83,9 @@ def _doc(scenario, instrument, stereotype, seed: int, order: list[str], scenario
 def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
     """`custom_dataset` entry point, called with the task's metadata + dataset_kwargs."""
     task_options = {key: kwargs[key] for key in TASK_OPTIONS if key in kwargs}
-    return {"test": datasets.Dataset.from_list(build_docs(**task_options, **read_options(LOGPROB_OPTIONS, kwargs)))}
+    text_set, facts = text_data(kwargs)
+    docs = build_docs(**task_options, **read_options(LOGPROB_OPTIONS, kwargs), text_set=text_set)
+    return {"test": datasets.Dataset.from_list([{**doc, **facts} for doc in docs])}
 
 
 def doc_to_choice(doc: dict) -> list[str]:

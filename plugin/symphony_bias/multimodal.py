@@ -22,14 +22,14 @@ dataset is replaced by each task's `process_docs`.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from pathlib import Path
 
 import datasets
 from PIL import Image, ImageOps
 
 from symphony_bench.plugin.core.audio import audio_input
+from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_dataset, resolve
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_source
 from symphony_bench.plugin.core.options import read_options
@@ -75,18 +75,21 @@ MODALITIES = {
 IMPORTED_SUBFOLDER = {"audio": "audio", "image": "images"}  # what `import-upstream --out DIR` writes in DIR
 
 
-def stimulus_source(modality: Modality) -> str:
-    """The option's folder or repo id; `import-upstream`'s output folder stands for its subfolder."""
+STIMULUS_SET_YAML = {"audio": "lmms_eval/symphony_bias_multimodal/_audio_likert_yaml",
+                     "image": "lmms_eval/symphony_bias_multimodal/_image_likert_yaml"}
+
+
+def stimulus_source(modality: Modality) -> DatasetSource:
+    """The option's folder or repo id, else the Hub repo pinned in the task YAML. `import-upstream`'s
+    output folder stands for its subfolder."""
     option = STIMULUS_OPTIONS[modality.name]
-    source = read_options((option,))[option.name]
-    if not source:
-        raise DataFileError(
-            f"set {option.variable} to a folder built with `symphony-bench build symphony-bias-{modality.name}` "
-            "or `symphony-bench import-upstream`, or to a Hub repo id in that layout"
-        )
-    imported = Path(source).expanduser() / IMPORTED_SUBFOLDER[modality.name]
-    if not (Path(source).expanduser() / "data").is_dir() and (imported / "data").is_dir():
-        return str(imported)
+    value = read_options((option,))[option.name]
+    how_to_build = (f"build it locally with `symphony-bench build symphony-bias-{modality.name} --out DIR` (or "
+                    f"`symphony-bench import-upstream`) and set {option.variable}=DIR (lm-eval: --metadata {option.name}=DIR)")
+    source = resolve(value, pinned_dataset(STIMULUS_SET_YAML[modality.name]), how_to_build)
+    imported = source.folder / IMPORTED_SUBFOLDER[modality.name]
+    if not (source.folder / "data").is_dir() and (imported / "data").is_dir():
+        return replace(source, folder=imported)
     return source
 
 
@@ -104,14 +107,14 @@ def stimulus_table(source: str, modality_name: str) -> datasets.Dataset:
 def stimuli(modality: Modality) -> list[dict]:
     """(instrument, stimulus_id, index, source) of every stimulus, in the set's order."""
     source = stimulus_source(modality)
-    table = stimulus_table(source, modality.name)
+    table = stimulus_table(str(source.folder), modality.name)
     instruments, ids = table["instrument"], table[modality.id_column]
     unknown = sorted(set(instruments) - {instrument.name for instrument in load_instruments()})
     if unknown:
-        raise DataFileError(f"{source}: instruments not among the 22: {unknown}")
+        raise DataFileError(f"{source.folder}: instruments not among the 22: {unknown}")
     return [
-        {"instrument": instrument, "stimulus_id": stimulus_id, "stimulus_index": index, "stimulus_source": source,
-         "dataset_repo": source}
+        {"instrument": instrument, "stimulus_id": stimulus_id, "stimulus_index": index,
+         "stimulus_source": str(source.folder), **source.facts()}
         for index, (instrument, stimulus_id) in enumerate(zip(instruments, ids, strict=True))
     ]
 

@@ -18,15 +18,11 @@ from pathlib import Path
 
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.run_facts import content_sha256, package_version
+from symphony_bench.plugin.core.text_set import STEREOTYPE_COLUMNS, TextSet, embedded_text_set
 from symphony_bench.plugin.core.vocabulary import GENDERS, STEREOTYPE_CATEGORIES, Instrument, instrument_names
 
-DATA_DIR = Path(__file__).parent / "data"
 SLOT = "{instrument}"  # the indefinite noun phrase
 NOUN_SLOT = "{noun}"  # the bare noun, after a determiner kept from the sentence
-BUILTIN_STEREOTYPE_TABLES = {
-    "paper": DATA_DIR / "stereotypes_paper_v1.csv",
-    "upstream_code": DATA_DIR / "stereotypes_upstream_code_v1.csv",
-}
 DEFAULT_STEREOTYPE_TABLE = "paper"
 # "an instrument" wherever it is, else "the / their instrument" that is not part of a compound noun
 _UPSTREAM_INDEFINITE = re.compile(r"\b[Aa]n instrument\b")
@@ -52,24 +48,28 @@ class Scenario:
         return sentence[:1].upper() + sentence[1:]
 
 
-def load_stereotypes(table: str | Path = DEFAULT_STEREOTYPE_TABLE) -> dict[str, Stereotype]:
-    """A built-in table by name ("paper", "upstream_code") or a CSV path with columns
-    instrument, category (female/male/none), source. It must cover exactly the 22 instruments."""
-    path = BUILTIN_STEREOTYPE_TABLES.get(str(table), Path(table))
-    rows = read_csv(path, ("instrument", "category", "source"))
+def load_stereotypes(table: str | Path = DEFAULT_STEREOTYPE_TABLE, text_set: TextSet | None = None) -> dict[str, Stereotype]:
+    """A table of the text set by name ("paper", "upstream_code"; default: the embedded set) or a
+    CSV path with columns instrument, category (female/male/none), source. It must cover exactly the
+    22 instruments."""
+    text_set = text_set or embedded_text_set()
+    if str(table) in text_set.stereotype_tables:
+        where, rows = f"stereotype table {table!r}", text_set.stereotype_tables[str(table)]
+    else:
+        where, rows = str(table), read_csv(Path(table), STEREOTYPE_COLUMNS)
     known = set(instrument_names())
     table_rows = {}
     for line, row in enumerate(rows, start=2):
         if row["instrument"] not in known:
-            raise DataFileError(f"{path}, line {line}: unknown instrument {row['instrument']!r}")
+            raise DataFileError(f"{where}, line {line}: unknown instrument {row['instrument']!r}")
         if row["category"] not in STEREOTYPE_CATEGORIES:
             raise DataFileError(
-                f"{path}, line {line}: category {row['category']!r} is not one of {STEREOTYPE_CATEGORIES}"
+                f"{where}, line {line}: category {row['category']!r} is not one of {STEREOTYPE_CATEGORIES}"
             )
         table_rows[row["instrument"]] = Stereotype(row["category"], row["source"])
     missing = sorted(known - table_rows.keys())
     if missing:
-        raise DataFileError(f"{path}: no row for instruments {missing}")
+        raise DataFileError(f"{where}: no row for instruments {missing}")
     return table_rows
 
 
@@ -77,17 +77,11 @@ def _template_slots(template: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(template) if name]
 
 
-def expand_templates(
-    seed: int = 0, per_template: int = 3, path: Path = DATA_DIR / "scenario_templates.json"
-) -> list[Scenario]:
+def expand_templates(seed: int = 0, per_template: int = 3, text_set: TextSet | None = None) -> list[Scenario]:
     """Fill each template's slots (other than the instrument) `per_template` times, seeded per template."""
-    try:
-        spec = json.loads(Path(path).read_text(encoding="utf-8"))
-        fillers, templates = spec["fillers"], spec["templates"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise DataFileError(f"{path}: cannot read scenario templates ({error})") from error
+    text_set = text_set or embedded_text_set()
     scenarios = []
-    for index, template in enumerate(templates):
+    for index, template in enumerate(text_set.templates):
         template_id = f"t{index:03d}"
         slots = [slot for slot in _template_slots(template) if slot != "instrument"]
         rng = random.Random(f"{seed}:{template_id}")
@@ -95,7 +89,7 @@ def expand_templates(
         for _ in range(per_template * 50):
             if len(texts) == per_template:
                 break
-            values = {slot: rng.choice(fillers[slot]) for slot in slots}
+            values = {slot: rng.choice(text_set.fillers[slot]) for slot in slots}
             text = template.format(instrument=SLOT, **values)
             if text not in texts:
                 texts.append(text)
@@ -158,11 +152,12 @@ MINI_SCENARIOS = 5
 SUBSETS = ("full", "mini")
 
 
-def select_scenarios(subset: str, scenarios: str | None, seed: int) -> list[Scenario]:
-    """The embedded templates filled with `seed` (or an upstream texts file), all or the mini subset."""
+def select_scenarios(subset: str, scenarios: str | None, seed: int, text_set: TextSet | None = None) -> list[Scenario]:
+    """The text set's templates (default: embedded) filled with `seed`, or an upstream texts file; all
+    or the mini subset."""
     if subset not in SUBSETS:
         raise ValueError(f"subset must be one of {SUBSETS}, got {subset!r}")
-    selected = load_upstream_scenarios(scenarios) if scenarios else expand_templates(seed)
+    selected = load_upstream_scenarios(scenarios) if scenarios else expand_templates(seed, text_set=text_set)
     return mini_subset(selected, MINI_SCENARIOS, seed) if subset == "mini" else selected
 
 

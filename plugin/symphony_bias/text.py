@@ -12,11 +12,13 @@ from lm_eval.api.filter import Filter
 from lm_eval.api.registry import register_filter
 
 from symphony_bench.plugin.core.options import read_options
+from symphony_bench.plugin.core.text_set import TextSet
 from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
 from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED, TEXT_OPTIONS
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
 from symphony_bench.plugin.symphony_bias.prompts import WORDINGS, build_prompt
 from symphony_bench.plugin.symphony_bias.records import TEXT_LIKERT_METRICS, score_record
+from symphony_bench.plugin.symphony_bias.text_data import text_data
 from symphony_bench.plugin.symphony_bias.scenarios import (
     CONTROL,
     CONTROL_STEREOTYPE,
@@ -38,14 +40,15 @@ def build_docs(
     scenarios: str | None = None,
     stereotypes: str = DEFAULT_STEREOTYPE_TABLE,
     symphony_seed: int = DEFAULT_SEED,
+    text_set: TextSet | None = None,
 ) -> list[dict]:
     """Per scenario: one doc per instrument, then the instrument-free control doc ("... an instrument
     ...") that measures the model's own gender prior; every random choice derives from `symphony_seed`."""
     if prompt_variant not in range(len(WORDINGS)):
         raise ValueError(f"prompt_variant must be in 0..{len(WORDINGS) - 1}, got {prompt_variant}")
-    table = load_stereotypes(stereotypes)
+    table = load_stereotypes(stereotypes, text_set)
     instruments = load_instruments()
-    selected = select_scenarios(subset, scenarios, symphony_seed)
+    selected = select_scenarios(subset, scenarios, symphony_seed, text_set)
     ids = [scenario.scenario_id for scenario in selected]
     stereotypes = {**{instrument.name: table[instrument.name] for instrument in instruments}, CONTROL.name: CONTROL_STEREOTYPE}
     shown = [*instruments, CONTROL]
@@ -69,7 +72,9 @@ def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
     """`custom_dataset` entry point, called with the task's metadata + dataset_kwargs (which also
     carry model arguments and the task version: those are ignored)."""
     task_options = {key: kwargs[key] for key in TASK_OPTIONS if key in kwargs}
-    return {"test": datasets.Dataset.from_list(build_docs(**task_options, **read_options(TEXT_OPTIONS, kwargs)))}
+    text_set, facts = text_data(kwargs)
+    docs = build_docs(**task_options, **read_options(TEXT_OPTIONS, kwargs), text_set=text_set)
+    return {"test": datasets.Dataset.from_list([{**doc, **facts} for doc in docs])}
 
 
 @register_filter("symphony_likert_json")

@@ -20,7 +20,7 @@ from conftest import expected_association, read_results, read_samples, run_cli, 
 from symphony_bench.metrics import analyse
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 from symphony_bench.plugin.symphony_bias.records import records_to_data
-from symphony_bench.plugin.symphony_bias.scenarios import DATA_DIR
+from symphony_bench.plugin.core.vocabulary import DATA_DIR
 
 MINI_TASKS = ("symphony_bias_text_mini", "symphony_bias_text_noreason_mini")
 LABELS = ["very low", "low", "medium", "high", "very high"]

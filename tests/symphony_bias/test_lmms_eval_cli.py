@@ -20,7 +20,7 @@ from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.symphony_bias import multimodal, recognition
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS
-from symphony_bench.plugin.symphony_bias.scenarios import DATA_DIR
+from symphony_bench.plugin.core.vocabulary import DATA_DIR
 
 LABELS = ["very low", "low", "medium", "high", "very high"]
 PLANTED = {"female": (2, 5, 3), "male": (5, 2, 2), "none": (3, 3, 3)}
@@ -230,11 +230,13 @@ def test_any_prefix_of_the_docs_covers_instruments_evenly(audio_set, monkeypatch
 
 
 def test_unset_or_missing_stimulus_set_is_one_clear_error(monkeypatch, tmp_path):
+    """Offline with an empty cache, the pinned repo cannot load: the error says how to build the set."""
     monkeypatch.delenv("SYMPHONY_IMAGE", raising=False)
-    with pytest.raises(DataFileError, match="SYMPHONY_IMAGE"):
+    pinned = "cannot load the dataset symphony-bench/symphony-bias-image at revision v1.0 from the Hub or the local cache"
+    with pytest.raises(DataFileError, match=f"{pinned}.*symphony-bench build symphony-bias-image --out DIR.*SYMPHONY_IMAGE=DIR"):
         _task_docs("image", "_mini")
     monkeypatch.setenv("SYMPHONY_IMAGE", str(tmp_path / "nowhere"))
-    with pytest.raises(DataFileError, match="nowhere: no such folder"):
+    with pytest.raises(DataFileError, match="nowhere: no such folder, and not a Hub repo id"):
         _task_docs("image", "_mini")
 
 
@@ -242,7 +244,7 @@ def test_the_import_upstream_output_folder_stands_for_its_subfolder(image_set, m
     (tmp_path / "imported").mkdir()
     shutil.copytree(image_set, tmp_path / "imported" / "images")
     monkeypatch.setenv("SYMPHONY_IMAGE", str(tmp_path / "imported"))
-    assert multimodal.stimulus_source(multimodal.MODALITIES["image"]) == str(tmp_path / "imported" / "images")
+    assert multimodal.stimulus_source(multimodal.MODALITIES["image"]).folder == tmp_path / "imported" / "images"
     assert len(_task_docs("image", "_mini")) == len(multimodal.stimuli(multimodal.MODALITIES["image"])) * 5
 
 
@@ -251,7 +253,7 @@ def test_a_missing_stimulus_set_is_the_first_and_last_error_lmms_eval_shows_and_
     monkeypatch.delenv("SYMPHONY_IMAGE", raising=False)
     output = tmp_path / "run"
     completed = run_lmms_eval("symphony_replay", "responses=/dev/null", "symphony_bias_image_suite_mini", output, {})
-    ours = "symphony-bench: error: set SYMPHONY_IMAGE to a folder built with"
+    ours = "symphony-bench: error: cannot load the dataset symphony-bench/symphony-bias-image at revision v1.0"
     lines = completed.stderr.strip().splitlines()
     assert lines[-1].startswith(ours), lines[-3:]
     first_error = next(line for line in lines if "error" in line.lower())

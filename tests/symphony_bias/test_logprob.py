@@ -24,7 +24,7 @@ from conftest import read_results, read_samples, run_cli, run_lm_eval
 from symphony_bench.plugin.cli import tasks_path
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 from symphony_bench.plugin.symphony_bias.records import LOGPROB, score_record
-from symphony_bench.plugin.symphony_bias.scenarios import DATA_DIR
+from symphony_bench.plugin.core.vocabulary import DATA_DIR
 from symphony_bench.metrics import analyse
 from symphony_bench.plugin.symphony_bias.logprob import ANSWER_TOKEN, build_docs, calibrated_data, raw_data, split_records
 

@@ -5,12 +5,11 @@ import re
 import pytest
 
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.core.vocabulary import load_instruments
+from symphony_bench.plugin.core.vocabulary import DATA_DIR, load_instruments
 from symphony_bench.plugin.symphony_bias import prompts as likert_prompts
 from symphony_bench.plugin.symphony_bias import text as text_task
 from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED
 from symphony_bench.plugin.symphony_bias.scenarios import (
-    DATA_DIR,
     MINI_SCENARIOS,
     expand_templates,
     load_stereotypes,

@@ -1,0 +1,211 @@
+"""`symphony-bench publish BUILD_DIR --repo-id ORG/NAME`: a folder a `symphony-bench build` wrote,
+to a Hugging Face Hub dataset repo, in one commit, optionally tagged.
+
+Checks the folder and its dataset card here first (the build kind, the card's YAML, `configs` <->
+files, licence, media features), so a bad folder is refused before anything is sent. Then: create the
+repo if needed, one `create_commit` whose `parent_commit` is the head it read (a concurrent push
+makes it fail instead of mixing), files deleted here are deleted there, unchanged files are skipped
+by the client (same content again: no new commit), then the tag. The token (`--token`, else
+`HF_TOKEN` or the saved login, as huggingface_hub resolves it) never appears in what is printed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from symphony_bench.plugin.core.atomic import BUILD_MARKER, output_kind
+from symphony_bench.plugin.core.errors import DataFileError
+
+PUBLISHABLE_KINDS = ("symphony-bias-text", "symphony-bias-audio", "symphony-bias-image", "openmic", "synthmic")
+MEDIA_COLUMNS = {"symphony-bias-audio": ("audio", "Audio"), "symphony-bias-image": ("image", "Image"),
+                 "openmic": ("audio", "Audio")}
+REQUIRED_CARD_TEXT = {"openmic": "CC BY 4.0"}  # OpenMIC-2018's licence, with its attribution
+CARD = "README.md"
+NOT_PUBLISHED = {BUILD_MARKER, "skipped.csv"}  # build bookkeeping stays local
+
+
+class PublishError(ValueError):
+    """The Hub refused or could not be reached; the message never holds the token."""
+
+
+@dataclass(frozen=True)
+class Published:
+    repo_id: str
+    commit: str
+    new_commit: bool
+    tag: str | None
+
+
+# ---- checks made before anything is sent --------------------------------------------------------
+def card_metadata(folder: Path) -> dict:
+    """The card's YAML front matter, checked: licence, and configs whose data_files match files."""
+    path = folder / CARD
+    if not path.is_file():
+        raise DataFileError(f"{path}: no dataset card")
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---\n") or "\n---\n" not in text[3:]:
+        raise DataFileError(f"{path}: the card has no YAML front matter (--- ... ---)")
+    try:
+        metadata = yaml.safe_load(text[4:text.index("\n---\n", 3)])
+    except yaml.YAMLError as error:
+        raise DataFileError(f"{path}: the card's YAML does not parse ({error})") from error
+    if not isinstance(metadata, dict):
+        raise DataFileError(f"{path}: the card's YAML is not a mapping")
+    if not isinstance(metadata.get("license"), str) or not metadata["license"].strip():
+        raise DataFileError(f"{path}: the card names no licence (`license:`)")
+    return metadata
+
+
+def config_files(folder: Path, metadata: dict) -> dict[str, list[Path]]:
+    """{config name: its files}; each config must match files, and every data file must be in a config."""
+    configs = metadata.get("configs")
+    if not isinstance(configs, list) or not configs:
+        raise DataFileError(f"{folder / CARD}: the card lists no `configs`")
+    files = [path for path in folder.rglob("*") if path.is_file()]
+    matched: dict[str, list[Path]] = {}
+    for entry in configs:
+        if not (isinstance(entry, dict) and isinstance(entry.get("config_name"), str) and isinstance(entry.get("data_files"), list)):
+            raise DataFileError(f"{folder / CARD}: each `configs` entry needs config_name and a data_files list, got {entry!r}")
+        patterns = [item.get("path") if isinstance(item, dict) else item for item in entry["data_files"]]
+        found = [path for path in files if any(isinstance(p, str) and fnmatch.fnmatch(path.relative_to(folder).as_posix(), p)
+                                               for p in patterns)]
+        if not found:
+            raise DataFileError(f"{folder / CARD}: config {entry['config_name']!r} matches no file ({patterns})")
+        matched[entry["config_name"]] = found
+    covered = {path for paths in matched.values() for path in paths}
+    stray = sorted(path.relative_to(folder).as_posix() for path in files if path.suffix == ".parquet" and path not in covered)
+    if stray:
+        raise DataFileError(f"{folder / CARD}: data files in no config: {stray[:5]}")
+    return matched
+
+
+def check_features(folder: Path, kind: str, matched: dict[str, list[Path]]) -> None:
+    """Parquet files carry their `datasets` features; media columns are real Audio / Image features and
+    every image has a licence."""
+    import datasets
+    import pyarrow.parquet as pq
+
+    media = MEDIA_COLUMNS.get(kind)
+    for path in (p for paths in matched.values() for p in paths if p.suffix == ".parquet"):
+        schema = pq.read_schema(path)
+        if b"huggingface" not in (schema.metadata or {}):
+            raise DataFileError(f"{path}: no `datasets` features in the parquet metadata")
+        features = datasets.Features.from_arrow_schema(schema)
+        if media and media[0] in features and type(features[media[0]]).__name__ != media[1]:
+            raise DataFileError(f"{path}: column {media[0]!r} is {type(features[media[0]]).__name__}, not a datasets {media[1]} feature")
+        if kind == "symphony-bias-image":
+            licences = pq.read_table(path, columns=["licence"]).column("licence").to_pylist()
+            unlicensed = [k for k, licence in enumerate(licences) if not (licence or "").strip()]
+            if unlicensed:
+                raise DataFileError(f"{path}: rows {unlicensed[:5]} have no licence; only licensed images are published")
+
+
+def check_folder(folder: Path) -> str:
+    """The build kind of `folder` after every local check; raises DataFileError naming what is wrong."""
+    if not (folder / BUILD_MARKER).is_file():
+        raise DataFileError(f"{folder}: not a folder written by `symphony-bench build` (no {BUILD_MARKER})")
+    kind = output_kind(folder)
+    if kind not in PUBLISHABLE_KINDS:
+        raise DataFileError(f"{folder}: a {kind!r} output is not published (publishable: {', '.join(PUBLISHABLE_KINDS)})")
+    metadata = card_metadata(folder)
+    required = REQUIRED_CARD_TEXT.get(kind)
+    if required and required not in (folder / CARD).read_text(encoding="utf-8"):
+        raise DataFileError(f"{folder / CARD}: the card must credit the source's licence ({required})")
+    check_features(folder, kind, config_files(folder, metadata))
+    return kind
+
+
+def files_to_publish(folder: Path) -> list[str]:
+    return sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*")
+                  if path.is_file() and path.name not in NOT_PUBLISHED)
+
+
+# ---- talking to the Hub ---------------------------------------------------------------------------
+def publish(folder: Path, repo_id: str, tag: str | None = None, private: bool = False, token: str | None = None) -> Published:
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+
+    folder = Path(folder)
+    kind = check_folder(folder)
+    api = HfApi(token=token)
+    with hub_errors(repo_id, token):
+        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        head = api.repo_info(repo_id, repo_type="dataset", revision="main")
+        ours = files_to_publish(folder)
+        theirs = {sibling.rfilename for sibling in head.siblings or []} - {".gitattributes"}
+        operations = [CommitOperationAdd(path, folder / path) for path in ours]
+        operations += [CommitOperationDelete(path) for path in sorted(theirs - set(ours))]
+        commit = api.create_commit(repo_id, operations, repo_type="dataset", parent_commit=head.sha,
+                                   commit_message=f"symphony-bench publish: {kind} ({len(ours)} files)")
+        if tag:
+            tag_commit(api, repo_id, tag, commit.oid)
+    return Published(repo_id, commit.oid, commit.oid != head.sha, tag)
+
+
+def tag_commit(api, repo_id: str, tag: str, commit: str) -> None:
+    """Tag `commit`; a tag already on that commit is fine (a repeated publish), elsewhere an error."""
+    existing = {ref.name: ref.target_commit for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags}
+    if existing.get(tag) == commit:
+        return
+    if tag in existing:
+        raise PublishError(f"{repo_id}: tag {tag!r} already exists on commit {existing[tag]}, not on {commit}; "
+                           "a published tag is never moved: choose a new tag")
+    api.create_tag(repo_id, tag=tag, revision=commit, repo_type="dataset")
+
+
+@contextmanager
+def hub_errors(repo_id: str, token: str | None) -> Iterator[None]:
+    """Turns the client's HTTP and connection errors into one PublishError line without the token."""
+    import httpx2  # huggingface_hub 2.x's HTTP client
+    from huggingface_hub.errors import HfHubHTTPError
+
+    def scrub(text: str) -> str:
+        return text.replace(token, "***") if token else text
+
+    try:
+        yield
+    except HfHubHTTPError as error:
+        status = error.response.status_code if error.response is not None else "?"
+        reason = error.server_message or str(error).splitlines()[0]
+        raise PublishError(scrub(f"{repo_id}: the Hub answered {status}: {reason}{HINTS.get(status, '')}")) from None
+    except (httpx2.HTTPError, ConnectionError) as error:
+        raise PublishError(scrub(f"{repo_id}: cannot reach the Hub ({type(error).__name__}: {error})")) from None
+    except ValueError as error:
+        if "Invalid metadata in README.md" not in str(error):
+            raise
+        raise PublishError(scrub(f"{repo_id}: the Hub refused the dataset card: {error}")) from None
+
+
+HINTS = {401: " (check the token: --token, HF_TOKEN or `hf auth login`)",
+         403: " (the token cannot write to this repo)",
+         412: " (the repo changed while publishing: nothing was committed; publish again)"}
+
+
+def describe(folder: Path, repo_id: str, tag: str | None, private: bool) -> str:
+    """What `publish` would do, for --dry-run: the checks run, nothing is sent."""
+    kind = check_folder(Path(folder))
+    files = files_to_publish(Path(folder))
+    size = sum((Path(folder) / name).stat().st_size for name in files)
+    lines = [f"would publish {folder} ({kind}) to the {'private' if private else 'public'} dataset repo {repo_id}, "
+             f"in one commit{f', tagged {tag}' if tag else ''}: {len(files)} files, {size:,} bytes "
+             "(files unchanged on the Hub are skipped; files only on the Hub are deleted)"]
+    lines += [f"  add {name}" for name in files]
+    lines += ["", f"--- {CARD} ---", (Path(folder) / CARD).read_text(encoding="utf-8")]
+    return "\n".join(lines)
+
+
+def run(args) -> None:
+    if args.dry_run:
+        print(describe(args.build_dir, args.repo_id, args.revision, args.private))
+        return
+    published = publish(args.build_dir, args.repo_id, tag=args.revision, private=args.private, token=args.token)
+    change = "new commit" if published.new_commit else "unchanged, no new commit"
+    print(f"repo {published.repo_id}\ncommit {published.commit} ({change})\ntag {published.tag or '-'}")
+    if not published.new_commit:
+        print(f"symphony-bench: {args.build_dir} is already the head of {args.repo_id}", file=sys.stderr)
