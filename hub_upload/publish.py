@@ -3,15 +3,17 @@ to a Hugging Face Hub dataset repo, in one commit, optionally tagged.
 
 Checks the folder and its dataset card here first (the build kind, the card's YAML, `configs` <->
 files, licence, media features), so a bad folder is refused before anything is sent. Then: create the
-repo if needed, one `create_commit` whose `parent_commit` is the head it read (a concurrent push
-makes it fail instead of mixing), files deleted here are deleted there, unchanged files are skipped
-by the client (same content again: no new commit), then the tag. The token (`--token`, else
+repo if needed, compare the folder with the head's files (git blob ids), refuse a tag that exists
+unless it already marks this content, then one `create_commit` of the changed and deleted files whose
+`parent_commit` is the head it read (a concurrent push makes it fail instead of mixing; same content
+again: no commit at all), then the tag. The token (`--token`, else
 `HF_TOKEN` or the saved login, as huggingface_hub resolves it) never appears in what is printed.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from symphony_bench.plugin.core.atomic import BUILD_MARKER, output_kind
+from symphony_bench.plugin.core.atomic import BUILD_MARKER, output_kind, sigterm_raises
 from symphony_bench.plugin.core.errors import DataFileError
 
 PUBLISHABLE_KINDS = ("symphony-bias-text", "symphony-bias-audio", "symphony-bias-image", "openmic", "synthmic")
@@ -129,34 +131,45 @@ def files_to_publish(folder: Path) -> list[str]:
 
 # ---- talking to the Hub ---------------------------------------------------------------------------
 def publish(folder: Path, repo_id: str, tag: str | None = None, private: bool = False, token: str | None = None) -> Published:
-    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+    from huggingface_hub import HfApi
 
     folder = Path(folder)
     kind = check_folder(folder)
     api = HfApi(token=token)
     with hub_errors(repo_id, token):
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-        head = api.repo_info(repo_id, repo_type="dataset", revision="main")
-        ours = files_to_publish(folder)
-        theirs = {sibling.rfilename for sibling in head.siblings or []} - {".gitattributes"}
-        operations = [CommitOperationAdd(path, folder / path) for path in ours]
-        operations += [CommitOperationDelete(path) for path in sorted(theirs - set(ours))]
-        commit = api.create_commit(repo_id, operations, repo_type="dataset", parent_commit=head.sha,
-                                   commit_message=f"symphony-bench publish: {kind} ({len(ours)} files)")
-        if tag:
-            tag_commit(api, repo_id, tag, commit.oid)
-    return Published(repo_id, commit.oid, commit.oid != head.sha, tag)
+        head = api.repo_info(repo_id, repo_type="dataset", revision="main", files_metadata=True)
+        operations = changes(folder, head.siblings or [])
+        tags = {ref.name: ref.target_commit for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags}
+        if tag in tags and (operations or tags[tag] != head.sha):
+            raise PublishError(f"{repo_id}: tag {tag!r} already exists (on commit {tags[tag]}); a published tag is never "
+                               "moved: choose a new tag. Nothing was committed")
+        commit = head.sha
+        if operations:
+            commit = api.create_commit(repo_id, operations, repo_type="dataset", parent_commit=head.sha,
+                                       commit_message=f"symphony-bench publish: {kind}").oid
+        if tag and tag not in tags:
+            api.create_tag(repo_id, tag=tag, revision=commit, repo_type="dataset")
+    return Published(repo_id, commit, commit != head.sha, tag)
 
 
-def tag_commit(api, repo_id: str, tag: str, commit: str) -> None:
-    """Tag `commit`; a tag already on that commit is fine (a repeated publish), elsewhere an error."""
-    existing = {ref.name: ref.target_commit for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags}
-    if existing.get(tag) == commit:
-        return
-    if tag in existing:
-        raise PublishError(f"{repo_id}: tag {tag!r} already exists on commit {existing[tag]}, not on {commit}; "
-                           "a published tag is never moved: choose a new tag")
-    api.create_tag(repo_id, tag=tag, revision=commit, repo_type="dataset")
+def changes(folder: Path, siblings: list) -> list:
+    """The operations that make the repo's files equal the folder's: files new or changed here (by git
+    blob id, or sha256 for LFS files) and files only there."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+    remote = {sibling.rfilename: sibling for sibling in siblings if sibling.rfilename != ".gitattributes"}
+    ours = files_to_publish(folder)
+    operations = [CommitOperationAdd(name, folder / name) for name in ours
+                  if name not in remote or not same_content(folder / name, remote[name])]
+    return operations + [CommitOperationDelete(name) for name in sorted(set(remote) - set(ours))]
+
+
+def same_content(path: Path, sibling) -> bool:
+    content = path.read_bytes()
+    if sibling.lfs is not None:
+        return sibling.lfs.sha256 == hashlib.sha256(content).hexdigest()
+    return sibling.blob_id == hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
 @contextmanager
@@ -204,7 +217,8 @@ def run(args) -> None:
     if args.dry_run:
         print(describe(args.build_dir, args.repo_id, args.revision, args.private))
         return
-    published = publish(args.build_dir, args.repo_id, tag=args.revision, private=args.private, token=args.token)
+    with sigterm_raises():  # a stop mid-upload ends the request: the Hub commits nothing
+        published = publish(args.build_dir, args.repo_id, tag=args.revision, private=args.private, token=args.token)
     change = "new commit" if published.new_commit else "unchanged, no new commit"
     print(f"repo {published.repo_id}\ncommit {published.commit} ({change})\ntag {published.tag or '-'}")
     if not published.new_commit:

@@ -129,7 +129,7 @@ def _raise_terminated(signum, frame) -> None:
 
 
 @contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
+def sigterm_raises() -> Iterator[None]:
     """SIGTERM raises Terminated in the main thread while the block runs (handlers live there only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -158,7 +158,7 @@ def staged_directory(target: Path, kind: str | None = None, inputs: Iterable[Pat
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.staging-{os.getpid()}-{HOST_TAG}-"))
     try:
-        with _sigterm_raises():
+        with sigterm_raises():
             output = staging / "output"
             output.mkdir()
             yield output

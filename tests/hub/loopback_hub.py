@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import threading
+import time
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -82,6 +83,7 @@ class LoopbackHub(ThreadingHTTPServer):
         self.endpoint = f"http://127.0.0.1:{self.server_address[1]}"
         self.requests: list[tuple[str, str, int]] = []
         self.lock = threading.Lock()  # repo creation, commits and tags change refs one at a time
+        self.body_delay_s = 0.0  # > 0: read request bodies 16 KiB at a time with this pause (a slow link)
 
     def git(self, repo: Path, *args: str, input: bytes | None = None, env: dict | None = None) -> str:
         done = subprocess.run(["git", "--git-dir", str(repo), *args], input=input, capture_output=True,
@@ -213,11 +215,14 @@ class LoopbackHub(ThreadingHTTPServer):
     def repo_info(self, body, query, repo_type, repo_id, rev=None):
         repo = self.repo_path(repo_type, repo_id)
         sha = self.resolve(repo, rev or "main")
-        files = self.git(repo, "ls-tree", "-r", "--name-only", "-z", sha).split("\0")
+        entries = [line.split("\t", 1) for line in self.git(repo, "ls-tree", "-r", "-l", "-z", sha).split("\0") if line]
         date = datetime.fromtimestamp(int(self.git(repo, "show", "-s", "--format=%ct", sha)), timezone.utc)
+        # `?blobs=true` (files_metadata=True) adds each file's git blob id and size, as the Hub does
+        blobs = "blobs" in query
+        siblings = [{"rfilename": path, **({"blobId": info.split()[2], "size": int(info.split()[3])} if blobs else {})}
+                    for info, path in entries]
         return {"id": repo_id, "author": repo_id.split("/")[0], "sha": sha, "private": False, "disabled": False,
-                "gated": False, "lastModified": date.strftime("%Y-%m-%dT%H:%M:%S.000Z"), "tags": [],
-                "siblings": [{"rfilename": f} for f in files if f]}
+                "gated": False, "lastModified": date.strftime("%Y-%m-%dT%H:%M:%S.000Z"), "tags": [], "siblings": siblings}
 
 
 
@@ -257,7 +262,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def read_body(self):
         length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
+        raw = self.rfile.read(length) if not self.server.body_delay_s else self.read_slowly(length)
         if len(raw) < length:  # the client went away mid-request: nothing is written
             raise HubError(400, f"Incomplete request body ({len(raw)} of {length} bytes)")
         if not raw:
@@ -265,6 +270,17 @@ class _Handler(BaseHTTPRequestHandler):
         if self.headers.get("Content-Type", "").startswith("application/x-ndjson"):
             return [json.loads(line) for line in raw.splitlines() if line.strip()]
         return json.loads(raw)
+
+    def read_slowly(self, length: int) -> bytes:
+        chunks, received = [], 0
+        while received < length:
+            chunk = self.rfile.read(min(16384, length - received))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            received += len(chunk)
+            time.sleep(self.server.body_delay_s)
+        return b"".join(chunks)
 
     def answer(self, status: int, payload, error: HubError | None = None):
         data = json.dumps(payload).encode()

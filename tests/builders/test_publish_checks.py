@@ -1,0 +1,127 @@
+"""What `symphony-bench publish` checks before anything is sent (the Hub round trips are in tests/hub)."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import sys
+from pathlib import Path
+
+import datasets
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import pictogram, run_cli
+from symphony_bench.hub_upload import symphony_bias_image, symphony_bias_text
+from symphony_bench.hub_upload.publish import check_folder, describe
+from symphony_bench.plugin.core.atomic import BUILD_MARKER
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.vocabulary import load_instruments
+
+
+@pytest.fixture
+def text_set(tmp_path) -> Path:
+    return symphony_bias_text.build(tmp_path / "text")
+
+
+@pytest.fixture
+def image_set(tmp_path) -> Path:
+    source = tmp_path / "photos"
+    rows = []
+    for instrument in load_instruments():
+        (source / instrument.name).mkdir(parents=True)
+        for k in range(symphony_bias_image.MIN_IMAGES):
+            pictogram(instrument.name, k).save(source / instrument.name / f"{k}.png")
+            rows.append({"file": f"{instrument.name}/{k}.png", "licence": "CC0-1.0", "source": "generated"})
+    with open(source / "manifest.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["file", "licence", "source"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return symphony_bias_image.build(source, tmp_path / "images")
+
+
+def edit_card(folder: Path, old: str, new: str) -> None:
+    card = folder / "README.md"
+    text = card.read_text()
+    assert old in text
+    card.write_text(text.replace(old, new, 1))
+
+
+def test_built_sets_pass_and_the_dry_run_lists_files_and_card(text_set, image_set):
+    assert check_folder(text_set) == "symphony-bias-text"
+    assert check_folder(image_set) == "symphony-bias-image"
+    plan = describe(text_set, "org/text", "v1.0", private=False)
+    assert plan.startswith(f"would publish {text_set} (symphony-bias-text) to the public dataset repo org/text, in one commit, tagged v1.0: 5 files")
+    assert "  add data/templates/test-00000-of-00001.parquet" in plan and BUILD_MARKER not in plan
+    assert plan.endswith((text_set / "README.md").read_text())
+
+
+@pytest.mark.parametrize(("old", "new", "error"), [
+    ("---\nlicense", "license", "no YAML front matter"),
+    ("configs:\n", "configs: [\n", "the card's YAML does not parse"),
+    ("license: mit\n", "", "names no licence"),
+    ("path: data/fillers/test-*.parquet", "path: data/filler/test-*.parquet", "config 'fillers' matches no file"),
+    ("- config_name: fillers\n  data_files:\n  - split: test\n    path: data/fillers/test-*.parquet\n", "",
+     "data files in no config: ['data/fillers/test-00000-of-00001.parquet']"),
+    ("- config_name: fillers\n  data_files:\n", "- config_name: fillers\n  files:\n", "needs config_name and a data_files list"),
+])
+def test_card_problems_are_named(text_set, old, new, error):
+    edit_card(text_set, old, new)
+    with pytest.raises(DataFileError, match=f"README.md: .*{__import__('re').escape(error)}"):
+        check_folder(text_set)
+
+
+def test_only_builder_outputs_of_published_kinds(text_set, tmp_path):
+    (text_set / BUILD_MARKER).unlink()
+    with pytest.raises(DataFileError, match=f"not a folder written by `symphony-bench build` \\(no {BUILD_MARKER}\\)"):
+        check_folder(text_set)
+    (text_set / BUILD_MARKER).write_text("written by symphony-bench\nkind: tcav-cache\n")
+    with pytest.raises(DataFileError, match="a 'tcav-cache' output is not published"):
+        check_folder(text_set)
+
+
+def test_the_openmic_card_must_credit_its_licence(text_set):
+    (text_set / BUILD_MARKER).write_text("written by symphony-bench\nkind: openmic\n")
+    with pytest.raises(DataFileError, match=r"must credit the source's licence \(CC BY 4.0\)"):
+        check_folder(text_set)
+    edit_card(text_set, "Licence: MIT.", "OpenMIC-2018 is released under CC BY 4.0 (Humphrey et al.).")
+    assert check_folder(text_set) == "openmic"
+
+
+def test_only_licensed_images_and_real_image_features(image_set):
+    path = next((image_set / "data").glob("test-*.parquet"))
+    table = pq.read_table(path)
+    licences = table.column("licence").to_pylist()
+    licences[3] = " "
+    pq.write_table(table.set_column(table.schema.get_field_index("licence"), "licence", [licences]), path)
+    with pytest.raises(DataFileError, match=r"rows \[3\] have no licence; only licensed images are published"):
+        check_folder(image_set)
+    rows = datasets.Dataset.from_parquet(str(path)).cast_column("image", datasets.Image(decode=False)).to_list()
+    datasets.Dataset.from_list(rows).to_parquet(str(path))  # image bytes as a plain struct: no Image feature
+    with pytest.raises(DataFileError, match="column 'image' is dict, not a datasets Image feature"):
+        check_folder(image_set)
+
+
+def test_cli_dry_run_sends_nothing_and_needs_no_network(text_set, tmp_path):
+    completed = run_cli([str(Path(sys.executable).with_name("symphony-bench")), "publish", str(text_set), "--repo-id",
+                         "org/text", "--dry-run"], cwd=tmp_path, env={"HF_ENDPOINT": "http://127.0.0.1:9"})
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.startswith("would publish") and "license: mit" in completed.stdout
+
+
+def test_the_text_set_gives_the_embedded_docs_and_refuses_other_instruments(text_set):
+    from symphony_bench.plugin.core.text_set import embedded_text_set, read_text_set
+    from symphony_bench.plugin.symphony_bias import text
+
+    assert read_text_set(text_set) == embedded_text_set()
+    from_set = text.load_dataset(subset="full", text=str(text_set))["test"].to_list()
+    embedded = text.build_docs(subset="full")
+    assert [{k: v for k, v in doc.items() if not k.startswith("dataset_")} for doc in from_set] == embedded
+    assert {doc["dataset_repo"] for doc in from_set} == {str(text_set)}
+    changed = shutil.copytree(text_set, text_set.parent / "changed")
+    path = next((changed / "data" / "instruments").glob("*.parquet"))
+    rows = pq.read_table(path).to_pylist()
+    rows[0]["noun"] = "guitar"
+    datasets.Dataset.from_list(rows).to_parquet(str(path))
+    with pytest.raises(DataFileError, match="its instruments differ from the benchmark's 22"):
+        read_text_set(changed)

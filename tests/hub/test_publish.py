@@ -1,0 +1,213 @@
+"""`symphony-bench publish` against the loopback Hub, and the published data read back through olah by
+the real `datasets.load_dataset(repo_id, revision=tag)` and by a task's own loader, in fresh processes."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
+
+pytestmark = pytest.mark.e2e
+SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
+
+# Rows of one config at a revision, with each audio decoded and hashed (the Ogg/FLAC bytes may differ
+# in ways that do not matter; the samples may not).
+READ_BACK = textwrap.dedent("""
+    import hashlib, io, json, pathlib, sys
+    import datasets, soundfile
+    source, revision = sys.argv[1], sys.argv[2]
+    if pathlib.Path(source).is_dir():
+        files = sorted(str(path) for path in pathlib.Path(source).glob("data/test-*.parquet"))
+        rows = datasets.load_dataset("parquet", data_files=files, split="train")
+    else:
+        rows = datasets.load_dataset(source, revision=revision, split="test")
+    rows = rows.cast_column("audio", datasets.Audio(decode=False))
+    out = []
+    for row in rows:
+        samples, rate = soundfile.read(io.BytesIO(row.pop("audio")["bytes"]), dtype="int16")
+        out.append({**row, "audio_sha256": hashlib.sha256(samples.tobytes()).hexdigest(), "rate": rate})
+    print(json.dumps(out, default=str))
+""")
+
+
+def local_rows(folder: Path) -> list[dict]:
+    completed = subprocess.run([sys.executable, "-c", READ_BACK, str(folder), "-"], capture_output=True, text=True, check=True)
+    return json.loads(completed.stdout)
+
+
+def hub_rows(hub, repo: str, revision: str) -> list[dict]:
+    completed = subprocess.run([sys.executable, "-c", READ_BACK, repo, revision], capture_output=True, text=True,
+                               env=hub.env(token=False), timeout=300)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return json.loads(completed.stdout)
+
+
+def publish(hub, folder: Path, repo: str, *extra: str, token: str | bool = True, cwd: Path) -> subprocess.CompletedProcess:
+    return run_cli([SYMPHONY_BENCH, "publish", str(folder), "--repo-id", repo, *extra], cwd=cwd, env=hub.env(write=True, token=token))
+
+
+def published_commit(completed: subprocess.CompletedProcess) -> str:
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return re.search(r"^commit ([0-9a-f]{40}) ", completed.stdout, flags=re.MULTILINE).group(1)
+
+
+def head(hub, repo: str) -> str:
+    return hub.api().repo_info(repo, repo_type="dataset", revision="main").sha
+
+
+@pytest.fixture(scope="module")
+def audio_sets(tmp_path_factory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("audio-sets")
+    first, second = root / "seed3", root / "seed4"
+    symphony_bias_audio.build(first, seed=3, clips_per_instrument=1)
+    symphony_bias_audio.build(second, seed=4, clips_per_instrument=1)
+    return first, second
+
+
+def test_publish_load_at_the_tag_republish_and_a_new_revision(loopback_hub, audio_sets, tmp_path):
+    first, second = audio_sets
+    repo = "symphony-bench-test/audio"
+    v1 = published_commit(published := publish(loopback_hub, first, repo, "--revision", "v1", cwd=tmp_path))
+    assert f"repo {repo}" in published.stdout and "(new commit)" in published.stdout and "tag v1" in published.stdout
+    expected_v1 = local_rows(first)
+    assert hub_rows(loopback_hub, repo, "v1") == expected_v1
+
+    # the same content again: no new commit, the tag already marks it
+    again = publish(loopback_hub, first, repo, "--revision", "v1", cwd=tmp_path)
+    assert published_commit(again) == v1 == head(loopback_hub, repo)
+    assert "unchanged, no new commit" in again.stdout
+
+    # changed data under a new tag: a new commit; the old tag still returns the old rows
+    v2 = published_commit(publish(loopback_hub, second, repo, "--revision", "v2", cwd=tmp_path))
+    assert v2 != v1 and head(loopback_hub, repo) == v2
+    assert hub_rows(loopback_hub, repo, "v2") == local_rows(second) != expected_v1
+    assert hub_rows(loopback_hub, repo, "v1") == expected_v1
+
+    # changed data under an existing tag: refused before committing
+    refused = publish(loopback_hub, first, repo, "--revision", "v2", cwd=tmp_path)
+    assert refused.returncode == 2 and "tag 'v2' already exists" in refused.stderr and "Nothing was committed" in refused.stderr
+    assert head(loopback_hub, repo) == v2
+
+
+def test_a_task_loads_the_pinned_revision_through_the_hub_client_and_records_the_commit(loopback_hub, audio_sets, tmp_path):
+    """The audio task's own loader, with SYMPHONY_AUDIO = repo@tag, in a fresh process: same docs as from the
+    local folder, and the repo, revision and resolved commit recorded; then offline from the warm cache."""
+    first, _ = audio_sets
+    repo = "symphony-bench-test/audio-for-task"
+    commit = published_commit(publish(loopback_hub, first, repo, "--revision", "v1.0", cwd=tmp_path))
+    script = textwrap.dedent("""
+        import json, os, sys
+        from symphony_bench.plugin.symphony_bias import multimodal
+        docs = multimodal.likert_docs("audio", "stimulus", "mini")
+        keep = ("instrument", "stimulus_id", "scenario_id", "prompt", "dataset_repo", "dataset_revision", "dataset_commit")
+        print(json.dumps([{key: doc[key] for key in keep} for doc in docs]))
+    """)
+    env = loopback_hub.env(token=False)
+    online = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                            env={**env, "SYMPHONY_AUDIO": f"{repo}@v1.0"})
+    assert online.returncode == 0, online.stderr[-3000:]
+    docs = json.loads(online.stdout)
+    assert {(doc["dataset_repo"], doc["dataset_revision"], doc["dataset_commit"]) for doc in docs} == {(repo, "v1.0", commit)}
+    local = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                           env={**env, "SYMPHONY_AUDIO": str(first), "HF_HUB_OFFLINE": "1"})
+    strip = lambda rows: [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]  # noqa: E731
+    assert strip(json.loads(local.stdout)) == strip(docs)
+
+    # offline, same HF_HOME: the warm cache answers; the olah endpoint is not even asked
+    offline = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                             env={**env, "SYMPHONY_AUDIO": f"{repo}@v1.0", "HF_HUB_OFFLINE": "1",
+                                  "HF_ENDPOINT": "http://127.0.0.1:9"})
+    assert offline.returncode == 0, offline.stderr[-3000:]
+    assert json.loads(offline.stdout) == docs
+
+
+def test_the_text_set_round_trips_and_the_text_task_makes_the_same_docs(loopback_hub, tmp_path):
+    folder = symphony_bias_text.build(tmp_path / "text")
+    repo = "symphony-bench-test/text"
+    commit = published_commit(publish(loopback_hub, folder, repo, "--revision", "v1.0", cwd=tmp_path))
+    script = textwrap.dedent("""
+        import json
+        from symphony_bench.plugin.symphony_bias import text
+        docs = text.load_dataset(subset="mini", dataset_repo=%r, dataset_revision="v1.0")["test"]
+        print(json.dumps(docs.to_list()))
+    """ % repo)
+    from_hub = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                              env=loopback_hub.env(token=False))
+    assert from_hub.returncode == 0, from_hub.stderr[-3000:]
+    embedded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                              env={**loopback_hub.env(token=False), "HF_HUB_OFFLINE": "1"})
+    assert "using the data embedded in the package" in embedded.stderr
+    hub_docs, embedded_docs = json.loads(from_hub.stdout), json.loads(embedded.stdout)
+    assert {(d["dataset_repo"], d["dataset_commit"]) for d in hub_docs} == {(repo, commit)}
+    assert {d["dataset_repo"] for d in embedded_docs} == {"embedded"}
+    strip = lambda rows: [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]  # noqa: E731
+    assert strip(hub_docs) == strip(embedded_docs) and len(hub_docs) == 5 * 23
+
+
+def test_a_bad_token_is_a_clear_error_that_never_shows_the_token(loopback_hub, tmp_path):
+    folder = symphony_bias_text.build(tmp_path / "text")
+    bad = "hf_not_the_right_token_1234567890"
+    completed = publish(loopback_hub, folder, "symphony-bench-test/bad-token", "--token", bad, token=False, cwd=tmp_path)
+    assert completed.returncode == 2
+    assert "the Hub answered 401" in completed.stderr and "check the token" in completed.stderr
+    assert bad not in completed.stdout + completed.stderr and loopback_hub.token not in completed.stdout + completed.stderr
+    assert "Traceback" not in completed.stderr
+
+
+def test_a_malformed_card_or_foreign_folder_is_refused_before_anything_is_sent(loopback_hub, tmp_path):
+    folder = symphony_bias_text.build(tmp_path / "text")
+    card = folder / "README.md"
+    card.write_text(card.read_text().replace("configs:\n", "configs: [\n", 1))
+    sent = len(loopback_hub.server.requests)
+    completed = publish(loopback_hub, folder, "symphony-bench-test/malformed", cwd=tmp_path)
+    assert completed.returncode == 2 and "README.md: the card's YAML does not parse" in completed.stderr
+    foreign = tmp_path / "foreign"
+    shutil.copytree(folder, foreign)
+    (foreign / ".symphony-bench-build").unlink()
+    completed = publish(loopback_hub, foreign, "symphony-bench-test/malformed", cwd=tmp_path)
+    assert completed.returncode == 2 and "not a folder written by `symphony-bench build`" in completed.stderr
+    assert len(loopback_hub.server.requests) == sent
+
+
+def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_sets, tmp_path):
+    first, second = audio_sets
+    repo = "symphony-bench-test/interrupted"
+    before = published_commit(publish(loopback_hub, first, repo, cwd=tmp_path))
+    # 24 MB more than the socket buffers hold, trickling in at about 6 MB/s: the client is mid-upload when stopped
+    large = shutil.copytree(second, tmp_path / "large")
+    (large / "data" / "padding.bin").write_bytes(np.random.default_rng(0).bytes(24_000_000))
+    loopback_hub.server.body_delay_s = 0.0025
+    logged = len(loopback_hub.server.requests)
+    try:
+        process = subprocess.Popen([SYMPHONY_BENCH, "publish", str(large), "--repo-id", repo], cwd=tmp_path,
+                                   env=loopback_hub.env(write=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not any(path.endswith("/preupload/main") for _, path, _ in loopback_hub.server.requests[-3:]):
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.05)
+        time.sleep(1.0)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 143 and "stopped" in stderr, stderr[-2000:]
+        deadline = time.monotonic() + 120  # the server drains what the socket buffered, then finds the body short
+        while not (commits := [status for _, path, status in loopback_hub.server.requests[logged:] if path.endswith("/commit/main")]):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    finally:
+        loopback_hub.server.body_delay_s = 0.0
+    assert commits == [400]
+    assert head(loopback_hub, repo) == before
+    after = published_commit(publish(loopback_hub, second, repo, cwd=tmp_path))  # and the next publish goes through
+    assert after != before
