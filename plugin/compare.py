@@ -66,7 +66,7 @@ from symphony_bench.plugin.symphony_bias.records import (
     LOGPROB,
     RECOGNITION,
     instrument_records,
-    records_to_data,
+    paired_records_to_data,
 )
 
 # Record fields that hold the model's answer, and run facts (seed, data, package version) that
@@ -118,13 +118,20 @@ def without_cyclic_gc():
 
 def read_task(path: Path, task: str) -> RunTask | None:
     """The file's records by doc_id, each checked by its benchmark; None if no line holds one of ours
-    (another task's file). Like `symphony-bench report`, every line must then hold the same kind."""
+    (another task's file). Like `symphony-bench report`, every line must then hold the same kind.
+    The checks run on whole columns first (ReportSection.records_valid); a file they do not pass is
+    checked line by line, so an error names the same line and field as the per-record check."""
     lines = SamplesContent.read(path).lines  # shared with provenance and the leaderboard: read once
     kind = next((record["kind"] for _, _, record in lines if record is not None), None)
     if kind is None:
         return None
-    record_problem = SECTION_OF_KIND[kind].record_problem
-    records: dict[int, dict] = {}
+    section = SECTION_OF_KIND[kind]
+    _, doc_ids, all_records = zip(*lines)
+    if (None not in all_records and section.records_valid(list(all_records)) and set(map(type, doc_ids)) == {int}
+            and len(records := dict(zip(doc_ids, all_records))) == len(all_records)):
+        return RunTask(task, kind, path, records)
+    record_problem = section.record_problem
+    records = {}
     for line_number, doc_id, record in lines:
         if record is None or record["kind"] != kind:
             raise DataFileError(f"{path}, line {line_number}: not a {kind} record like the other lines")
@@ -227,10 +234,10 @@ def likert_comparisons(label: str, base: list[dict], candidate: list[dict], n_bo
     kind = base[0]["kind"]
     if kind == LOGPROB:
         (base_raw, base_calibrated), (candidate_raw, candidate_calibrated) = split_records(base), split_records(candidate)
-        variants = {label: (records_to_data(base_raw), records_to_data(candidate_raw)),
-                    f"{label}:calibrated": (records_to_data(base_calibrated), records_to_data(candidate_calibrated))}
+        variants = {label: paired_records_to_data(base_raw, candidate_raw),
+                    f"{label}:calibrated": paired_records_to_data(base_calibrated, candidate_calibrated)}
     else:
-        base_data, candidate_data = records_to_data(base), records_to_data(candidate)
+        base_data, candidate_data = paired_records_to_data(base, candidate)
         variants = {label: (base_data, candidate_data)}
         if base_data.prior is not None and candidate_data.prior is not None:
             variants[f"{label}:prior_adjusted"] = (prior_adjusted(base_data), prior_adjusted(candidate_data))

@@ -190,34 +190,57 @@ def forget_samples() -> None:
 def _values(records: list[dict], field: str):
     """The records' values of `field`: only the distinct ones where that loses nothing (texts and
     None; 1, 1.0 and True would be one in a set)."""
+    values = list(map(dict.get, records, itertools.repeat(field)))
+    first = values[0] if values else None
+    if (first is None or type(first) is str) and values.count(first) == len(values):
+        return values[:1]  # the usual case: one text (or none) in every record, compared without hashing each copy
     try:
-        distinct = set(map(dict.get, records, itertools.repeat(field)))
+        distinct = set(values)
     except TypeError:  # unhashable values (lists, dicts)
         distinct = None
     if distinct is not None and all(value is None or type(value) is str for value in distinct):
         return list(distinct)
-    return list(map(dict.get, records, itertools.repeat(field)))
+    return values
 
 
 @functools.lru_cache(maxsize=512)
 def _parsed_samples(path: Path, modified_ns: int, size: int) -> SamplesContent:
-    """(modified_ns and size key the cache: a rewritten file is read again.)"""
+    """(modified_ns and size key the cache: a rewritten file is read again.)
+
+    Lines are read one at a time and dropped once read (a full suite's samples files are most of a
+    gigabyte of text: holding a whole file's lines made the process take fresh memory from the
+    system for every file, about a fifth of the reading time). A line in the harnesses' layout is
+    read in place (`_fast_read_in`), any other stripped and read as before. A file that is not
+    UTF-8 is that error wherever the bad bytes are, as when the file was read whole first."""
+    lines, first, last, kinds, problem = [], None, None, _record_kinds(), None
     try:
         with open(path, encoding="utf-8") as handle:
-            raw_lines = list(handle)
+            for line_number, line in enumerate(handle, start=1):
+                # in the harnesses' layout a line starts with "{" and ends with "}" and its newline:
+                # stripping it would change nothing but cost a copy of the whole line
+                read = _fast_read_in(line, len(line) - (line[-1:] == "\n"), kinds) if line[:1] == "{" else None
+                if read is None:
+                    text = line.strip()
+                    if not text:
+                        continue
+                    try:
+                        read = fast_read(text) or _full_read(text, f"{path}, line {line_number}")
+                    except DataFileError as error:  # raised once the rest of the file is known to be text
+                        problem = error
+                        break
+                lines.append((line_number, *read))
+                first, last = first or (line_number, line), (line_number, line)
+            for _ in handle:  # after a bad line: the rest only decoded
+                pass
     except UnicodeDecodeError as error:
         raise DataFileError(f"{path}: not UTF-8 text ({error})") from error
     except OSError as error:
         raise DataFileError(f"{path}: cannot read ({error})") from error
-    lines, first, last = [], None, None
-    for line_number, line in enumerate(raw_lines, start=1):
-        text = line.strip()
-        if text:
-            lines.append((line_number, *(fast_read(text) or _full_read(text, f"{path}, line {line_number}"))))
-            first, last = first or (line_number, text), (line_number, text)
+    if problem is not None:
+        raise problem
     ends = [] if first is None else [first] if last[0] == first[0] else [first, last]
-    docs = [doc for line_number, text in ends
-            if isinstance(doc := _full_sample(text, f"{path}, line {line_number}").get("doc"), dict)]
+    docs = [doc for line_number, line in ends
+            if isinstance(doc := _full_sample(line.strip(), f"{path}, line {line_number}").get("doc"), dict)]
     return SamplesContent(path, lines, docs)
 
 
@@ -239,14 +262,23 @@ def _record_kinds() -> frozenset[str]:
 
 def fast_read(line: str) -> tuple[int, dict] | None:
     """(doc_id, the first record copy) of a line in the harnesses' layout; None for any other line."""
-    start, at = SAMPLE_START.match(line), line.find(RECORD_START)
-    if start is None or at < 0 or not line.endswith("}"):
+    return _fast_read_in(line, len(line), _record_kinds())
+
+
+def _fast_read_in(line: str, end: int, kinds: frozenset[str]) -> tuple[int, dict] | None:
+    """`fast_read` of line[:end], without cutting it out: None unless it ends with "}" and its first
+    record copy ends inside it (so what follows `end` changes nothing)."""
+    start = SAMPLE_START.match(line, 0, end)
+    if start is None or end < 1 or line[end - 1] != "}":
+        return None
+    at = line.find(RECORD_START, 0, end)
+    if at < 0:
         return None
     try:
-        record, _ = _SCAN_ONCE(line, at)  # what JSONDecoder.raw_decode calls, without its Python frame
+        record, stop = _SCAN_ONCE(line, at)  # what JSONDecoder.raw_decode calls, without its Python frame
     except (StopIteration, ValueError):
         return None
-    return (int(start[1]), record) if record.get("kind") in _record_kinds() else None
+    return (int(start[1]), record) if stop <= end and record.get("kind") in kinds else None
 
 
 def _full_sample(line: str, where: str) -> dict:

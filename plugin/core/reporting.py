@@ -7,6 +7,7 @@ owns, how to turn one task's records into report entries, how to link tasks of o
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,10 @@ class ReportSection:
     render: Callable[[str, dict], list[str]] = lambda label, entry: []
     # a record of one of `kinds` -> what is wrong with it, or None (checked before any statistics)
     record_problem: Callable[[dict], str | None] = lambda record: None
+    # one file's records -> True only if record_problem finds nothing in any of them, checked field
+    # by field over all records at once (see `column`); False sends every record through
+    # record_problem, which names the first bad one. The default always does.
+    records_valid: Callable[[list[dict]], bool] = lambda records: False
 
 
 def is_text(value) -> bool:
@@ -60,6 +65,44 @@ def field_problem(record: dict, checks: dict[str, tuple[Callable[[object], bool]
         if not check(record[field]):
             return f"{field!r} is {preview(record[field])}, expected {expected}"
     return None
+
+
+# ---- whole-column checks (a full suite's records in a fraction of the per-record time) ------------
+# Each is a sufficient condition for its per-record twin above: it accepts a column only if every
+# value would pass, and may refuse a column the per-record check would accept (an unusual but valid
+# type), which costs only the per-record check. Values are tested by exact type, so JSON's
+# int/float/str/bool/list/None are all a column can hold to pass.
+MISSING = object()  # the value `column` gives for a record without the field (fails every check)
+
+
+def column(records: list[dict], field: str, default=MISSING) -> list:
+    """The field's value in every record, in order (`default` where absent)."""
+    return list(map(dict.get, records, itertools.repeat(field), itertools.repeat(default)))
+
+
+def types_within(values, *types: type) -> bool:
+    """Every value's exact type is one of `types` (int does not admit bool: bool is its own type)."""
+    return set(map(type, values)) <= set(types)
+
+
+def all_text(values) -> bool:
+    """`is_text` of every value."""
+    return types_within(values, str)
+
+
+def all_integer(values) -> bool:
+    """`is_integer` of every value."""
+    return types_within(values, int)
+
+
+def all_finite_numbers(values) -> bool:
+    """`is_finite_number` of every value."""
+    return types_within(values, int, float) and all(map(math.isfinite, values))
+
+
+def flattened(lists: list[list]) -> list:
+    """The items of every list, in order (the lists' types checked first by the caller)."""
+    return list(itertools.chain.from_iterable(lists))
 
 
 def preview(value, limit: int = 60) -> str:

@@ -15,9 +15,17 @@ One aggregation per metric name serves every task that reports it.
 from __future__ import annotations
 
 import numpy as np
-
 from symphony_bench.metrics.grounding import choice_scores, set_task_scores
-from symphony_bench.plugin.core.reporting import field_problem, is_integer, is_text
+from symphony_bench.plugin.core.reporting import (
+    all_integer,
+    all_text,
+    column,
+    field_problem,
+    flattened,
+    is_integer,
+    is_text,
+    types_within,
+)
 
 CHOICE = "grounding.choice"
 SET = "grounding.set"
@@ -85,6 +93,37 @@ def record_problem(record: dict) -> str | None:
     if problem is None and not -1 <= record["chosen"] < n_options:
         problem = f"'chosen' is {record['chosen']}, neither -1 nor one of the {n_options} options"
     return problem
+
+
+def records_valid(records: list[dict]) -> bool:
+    """True only if `record_problem` finds nothing in any of these records (one kind), checked field
+    by field over all of them at once; False where any record may have a problem (record_problem,
+    run on each, then names it). Every check of record_problem, on every record."""
+    try:
+        kinds = set(column(records, "kind"))
+        if len(kinds) != 1:
+            return not records
+        if kinds == {SET}:
+            gold, chosen = column(records, "gold"), column(records, "chosen")
+            answered = [value for value in chosen if value is not None]
+            return (_all_masks(gold) and _all_masks(answered) and all_text(column(records, "clip"))
+                    and all(len(value) == len(mask) for value, mask in zip(chosen, gold, strict=True) if value is not None))
+        options, gold, chosen = column(records, "options"), column(records, "gold"), column(records, "chosen")
+        if not (set(column(records, "interface")) <= set(METRICS_BY_INTERFACE) - {"set"}
+                and types_within(options, list) and min(map(len, options), default=1) > 0 and all_text(flattened(options))
+                and all_integer(gold) and all_integer(chosen)
+                and all_text(column(records, "group")) and all_text(column(records, "clip"))):
+            return False
+        n_options = list(map(len, options))
+        return (all(0 <= g < n for g, n in zip(gold, n_options, strict=True))
+                and all(-1 <= c < n for c, n in zip(chosen, n_options, strict=True)))
+    except (TypeError, ValueError):  # unhashable or unusual values: record by record
+        return False
+
+
+def _all_masks(values: list) -> bool:
+    """`_is_mask` of every value."""
+    return types_within(values, list) and min(map(len, values), default=1) > 0 and types_within(flattened(values), bool)
 
 
 def record_scores(records) -> dict[str, tuple[float, float]]:

@@ -6,8 +6,21 @@ from __future__ import annotations
 
 import collections
 
-from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, fmt_se, number
-from symphony_bench.plugin.grounding.records import CHOICE, KINDS, harness_scores, record_problem, record_scores
+from symphony_bench.plugin.core.reporting import (
+    ReportSection,
+    TaskRecords,
+    fmt,
+    fmt_se,
+    number,
+)
+from symphony_bench.plugin.grounding.records import (
+    CHOICE,
+    KINDS,
+    harness_scores,
+    record_problem,
+    record_scores,
+    records_valid,
+)
 
 
 def _with_stderrs(scores: dict[str, tuple[float, float]]) -> dict:
@@ -73,4 +86,5 @@ def render(task: str, body: dict) -> list[str]:
     return lines + [""]
 
 
-SECTION = ReportSection(kinds=KINDS, entries=entries, render=render, record_problem=record_problem)
+SECTION = ReportSection(kinds=KINDS, entries=entries, render=render, record_problem=record_problem,
+                        records_valid=records_valid)

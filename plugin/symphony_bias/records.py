@@ -16,11 +16,29 @@ because the harness only shows a stderr that process_results returns after the m
 
 from __future__ import annotations
 
-import numpy as np
+import itertools
+import operator
 
-from symphony_bench.metrics import AssociationData, analyse, binomial_rate, build_association_data, prior_adjusted
+import numpy as np
+from symphony_bench.metrics import (
+    AssociationData,
+    analyse,
+    binomial_rate,
+    build_association_data,
+    prior_adjusted,
+)
 from symphony_bench.metrics.labels import CATEGORIES
-from symphony_bench.plugin.core.reporting import field_problem, is_finite_number, is_integer, is_text
+from symphony_bench.plugin.core.reporting import (
+    all_finite_numbers,
+    all_text,
+    column,
+    field_problem,
+    flattened,
+    is_finite_number,
+    is_integer,
+    is_text,
+    types_within,
+)
 from symphony_bench.plugin.core.run_facts import run_facts
 
 LIKERT = "symphony_bias.likert"
@@ -98,18 +116,83 @@ def record_problem(record: dict) -> str | None:
     return problem
 
 
+def records_valid(records: list[dict]) -> bool:
+    """True only if `record_problem` finds nothing in any of these records (one kind), checked field
+    by field over all of them at once; False where any record may have a problem (record_problem,
+    run on each, then names it). Every check of record_problem, on every record."""
+    try:
+        kinds = set(column(records, "kind"))
+        if len(kinds) != 1:
+            return not records
+        (kind,) = kinds
+        if kind == RECOGNITION:
+            return (all_text(column(records, "instrument")) and all_text(column(records, "stimulus_id"))
+                    and types_within(column(records, "recognised"), bool)
+                    and types_within(named := column(records, "named"), list) and all_text(flattened(named)))
+        if kind not in VALID_SCORES:
+            return False
+        scores, errors = column(records, "scores"), column(records, "error")
+        if not (types_within(column(records, "scenario_id"), str, int) and all_text(column(records, "instrument"))
+                and set(column(records, "stereotype")) <= set(CATEGORIES) and all_text(errors)
+                and types_within(scores, list) and set(map(len, scores)) <= {3} and all_finite_numbers(flattened(scores))
+                and types_within(column(records, "stimulus_id", None), type(None), str, int)):
+            return False
+        valid_values = flattened([values for values, error in zip(scores, errors, strict=True) if not error])
+        if kind == LIKERT:
+            return set(valid_values) <= {1, 2, 3, 4, 5}
+        return not valid_values or (min(valid_values) >= 0 and max(valid_values) <= 1)
+    except (TypeError, ValueError, OverflowError):  # unhashable or unusual values: record by record
+        return False
+
+
 def records_to_data(records) -> AssociationData:
-    scores = np.array([record["scores"] for record in records], dtype=float).reshape(-1, 3)
-    return build_association_data(
-        [record["scenario_id"] for record in records],
-        [record["instrument"] for record in records],
-        [record["stereotype"] for record in records],
-        scores,
-        np.array([not record["error"] for record in records], dtype=bool),
-        template_ids=[record.get("template_id", record["scenario_id"]) for record in records],
-        stimulus_ids=[record.get("stimulus_id") or record["instrument"] for record in records],
-        control=[record["instrument"] == CONTROL_INSTRUMENT for record in records],
-    )
+    """The records' columns, coded (metrics.build_association_data). Each column is gathered in one
+    pass of C-level lookups (a full suite's records: several times faster than a Python loop)."""
+    records = records if isinstance(records, list) else list(records)
+    return _association_data(_doc_columns(records), records)
+
+
+def paired_records_to_data(base, candidate) -> tuple[AssociationData, AssociationData]:
+    """`records_to_data` of two runs' records of the same docs in the same order (`compare`'s
+    pairs). Where the docs' columns (scenario, template, instrument, stereotype, stimulus) of both
+    runs agree, as they do for pairs of the same docs, they are made arrays once for both runs."""
+    base, candidate = list(base), list(candidate)
+    columns = _doc_columns(base)
+    if _doc_columns(candidate) != columns:
+        return records_to_data(base), records_to_data(candidate)
+    columns = {name: np.asarray(values) for name, values in columns.items()}
+    return _association_data(columns, base), _association_data(columns, candidate)
+
+
+def _doc_columns(records: list[dict]) -> dict[str, list]:
+    """What identifies each record's doc, as build_association_data's arguments."""
+    scenario_ids, instruments = list(map(_SCENARIO_ID, records)), list(map(_INSTRUMENT, records))
+    return {
+        "scenario_ids": scenario_ids,
+        "instruments": instruments,
+        "categories": list(map(_STEREOTYPE, records)),
+        "template_ids": list(map(dict.get, records, itertools.repeat("template_id"), scenario_ids)),
+        "stimulus_ids": [stimulus or instrument for stimulus, instrument
+                         in zip(map(dict.get, records, itertools.repeat("stimulus_id")), instruments, strict=True)],
+        "control": list(map(operator.eq, instruments, itertools.repeat(CONTROL_INSTRUMENT))),
+    }
+
+
+def _association_data(columns: dict, records: list[dict]) -> AssociationData:
+    """The records' answers (scores, valid) with their docs' `columns`, coded."""
+    scores = list(map(_SCORES, records))
+    if set(map(len, scores)) == {3}:  # flattened without numpy's inspection of every nested list
+        scores = np.fromiter(itertools.chain.from_iterable(scores), dtype=float, count=3 * len(scores)).reshape(-1, 3)
+    else:
+        scores = np.array(scores, dtype=float).reshape(-1, 3)
+    valid = np.fromiter(map(operator.not_, map(_ERROR, records)), dtype=bool, count=len(records))
+    return build_association_data(columns["scenario_ids"], columns["instruments"], columns["categories"], scores, valid,
+                                  template_ids=columns["template_ids"], stimulus_ids=columns["stimulus_ids"],
+                                  control=columns["control"])
+
+
+_SCORES, _SCENARIO_ID, _INSTRUMENT, _STEREOTYPE, _ERROR = map(
+    operator.itemgetter, ("scores", "scenario_id", "instrument", "stereotype", "error"))
 
 
 def headline(records, key: str) -> float:

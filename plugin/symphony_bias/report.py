@@ -31,6 +31,7 @@ from symphony_bench.plugin.symphony_bias.records import (
     instrument_records,
     record_problem,
     records_to_data,
+    records_valid,
 )
 
 # The stimulus task a recognition task controls: symphony_bias_<modality>_recognition -> symphony_bias_<modality>[_mini]
@@ -349,5 +350,6 @@ def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
 
 
 SECTION = ReportSection(
-    kinds=KINDS, entries=entries, link=link, overview=overview, render=render, record_problem=record_problem
+    kinds=KINDS, entries=entries, link=link, overview=overview, render=render, record_problem=record_problem,
+    records_valid=records_valid,
 )
