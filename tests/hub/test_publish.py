@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from conftest import read_lmms_samples, run_cli, run_lmms_eval
 from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
+from symphony_bench.plugin.core.dataset_source import pinned_dataset
 
 pytestmark = pytest.mark.e2e
 SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
@@ -211,3 +212,23 @@ def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_set
     assert head(loopback_hub, repo) == before
     after = published_commit(publish(loopback_hub, second, repo, cwd=tmp_path))  # and the next publish goes through
     assert after != before
+
+
+def test_an_lmms_eval_run_without_options_loads_the_pinned_revision_and_records_it(loopback_hub, audio_sets, tmp_path):
+    """Published as the YAML's own pin, the audio task needs no option: lmms-eval fetches it through the Hub
+    client, the results file records the pin and every record the commit it resolved to."""
+    first, _ = audio_sets
+    pin = pinned_dataset("lmms_eval/symphony_bias_multimodal/_audio_likert_yaml")
+    commit = published_commit(publish(loopback_hub, first, pin.repo_id, "--revision", pin.revision, cwd=tmp_path))
+    env = {key: value for key, value in loopback_hub.env(token=False).items() if key != "SYMPHONY_AUDIO"}
+    output = tmp_path / "run"
+    task = "symphony_bias_audio_recognition"
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps({"task": task, "doc_id": k, "response": "harp"}) + "\n" for k in range(22)))
+    completed = run_lmms_eval("symphony_replay", f"responses={responses}", task, output, env)
+    assert any(output.rglob("*_results.json")), completed.stderr[-4000:]
+    configs = json.loads(next(output.rglob("*_results.json")).read_text())["configs"]
+    assert (configs[task]["metadata"]["dataset_repo"], configs[task]["metadata"]["dataset_revision"]) == (pin.repo_id, pin.revision)
+    records = [sample["recognition_accuracy"] for sample in read_lmms_samples(output, task)]
+    assert len(records) == 22  # one clip per instrument
+    assert {(r["dataset_repo"], r["dataset_revision"], r["dataset_commit"]) for r in records} == {(pin.repo_id, pin.revision, commit)}
