@@ -232,3 +232,40 @@ def test_an_lmms_eval_run_without_options_loads_the_pinned_revision_and_records_
     records = [sample["recognition_accuracy"] for sample in read_lmms_samples(output, task)]
     assert len(records) == 22  # one clip per instrument
     assert {(r["dataset_repo"], r["dataset_revision"], r["dataset_commit"]) for r in records} == {(pin.repo_id, pin.revision, commit)}
+
+
+def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the_pin(loopback_hub, tmp_path):
+    """The archive (CSV configs, audio files) and the five grounding configs; the grounding loader, with no
+    option, reads the YAML's pinned repo at its tag: the same rows as the local build."""
+    from symphony_bench.hub_upload import openmic, synthmic
+
+    archive = synthmic.build(tmp_path / "synthmic", clips=60, seed=7)
+    benchmark = tmp_path / "benchmark"
+    openmic.build(archive, benchmark, seed=0)
+    published_commit(publish(loopback_hub, archive, "symphony-bench-test/synthmic", "--revision", "v1", cwd=tmp_path))
+    pin = pinned_dataset("lmms_eval/instrument_grounding/_grounding_common_yaml")
+    commit = published_commit(publish(loopback_hub, benchmark, pin.repo_id, "--revision", pin.revision, cwd=tmp_path))
+    script = textwrap.dedent("""
+        import json, sys
+        import datasets
+        from symphony_bench.plugin.grounding import tasks
+        if sys.argv[1] == "labels":
+            rows = datasets.load_dataset("symphony-bench-test/synthmic", "labels", revision="v1", split="train")
+            print(json.dumps(rows.to_list()))
+        else:
+            docs = tasks.task_docs("binary").remove_columns("audio")
+            print(json.dumps(docs.to_list()))
+    """)
+    def run(what: str, **env) -> list[dict]:
+        completed = subprocess.run([sys.executable, "-c", script, what], capture_output=True, text=True, timeout=300,
+                                   env={**loopback_hub.env(token=False), **env})
+        assert completed.returncode == 0, completed.stderr[-3000:]
+        return json.loads(completed.stdout)
+
+    with open(archive / "openmic-2018-aggregated-labels.csv", newline="") as handle:
+        assert len(run("labels")) == sum(1 for _ in handle) - 1
+    from_hub = run("binary")
+    local = run("binary", SYMPHONY_GROUNDING=str(benchmark), HF_HUB_OFFLINE="1")
+    assert {(d["dataset_repo"], d["dataset_revision"], d["dataset_commit"]) for d in from_hub} == {(pin.repo_id, pin.revision, commit)}
+    strip = lambda rows: [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]  # noqa: E731
+    assert strip(from_hub) == strip(local) and len(local) > 0
