@@ -195,6 +195,12 @@ def test_mismatched_runs_are_refused_naming_the_difference_unless_allowed(mini_d
     reseeded = [dict(r, seed=7) for r in records]
     body = compare(base, write_run(tmp_path / "reseeded", {"t": reseeded}, seed=7))[1]
     assert body["mismatches"] == ["t: seed is 42 in BASE, 7 in CANDIDATE"]
+    # the same tag resolved to another commit (data published again under a moved tag) is other data
+    at_commit = {commit: write_run(tmp_path / commit, {"t": [dict(r, dataset_repo="org/set", dataset_revision="v1.0",
+                                                                  dataset_commit=commit * 20) for r in records]})
+                 for commit in ("aa", "bb")}
+    body = compare(at_commit["aa"], at_commit["bb"])[1]
+    assert body["mismatches"] == [f"t: dataset_commit is {'aa' * 20!r} in BASE, {'bb' * 20!r} in CANDIDATE"]
 
 
 def test_identical_runs_change_nothing(mini_docs, tmp_path):

@@ -19,7 +19,7 @@ from symphony_bench.plugin.leaderboard_page import nice_ticks, write_leaderboard
 PROVENANCE = {
     "model": {"id": "org/model-a", "revision": "main", "sha": None, "dtype": "bfloat16", "chat_template_sha": "ab12"},
     "versions": {"lm_eval": "0.4.13", "lmms_eval": None, "symphony_bench": "0.1.0", "transformers": "5.24.0"},
-    "task": {"version": 3, "hash": "f00d", "dataset_repo": None, "dataset_revision": None,
+    "task": {"version": 3, "hash": "f00d", "dataset_repo": None, "dataset_revision": None, "dataset_commit": None,
              "stereotype_table_sha256": "5eed", "scenario_set_sha256": "cafe", "seed": 1234},
     "config_hash": "0123456789abcdef",
 }

@@ -61,7 +61,7 @@ def test_lm_eval_folder_gives_every_field(tmp_path):
     assert set(task) == set(COMPARED_FIELDS)
     # the table as the docs show it, hashed independently of the module's helper
     table_text = json.dumps({"drums": "male", "harp": "female"}, separators=(",", ":"))
-    assert task == {"version": 1.1, "hash": "ab" * 32, "dataset_repo": None, "dataset_revision": None,
+    assert task == {"version": 1.1, "hash": "ab" * 32, "dataset_repo": None, "dataset_revision": None, "dataset_commit": None,
                     "stereotype_table_sha256": hashlib.sha256(table_text.encode()).hexdigest(),
                     "scenario_set_sha256": "ef" * 32, "seed": 1234}
     without_hash = {key: value for key, value in facts.items() if key != "config_hash"}
@@ -102,7 +102,7 @@ def test_lmms_eval_folder_reads_records_and_string_model_args(tmp_path):
     }
     (folder / "20261201_125816_results.json").write_text(json.dumps(results))
     records = [likert_record("harp", "female", seed=5, dataset_repo="org/audio-set", dataset_revision="r1",
-                             symphony_bench_version="0.1.0")]
+                             dataset_commit="c0" * 20, symphony_bench_version="0.1.0")]
     (folder / f"20261201_125816_samples_{task}.jsonl").write_text(
         "\n".join(json.dumps({"doc_id": 0, "mean_abs": record}) for record in records))
     facts = provenance(folder)
@@ -112,6 +112,7 @@ def test_lmms_eval_folder_reads_records_and_string_model_args(tmp_path):
     # "csv" is the loader our YAMLs name, not a dataset: the record's repo wins
     assert facts["tasks"][task]["dataset_repo"] == "org/audio-set"
     assert facts["tasks"][task]["dataset_revision"] == "r1"
+    assert facts["tasks"][task]["dataset_commit"] == "c0" * 20
     assert facts["tasks"][task]["seed"] == 5
     assert facts["tasks"][task]["scenario_set_sha256"] is None
 
