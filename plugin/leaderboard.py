@@ -372,7 +372,10 @@ def _provenance_table(rows: list[dict]) -> list[str]:
             continue
         seen.add((row["run"], row["task"]))
         model, versions, task = row["provenance"]["model"], row["provenance"]["versions"], row["provenance"]["task"]
-        dataset = task["dataset_repo"] and f"{task['dataset_repo']}@{task['dataset_revision'] or '?'}"
+        dataset = task["dataset_repo"] and (f"{task['dataset_repo']}@{task['dataset_revision']}" if task["dataset_revision"]
+                                            else task["dataset_repo"])
+        if task.get("dataset_commit"):
+            dataset += f" ({_short(task['dataset_commit'])})"
         cells = (model["id"], model["revision"], _short(model["sha"]), model["dtype"], _short(model["chat_template_sha"]),
                  versions["lm_eval"], versions["lmms_eval"], versions["symphony_bench"], row["task"], task["version"],
                  _short(task["hash"]), dataset, _short(task["stereotype_table_sha256"]),
