@@ -113,3 +113,15 @@ def pictogram(instrument: str, variant: int) -> Image.Image:
     size = 10 + index * 2
     draw.ellipse((32 - size // 2, 32 - size // 2 + variant, 32 + size // 2, 32 + size // 2), fill=(index * 11, 90, 200 - variant * 20))
     return image
+
+
+def pictogram_photos(folder: Path, per_instrument: int) -> Path:
+    """`folder/<instrument>/<k>.png` pictograms plus the `manifest.csv` (CC0, generated) the image builder reads."""
+    rows = []
+    for instrument in load_instruments():
+        (folder / instrument.name).mkdir(parents=True)
+        for k in range(per_instrument):
+            pictogram(instrument.name, k).save(folder / instrument.name / f"{k}.png")
+            rows.append({"file": f"{instrument.name}/{k}.png", "licence": "CC0-1.0", "source": "generated"})
+    pd.DataFrame(rows, columns=["file", "licence", "source"]).to_csv(folder / "manifest.csv", index=False)
+    return folder

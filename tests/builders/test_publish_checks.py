@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import shutil
 import sys
 from pathlib import Path
@@ -11,12 +10,11 @@ import datasets
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import pictogram, run_cli
+from conftest import pictogram_photos, run_cli
 from symphony_bench.hub_upload import symphony_bias_image, symphony_bias_text
 from symphony_bench.hub_upload.publish import check_folder, describe
 from symphony_bench.plugin.core.atomic import BUILD_MARKER
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.core.vocabulary import load_instruments
 
 
 @pytest.fixture
@@ -26,17 +24,7 @@ def text_set(tmp_path) -> Path:
 
 @pytest.fixture
 def image_set(tmp_path) -> Path:
-    source = tmp_path / "photos"
-    rows = []
-    for instrument in load_instruments():
-        (source / instrument.name).mkdir(parents=True)
-        for k in range(symphony_bias_image.MIN_IMAGES):
-            pictogram(instrument.name, k).save(source / instrument.name / f"{k}.png")
-            rows.append({"file": f"{instrument.name}/{k}.png", "licence": "CC0-1.0", "source": "generated"})
-    with open(source / "manifest.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["file", "licence", "source"])
-        writer.writeheader()
-        writer.writerows(rows)
+    source = pictogram_photos(tmp_path / "photos", symphony_bias_image.MIN_IMAGES)
     return symphony_bias_image.build(source, tmp_path / "images")
 
 

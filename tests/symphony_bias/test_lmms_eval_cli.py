@@ -13,11 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import expected_association, pictogram, read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
+from conftest import expected_association, pictogram_photos, read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
 from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_image
 from symphony_bench.hub_upload.symphony_bias_image import MIN_IMAGES
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.symphony_bias import multimodal, recognition
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS
 from symphony_bench.plugin.core.vocabulary import DATA_DIR
@@ -37,17 +36,7 @@ def audio_set(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def image_set(tmp_path_factory) -> Path:
-    source = tmp_path_factory.mktemp("photos")
-    rows = []
-    for instrument in load_instruments():
-        (source / instrument.name).mkdir()
-        for k in range(MIN_IMAGES):
-            pictogram(instrument.name, k).save(source / instrument.name / f"{k}.png")
-            rows.append({"file": f"{instrument.name}/{k}.png", "licence": "CC0-1.0", "source": "generated"})
-    with open(source / "manifest.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["file", "licence", "source"])
-        writer.writeheader()
-        writer.writerows(rows)
+    source = pictogram_photos(tmp_path_factory.mktemp("photos"), MIN_IMAGES)
     return symphony_bias_image.build(source, source.parent / "symphony-bias-image")
 
 
