@@ -173,3 +173,27 @@ def test_conditions_with_the_same_instruments_get_no_common_comparison(tmp_path)
     for task in ("symphony_bias_audio_mini", "symphony_bias_audio_named_mini"):
         write_samples(tmp_path / "run" / "m" / f"samples_{task}_2026-01-01T00-00-00.000001.jsonl", samples)
     assert all("common_instruments" not in entry for entry in build_report(tmp_path / "run").entries.values())
+
+
+def test_each_entry_records_the_data_its_records_came_from(tmp_path):
+    facts = {"dataset_repo": "org/text", "dataset_revision": "v1.0", "dataset_commit": "ab" * 20}
+    samples = [likert_sample(f"s{k}", name, category, scores)
+               for k in range(2) for name, category, scores in (("harp", "female", [1, 5, 3]), ("drums", "male", [5, 1, 3]))]
+    samples = [{key: {**value, **facts} if isinstance(value, dict) else value for key, value in sample.items()} for sample in samples]
+    path = tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl"
+    write_samples(path, samples)
+    report = build_report(tmp_path / "run")
+    assert report.entries["symphony_bias_text"]["data"] == facts
+    assert f"Data: org/text @ v1.0 (commit {'ab' * 6})" in render_markdown(report).splitlines()
+    samples[-1] = {key: {**value, "dataset_commit": "cd" * 20} if isinstance(value, dict) else value for key, value in samples[-1].items()}
+    write_samples(path, samples)
+    with pytest.raises(DataFileError, match=f"{path.name}: records from more than one dataset \\(dataset_commit"):
+        build_report(tmp_path / "run")
+
+
+def test_records_without_data_facts_get_nulls_and_no_data_line(tmp_path):
+    samples = [likert_sample("s0", "harp", "female", [1, 5, 3]), likert_sample("s1", "drums", "male", [5, 1, 3])]
+    write_samples(tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl", samples)
+    report = build_report(tmp_path / "run")
+    assert report.entries["symphony_bias_text"]["data"] == dict.fromkeys(("dataset_repo", "dataset_revision", "dataset_commit"))
+    assert "Data:" not in render_markdown(report)
