@@ -5,7 +5,8 @@ samples (doc with its prompt, the answer, and the record under each of the task'
 the five text Likert tasks and the log-prob task (5,934 docs each), lmms-eval samples (records
 only) for the audio and image suites (stimulus x scenario; 4 clips and 6 photos per instrument) and
 the seven grounding tasks at the paper's item counts; then times the whole comparison (reading,
-provenance, pairing, every paired bootstrap, the gate, JSON + Markdown) and its parts, in one run.
+provenance, pairing, every paired bootstrap, the gate, JSON + Markdown) and its parts, in one run,
+and apart from it the forest plot of changes that `--markdown` adds.
 
     python benchmarks/bench_compare.py [--keep DIR] [--blas-threads N]
 """
@@ -27,6 +28,7 @@ if __name__ == "__main__":  # BLAS reads its thread count when numpy loads: sing
 import numpy as np
 from symphony_bench.plugin import compare
 from symphony_bench.plugin import provenance as provenance_module
+from symphony_bench.plugin.compare_command import write_markdown_with_plots
 from symphony_bench.plugin.grounding.records import choice_record, set_record
 from symphony_bench.plugin.provenance import provenance
 from symphony_bench.plugin.symphony_bias import text
@@ -146,6 +148,32 @@ def main() -> None:
 
 def measure(root: Path) -> None:
     size = sum(path.stat().st_size for path in root.rglob("*.jsonl"))
+    n_tasks, n_docs, n_comparisons, reading, provenance_time, statistics_time = parts(root)
+    rules = [compare.GateRule.parse("mean_abs:+0.02"), compare.GateRule.parse("accuracy:-0.02")]
+
+    def whole():
+        result = compare.compare_runs(root / "base", root / "candidate")
+        gate = compare.apply_gate(result, rules)
+        compare.write_outputs(result, gate, root / "compare.json", root / "compare.md")
+        return result
+
+    provenance_module._parsed_samples.cache_clear()
+    result, total = timed(whole)
+    assert result["compared"] and not result["mismatches"], result["mismatches"][:3]
+    markdown = (root / "compare.md").read_text()
+    _, plot_time = timed(lambda: write_markdown_with_plots(markdown, compare.change_rows(result), root / "compare_plots.md"))
+    print(f"two full-suite runs: {n_tasks} tasks, {n_docs:,} docs per run, {size / 1e6:.0f} MB of samples files")
+    print(f"compare, end to end (read, provenance, pair, {n_comparisons} paired comparisons x 1,000 replicates, "
+          f"gate, JSON + Markdown): {total:.2f} s (target <= 5 s)")
+    print(f"  parts, timed apart: reading + checking the samples files {reading:.2f} s; provenance (from the "
+          f"same reading) {provenance_time:.2f} s; pairing + every paired bootstrap {statistics_time:.2f} s")
+    print(f"  then, for --markdown only: the forest plot of changes ({len(compare.change_rows(result))} rows, PNG + SVG, "
+          f"matplotlib's import included) {plot_time:.2f} s")
+
+
+def parts(root: Path) -> tuple:
+    """The parts of the comparison timed one by one; their records are freed when it returns, as a
+    fresh `symphony-bench compare` process starts without them."""
     provenance_module._parsed_samples.cache_clear()  # cold: as a fresh `symphony-bench compare` process
     (base, candidate), reading = timed(lambda: [compare.read_run(root / run) for run in ("base", "candidate")])
     n_docs = sum(len(task.records) for task in base.values())
@@ -162,22 +190,8 @@ def measure(root: Path) -> None:
 
     with compare.without_cyclic_gc():
         comparisons, statistics_time = timed(statistics)
-    rules = [compare.GateRule.parse("mean_abs:+0.02"), compare.GateRule.parse("accuracy:-0.02")]
-
-    def whole():
-        result = compare.compare_runs(root / "base", root / "candidate")
-        gate = compare.apply_gate(result, rules)
-        compare.write_outputs(result, gate, root / "compare.json", root / "compare.md")
-        return result
-
-    provenance_module._parsed_samples.cache_clear()
-    result, total = timed(whole)
-    assert result["compared"] and not result["mismatches"], result["mismatches"][:3]
-    print(f"two full-suite runs: {len(base)} tasks, {n_docs:,} docs per run, {size / 1e6:.0f} MB of samples files")
-    print(f"compare, end to end (read, provenance, pair, {len(comparisons)} paired comparisons x 1,000 replicates, "
-          f"gate, JSON + Markdown): {total:.2f} s (target <= 5 s)")
-    print(f"  parts, timed apart: reading + checking the samples files {reading:.2f} s; provenance (from the "
-          f"same reading) {provenance_time:.2f} s; pairing + every paired bootstrap {statistics_time:.2f} s")
+    provenance_module.forget_samples()
+    return len(base), n_docs, len(comparisons), reading, provenance_time, statistics_time
 
 
 if __name__ == "__main__":

@@ -257,7 +257,9 @@ def change_forest(rows: list[dict], title: str = "CAND - BASE"):
             [[row["ci_low"], row["ci_high"]] for row in kept],
             [row["p"] is not None and row["p"] < SIGNIFICANCE for row in kept])
     ax.set_xlabel("change, 95% CI (paired resampling)")
-    ax.set_title(f"{title} (filled red: p < {SIGNIFICANCE})", fontsize=9)
+    # y given: the title sits on the axes top (no ticks or labels up there), so matplotlib need not
+    # measure every tick label to place it, once per draw (a third of the drawing time for ~100 rows)
+    ax.set_title(f"{title} (filled red: p < {SIGNIFICANCE})", fontsize=9, y=1.0)
     return figure
 
 

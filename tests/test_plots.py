@@ -249,6 +249,22 @@ def test_change_forest_sorts_changes_marks_p_below_005_and_skips_missing_changes
     assert plots.change_forest(rows[2:3]) is None
 
 
+
+def test_change_forest_title_is_placed_without_measuring_every_row_and_draws_the_same(tmp_path):
+    """A full suite has ~110 rows: the title is given its place (the axes top: nothing is drawn
+    above the axes) instead of matplotlib measuring every tick label to find it, on every draw."""
+    rows = [{"metric": f"metric_{k}", "task": f"task_{k % 7}", "change": 0.01 * (k - 50), "ci_low": 0.01 * (k - 53),
+             "ci_high": 0.01 * (k - 47), "p": 0.5 if k % 3 else 0.01} for k in range(110)]
+    figure = plots.change_forest(rows)
+    assert figure.axes[0]._autotitlepos is False  # matplotlib skips _update_title_position
+    figure.savefig(tmp_path / "fixed.png")
+    placed = figure.axes[0].title.get_window_extent().bounds
+    automatic = plots.change_forest(rows)
+    automatic.axes[0]._autotitlepos = True  # as matplotlib places a title by default
+    automatic.savefig(tmp_path / "automatic.png")
+    assert automatic.axes[0].title.get_window_extent().bounds == placed
+    assert (tmp_path / "fixed.png").read_bytes() == (tmp_path / "automatic.png").read_bytes()
+
 # ---- files and links ---------------------------------------------------------------------------
 def test_report_plots_are_written_as_png_and_svg_and_linked_relative_to_the_markdown(tmp_path):
     import matplotlib.image
