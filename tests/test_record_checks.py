@@ -102,6 +102,10 @@ def test_whole_column_checks_refuse_mixed_kinds_and_non_dicts(mini_docs):
         assert not section.records_valid([*records, ["not", "a", "record"]])
     likert, logprob = runs["likert"], runs["logprob"]
     assert not section_of(likert).records_valid([*likert, *logprob])
+    for records in runs.values():  # no kind at all, or one the benchmark does not know: record by record
+        section = section_of(records)
+        for kind in (ABSENT, "grounding.other", "symphony_bias.other"):
+            assert not section.records_valid([mutated(record, "kind", kind) for record in records]), kind
 
 
 def write_samples(path, records: list[dict]) -> None:

@@ -101,7 +101,7 @@ def records_valid(records: list[dict]) -> bool:
     run on each, then names it). Every check of record_problem, on every record."""
     try:
         kinds = set(column(records, "kind"))
-        if len(kinds) != 1:
+        if len(kinds) != 1 or not kinds <= set(KINDS):
             return not records
         if kinds == {SET}:
             gold, chosen = column(records, "gold"), column(records, "chosen")
