@@ -210,7 +210,7 @@ def _parsed_samples(path: Path, modified_ns: int, size: int) -> SamplesContent:
 
     Lines are read one at a time and dropped once read (a full suite's samples files are most of a
     gigabyte of text: holding a whole file's lines made the process take fresh memory from the
-    system for every file, about a fifth of the reading time). A line in the harnesses' layout is
+    system for every file: about a tenth of the reading time). A line in the harnesses' layout is
     read in place (`_fast_read_in`), any other stripped and read as before. A file that is not
     UTF-8 is that error wherever the bad bytes are, as when the file was read whole first."""
     lines, first, last, kinds, problem = [], None, None, _record_kinds(), None
