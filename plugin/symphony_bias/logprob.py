@@ -19,7 +19,6 @@ position in the question) and keeps what the instrument changes.
 
 from __future__ import annotations
 
-import datasets
 import numpy as np
 from scipy.special import softmax
 
@@ -82,6 +81,8 @@ def _doc(scenario, instrument, stereotype, seed: int, order: list[str], scenario
 
 def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
     """`custom_dataset` entry point, called with the task's metadata + dataset_kwargs."""
+    import datasets  # here, not at the top: `compare` and `report` import this module for split_records
+
     task_options = {key: kwargs[key] for key in TASK_OPTIONS if key in kwargs}
     text_set, facts = text_data(kwargs)
     docs = build_docs(**task_options, **read_options(LOGPROB_OPTIONS, kwargs), text_set=text_set)
