@@ -12,7 +12,6 @@ again: no commit at all), then the tag. The token (`--token`, else
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import sys
 from collections.abc import Iterator
@@ -66,47 +65,76 @@ def card_metadata(folder: Path) -> dict:
 
 
 def config_files(folder: Path, metadata: dict) -> dict[str, list[Path]]:
-    """{config name: its files}; each config must match files, and every data file must be in a config."""
+    """{config name: its files}; each config must match files, and every data file must be in a config.
+    Patterns match as the Hub's do: `*` stays within a folder, `**` crosses folders."""
     configs = metadata.get("configs")
     if not isinstance(configs, list) or not configs:
         raise DataFileError(f"{folder / CARD}: the card lists no `configs`")
-    files = [path for path in folder.rglob("*") if path.is_file()]
     matched: dict[str, list[Path]] = {}
     for entry in configs:
-        if not (isinstance(entry, dict) and isinstance(entry.get("config_name"), str) and isinstance(entry.get("data_files"), list)):
-            raise DataFileError(f"{folder / CARD}: each `configs` entry needs config_name and a data_files list, got {entry!r}")
-        patterns = [item.get("path") if isinstance(item, dict) else item for item in entry["data_files"]]
-        found = [path for path in files if any(isinstance(p, str) and fnmatch.fnmatch(path.relative_to(folder).as_posix(), p)
-                                               for p in patterns)]
+        patterns = data_file_patterns(entry.get("data_files")) if isinstance(entry, dict) else None
+        if not (patterns and isinstance(entry.get("config_name"), str)):
+            raise DataFileError(f"{folder / CARD}: each `configs` entry needs config_name and data_files, got {entry!r}")
+        found = sorted({path for pattern in patterns for path in folder.glob(pattern) if path.is_file()})
         if not found:
             raise DataFileError(f"{folder / CARD}: config {entry['config_name']!r} matches no file ({patterns})")
         matched[entry["config_name"]] = found
     covered = {path for paths in matched.values() for path in paths}
-    stray = sorted(path.relative_to(folder).as_posix() for path in files if path.suffix == ".parquet" and path not in covered)
+    stray = sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*.parquet") if path not in covered)
     if stray:
         raise DataFileError(f"{folder / CARD}: data files in no config: {stray[:5]}")
     return matched
 
 
+def data_file_patterns(data_files) -> list[str] | None:
+    """The path patterns of a config's `data_files` in any form the Hub accepts (a pattern, a list of
+    patterns, a list of {split, path}, a {split: pattern(s)} mapping); None when malformed."""
+    if isinstance(data_files, str):
+        return [data_files]
+    if isinstance(data_files, dict):
+        items = list(data_files.values())
+    elif isinstance(data_files, list):
+        items = [item.get("path") if isinstance(item, dict) else item for item in data_files]
+    else:
+        return None
+    patterns = []
+    for item in items:
+        group = [item] if isinstance(item, str) else item
+        if not (isinstance(group, list) and group and all(isinstance(pattern, str) for pattern in group)):
+            return None
+        patterns += group
+    return patterns
+
+
 def check_features(folder: Path, kind: str, matched: dict[str, list[Path]]) -> None:
-    """Parquet files carry their `datasets` features; media columns are real Audio / Image features and
-    every image has a licence."""
+    """Parquet files carry their `datasets` features; media kinds hold their media as real Audio /
+    Image features, and every image has a licence."""
     import datasets
     import pyarrow.parquet as pq
 
-    media = MEDIA_COLUMNS.get(kind)
     for path in (p for paths in matched.values() for p in paths if p.suffix == ".parquet"):
         schema = pq.read_schema(path)
         if b"huggingface" not in (schema.metadata or {}):
             raise DataFileError(f"{path}: no `datasets` features in the parquet metadata")
-        features = datasets.Features.from_arrow_schema(schema)
-        if media and media[0] in features and type(features[media[0]]).__name__ != media[1]:
-            raise DataFileError(f"{path}: column {media[0]!r} is {type(features[media[0]]).__name__}, not a datasets {media[1]} feature")
+        if kind in MEDIA_COLUMNS:
+            column, feature = MEDIA_COLUMNS[kind]
+            found = type(datasets.Features.from_arrow_schema(schema).get(column)).__name__
+            if found != feature:
+                raise DataFileError(f"{path}: column {column!r} is {'missing' if found == 'NoneType' else found}, "
+                                    f"expected a datasets {feature} feature")
         if kind == "symphony-bias-image":
-            licences = pq.read_table(path, columns=["licence"]).column("licence").to_pylist()
-            unlicensed = [k for k, licence in enumerate(licences) if not (licence or "").strip()]
-            if unlicensed:
-                raise DataFileError(f"{path}: rows {unlicensed[:5]} have no licence; only licensed images are published")
+            check_licences(path, schema)
+
+
+def check_licences(path: Path, schema) -> None:
+    import pyarrow.parquet as pq
+
+    if "licence" not in schema.names:
+        raise DataFileError(f"{path}: no `licence` column; only licensed images are published")
+    licences = pq.read_table(path, columns=["licence"]).column("licence").to_pylist()
+    unlicensed = [k for k, licence in enumerate(licences) if not (licence or "").strip()]
+    if unlicensed:
+        raise DataFileError(f"{path}: rows {unlicensed[:5]} have no licence; only licensed images are published")
 
 
 def check_folder(folder: Path) -> str:
@@ -139,6 +167,9 @@ def publish(folder: Path, repo_id: str, tag: str | None = None, private: bool = 
     with hub_errors(repo_id, token):
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         head = api.repo_info(repo_id, repo_type="dataset", revision="main", files_metadata=True)
+        if private and not head.private:
+            raise PublishError(f"{repo_id}: --private, but the repo exists and is public; nothing was sent. Make it "
+                               "private on the Hub first, or publish without --private")
         operations = changes(folder, head.siblings or [])
         tags = {ref.name: ref.target_commit for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags}
         if tag in tags and (operations or tags[tag] != head.sha):
@@ -148,7 +179,8 @@ def publish(folder: Path, repo_id: str, tag: str | None = None, private: bool = 
         if operations:
             commit = api.create_commit(repo_id, operations, repo_type="dataset", parent_commit=head.sha,
                                        commit_message=f"symphony-bench publish: {kind}").oid
-        if tag and tag not in tags:
+    if tag and tag not in tags:
+        with hub_errors(repo_id, token, f"committed {commit} but could not tag it {tag!r} (publish again to tag it)"):
             api.create_tag(repo_id, tag=tag, revision=commit, repo_type="dataset")
     return Published(repo_id, commit, commit != head.sha, tag)
 
@@ -166,49 +198,64 @@ def changes(folder: Path, siblings: list) -> list:
 
 
 def same_content(path: Path, sibling) -> bool:
-    content = path.read_bytes()
+    """Whether the Hub's file (a RepoSibling with files metadata) holds `path`'s bytes."""
     if sibling.lfs is not None:
-        return sibling.lfs.sha256 == hashlib.sha256(content).hexdigest()
-    return sibling.blob_id == hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+        with path.open("rb") as handle:
+            return sibling.lfs.sha256 == hashlib.file_digest(handle, "sha256").hexdigest()
+    blob = hashlib.sha1(b"blob %d\0" % path.stat().st_size)  # git's blob id
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            blob.update(chunk)
+    return sibling.blob_id == blob.hexdigest()
 
 
 @contextmanager
-def hub_errors(repo_id: str, token: str | None) -> Iterator[None]:
-    """Turns the client's HTTP and connection errors into one PublishError line without the token."""
+def hub_errors(repo_id: str, token: str | None, doing: str = "") -> Iterator[None]:
+    """Turns the client's HTTP and connection errors into one PublishError line; no message that
+    leaves here holds the token (given, from HF_TOKEN or from the saved login)."""
     import httpx2  # huggingface_hub 2.x's HTTP client
+    from huggingface_hub import get_token
     from huggingface_hub.errors import HfHubHTTPError
 
+    secrets = [secret for secret in (token, get_token()) if secret]
+    prefix = f"{repo_id}: {doing + ': ' if doing else ''}"
+
     def scrub(text: str) -> str:
-        return text.replace(token, "***") if token else text
+        for secret in secrets:
+            text = text.replace(secret, "***")
+        return text
 
     try:
         yield
+    except PublishError as error:
+        raise PublishError(scrub(str(error))) from None
     except HfHubHTTPError as error:
         status = error.response.status_code if error.response is not None else "?"
         reason = error.server_message or str(error).splitlines()[0]
-        raise PublishError(scrub(f"{repo_id}: the Hub answered {status}: {reason}{HINTS.get(status, '')}")) from None
+        raise PublishError(scrub(f"{prefix}the Hub answered {status}: {reason}{HINTS.get(status, '')}")) from None
     except (httpx2.HTTPError, ConnectionError) as error:
-        raise PublishError(scrub(f"{repo_id}: cannot reach the Hub ({type(error).__name__}: {error})")) from None
-    except ValueError as error:
-        if "Invalid metadata in README.md" not in str(error):
-            raise
-        raise PublishError(scrub(f"{repo_id}: the Hub refused the dataset card: {error}")) from None
+        raise PublishError(scrub(f"{prefix}cannot reach the Hub ({type(error).__name__}: {error})")) from None
+    except (ValueError, OSError) as error:
+        kind = "the Hub refused the dataset card" if "Invalid metadata in README.md" in str(error) else type(error).__name__
+        raise PublishError(scrub(f"{prefix}{kind}: {error}")) from None
 
 
 HINTS = {401: " (check the token: --token, HF_TOKEN or `hf auth login`)",
          403: " (the token cannot write to this repo)",
+         409: " (someone else made it meanwhile)",
          412: " (the repo changed while publishing: nothing was committed; publish again)"}
 
 
 def describe(folder: Path, repo_id: str, tag: str | None, private: bool) -> str:
-    """What `publish` would do, for --dry-run: the checks run, nothing is sent."""
+    """What `publish` would do, for --dry-run: the checks run, nothing is sent (so it cannot know which
+    files the Hub already has)."""
     kind = check_folder(Path(folder))
     files = files_to_publish(Path(folder))
-    size = sum((Path(folder) / name).stat().st_size for name in files)
+    sizes = {name: (Path(folder) / name).stat().st_size for name in files}
     lines = [f"would publish {folder} ({kind}) to the {'private' if private else 'public'} dataset repo {repo_id}, "
-             f"in one commit{f', tagged {tag}' if tag else ''}: {len(files)} files, {size:,} bytes "
-             "(files unchanged on the Hub are skipped; files only on the Hub are deleted)"]
-    lines += [f"  add {name}" for name in files]
+             f"in one commit{f', tagged {tag}' if tag else ''}: {len(files)} files, {sum(sizes.values()):,} bytes. "
+             "Files the Hub already holds unchanged are skipped, files only on the Hub are deleted."]
+    lines += [f"  {name} ({sizes[name]:,} bytes)" for name in files]
     lines += ["", f"--- {CARD} ---", (Path(folder) / CARD).read_text(encoding="utf-8")]
     return "\n".join(lines)
 

@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"symphony-bench: error: {error}", file=sys.stderr)
         return 2
     except (KeyboardInterrupt, Terminated) as stop:
-        print("symphony-bench: stopped; an unfinished output folder is never left behind", file=sys.stderr)
+        print("symphony-bench: stopped; nothing half-done is left behind (no partial output folder, no partial Hub commit)", file=sys.stderr)
         return stop.code if isinstance(stop, Terminated) else 130
     return status if isinstance(status, int) else 0  # only `check` reports through its status
 

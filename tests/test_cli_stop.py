@@ -24,6 +24,6 @@ def test_a_stopped_build_says_so_in_one_line_and_leaves_nothing(tmp_path, signum
     child.send_signal(signum)
     stderr = child.communicate(timeout=60)[1]
     assert child.returncode == status, stderr
-    assert stderr.strip().splitlines()[-1] == "symphony-bench: stopped; an unfinished output folder is never left behind"
+    assert stderr.strip().splitlines()[-1] == "symphony-bench: stopped; nothing half-done is left behind (no partial output folder, no partial Hub commit)"
     assert "Traceback" not in stderr
     assert list(tmp_path.iterdir()) == []

@@ -68,8 +68,9 @@ def pinned_dataset(yaml_path: str) -> PinnedDataset:
 
 
 def is_repo_id(value: str) -> bool:
-    name = value.split("@", 1)[0]
-    return name.count("/") == 1 and not value.startswith((".", "/", "~")) and all(name.split("/"))
+    """`owner/name` or `owner/name@revision` (a non-empty revision)."""
+    name, at, revision = value.partition("@")
+    return name.count("/") == 1 and not value.startswith((".", "/", "~")) and all(name.split("/")) and (revision or not at)
 
 
 def resolve(value: str | None, pinned: PinnedDataset, how_to_build: str, embedded_fallback: bool = False) -> DatasetSource:
@@ -83,19 +84,23 @@ def resolve(value: str | None, pinned: PinnedDataset, how_to_build: str, embedde
         if not is_repo_id(value):
             raise DataFileError(f"{value}: no such folder, and not a Hub repo id (owner/name[@revision]); {how_to_build}")
         repo, _, revision = value.partition("@")
-        return fetch(repo, revision or (pinned.revision if repo == pinned.repo_id else "main"), how_to_build)
-    try:
-        return fetch(pinned.repo_id, pinned.revision, how_to_build)
-    except DataFileError as error:
-        if embedded_fallback:
-            print(f"symphony-bench: {error.args[0].split('; ')[0]}; using the data embedded in the package", file=sys.stderr)
-            return DatasetSource(None, EMBEDDED)
-        raise
+        source = fetch(repo, revision or (pinned.revision if repo == pinned.repo_id else "main"))
+        if isinstance(source, str):  # a mistyped relative folder reads as a repo id too: say both
+            raise DataFileError(f"{value}: no such folder, and {source}; {how_to_build}")
+        return source
+    source = fetch(pinned.repo_id, pinned.revision)
+    if not isinstance(source, str):
+        return source
+    if embedded_fallback:
+        say_once(f"symphony-bench: {source}; using the data embedded in the package")
+        return DatasetSource(None, EMBEDDED)
+    raise DataFileError(f"{source}; {how_to_build}")
 
 
 @lru_cache(maxsize=16)
-def fetch(repo_id: str, revision: str, how_to_build: str) -> DatasetSource:
-    """The dataset repo at `revision`, from the Hub or (offline) the local Hugging Face cache."""
+def fetch(repo_id: str, revision: str) -> DatasetSource | str:
+    """The dataset repo at `revision`, from the Hub or (offline) the local Hugging Face cache; else
+    why not. Asked once per process, failures included: every task of a group shares the answer."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
@@ -103,6 +108,10 @@ def fetch(repo_id: str, revision: str, how_to_build: str) -> DatasetSource:
         folder = Path(snapshot_download(repo_id, repo_type="dataset", revision=revision))
     except (HfHubHTTPError, LocalEntryNotFoundError, OSError, ValueError) as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise DataFileError(f"cannot load the dataset {repo_id} at revision {revision} from the Hub or the local cache "
-                            f"({reason}); {how_to_build}") from error
+        return f"cannot load the dataset {repo_id} at revision {revision} from the Hub or the local cache ({reason})"
     return DatasetSource(folder, repo_id, revision, commit=folder.name)
+
+
+@lru_cache(maxsize=None)
+def say_once(line: str) -> None:
+    print(line, file=sys.stderr)

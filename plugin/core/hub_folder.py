@@ -1,5 +1,5 @@
 """Write and read dataset folders in Hugging Face Hub layout: data/test-00000-of-00001.parquet + README.md
-(one config) or data/<config>/test-*.parquet (several), and open a folder or a Hub repo id by name.
+(one config) or data/<config>/test-*.parquet (several), and open such a folder.
 
 A folder is assembled in a temporary sibling directory and renamed into place, so a failed build
 leaves nothing behind and an existing folder is replaced only by a complete one.
@@ -69,15 +69,10 @@ def load_hub_dataset(path_or_repo: str | Path, split: str = "test", config: str 
     return datasets.load_dataset(str(path_or_repo), config, split=split)
 
 
-def open_source(source: str, expected: str, config: str | None = None) -> datasets.Dataset:
-    """A local folder in Hub layout or a Hub repo id ("owner/name"); anything else that is not an
-    existing folder is an error naming it."""
-    folder = Path(source).expanduser()
-    if folder.is_dir():
-        try:
-            return load_hub_dataset(folder, config=config)
-        except FileNotFoundError as error:
-            raise DataFileError(f"{source}: not {expected} ({error})") from error
-    if source.count("/") != 1 or source.startswith((".", "/", "~")):
-        raise DataFileError(f"{source}: no such folder (expected {expected})")
-    return load_hub_dataset(source, config=config)
+def open_folder(folder: Path, expected: str, config: str | None = None) -> datasets.Dataset:
+    """A local folder in Hub layout (a build, or a Hub repo's snapshot: see plugin.core.dataset_source);
+    one that lacks the data is an error naming it."""
+    try:
+        return load_hub_dataset(folder, config=config)
+    except FileNotFoundError as error:
+        raise DataFileError(f"{folder}: not {expected} ({error})") from error

@@ -73,8 +73,8 @@ def read_text_set(folder: Path) -> TextSet:
             raise DataFileError(f"{folder}: not a symphony-bias-text set (no data/{config}/test-*.parquet)")
         try:
             rows = [row for path in files for row in pq.read_table(path).to_pylist()]
-        except OSError as error:
-            raise DataFileError(f"{files[0]}: cannot read ({error})") from error
+        except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+            raise DataFileError(f"{folder / 'data' / config}: cannot read its parquet ({error})") from error
         missing = set(columns) - (set(rows[0]) if rows else set(columns))
         if missing:
             raise DataFileError(f"{folder / 'data' / config}: missing columns {sorted(missing)}")

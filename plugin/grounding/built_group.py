@@ -20,10 +20,12 @@ GROUP_FILE = Path("instrument_grounding") / "instrument_grounding.yaml"
 
 
 def task_folder_for(tasks_dir: Path, source: str) -> tuple[Path, list[str]]:
-    """(the folder to pass to --include_path, the grounding tasks left out of the group)."""
-    from symphony_bench.plugin.grounding.tasks import INTERFACES, unbuilt_config
+    """(the folder to pass to --include_path, the grounding tasks left out of the group); `source` is
+    the grounding option's value: a folder or a Hub repo id[@revision]."""
+    from symphony_bench.plugin.grounding.tasks import INTERFACES, resolve_benchmark, unbuilt_config
 
-    left_out = [f"grounding_{name}" for name, interface in INTERFACES.items() if unbuilt_config(source, interface.config)]
+    built = str(resolve_benchmark(source).folder)  # a built folder, or the Hub repo's snapshot
+    left_out = [f"grounding_{name}" for name, interface in INTERFACES.items() if unbuilt_config(built, interface.config)]
     if not left_out:
         return tasks_dir, []
     group_text = _group_without((tasks_dir / GROUP_FILE).read_text(encoding="utf-8"), left_out)

@@ -19,7 +19,7 @@ from symphony_bench.metrics.grounding import INVALID
 from symphony_bench.plugin.core.audio import audio_input
 from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_dataset, resolve
 from symphony_bench.plugin.core.errors import DataFileError, announced
-from symphony_bench.plugin.core.hub_folder import open_source
+from symphony_bench.plugin.core.hub_folder import open_folder
 from symphony_bench.plugin.core.options import read_options
 from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
@@ -57,14 +57,18 @@ BENCHMARK_YAML = "lmms_eval/instrument_grounding/_grounding_common_yaml"
 
 def benchmark_source() -> DatasetSource:
     """The option's folder or repo id, else the Hub repo pinned in the task YAML."""
+    return resolve_benchmark(read_options((BENCHMARK,))[BENCHMARK.name])
+
+
+def resolve_benchmark(value: str | None) -> DatasetSource:
     how_to_build = (f"build it locally with `symphony-bench build openmic --source OPENMIC --out DIR` and set "
                     f"{BENCHMARK.variable}=DIR")
-    return resolve(read_options((BENCHMARK,))[BENCHMARK.name], pinned_dataset(BENCHMARK_YAML), how_to_build)
+    return resolve(value, pinned_dataset(BENCHMARK_YAML), how_to_build)
 
 
 @lru_cache(maxsize=8)
-def benchmark_config(source: str, config: str) -> datasets.Dataset:
-    return open_source(source, f"a benchmark set with a {config!r} config (built by `symphony-bench build openmic`)", config)
+def benchmark_config(folder: Path, config: str) -> datasets.Dataset:
+    return open_folder(folder, f"a benchmark set with a {config!r} config (built by `symphony-bench build openmic`)", config)
 
 
 def _options_and_gold(rows: datasets.Dataset, interface: Interface) -> tuple[list[list[str]], list]:
@@ -92,14 +96,13 @@ def task_docs(task: str) -> datasets.Dataset:
     """One config's rows plus prompt, options, gold and interface."""
     interface = INTERFACES[task]
     source = benchmark_source()
-    folder = str(source.folder)
-    if unbuilt_config(folder, interface.config):
+    if unbuilt_config(str(source.folder), interface.config):
         raise DataFileError(
             f"grounding_{task}: {source.repo} has no {interface.config!r} config (it had no rows when built; a larger --max-clip-uses "
             "may fill it). `symphony-bench tasks-path --harness lmms-eval` with SYMPHONY_GROUNDING set gives an "
             "instrument_grounding group of the tasks that were built"
         )
-    rows = benchmark_config(folder, interface.config)
+    rows = benchmark_config(source.folder, interface.config)
     options, gold = _options_and_gold(rows, interface)
     added = {"prompt": rows[interface.prompt_column], "options": options, "gold": gold, "interface": [interface.kind] * len(rows),
              "symphony_bench_version": [package_version()] * len(rows),

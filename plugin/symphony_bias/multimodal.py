@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, replace
+from pathlib import Path
 from functools import lru_cache
 
 import datasets
@@ -31,7 +32,7 @@ from PIL import Image, ImageOps
 from symphony_bench.plugin.core.audio import audio_input
 from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_dataset, resolve
 from symphony_bench.plugin.core.errors import DataFileError, announced
-from symphony_bench.plugin.core.hub_folder import open_source
+from symphony_bench.plugin.core.hub_folder import open_folder
 from symphony_bench.plugin.core.options import read_options
 from symphony_bench.plugin.core.vocabulary import GENDERS, Instrument, load_instruments
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS, TEXT_OPTIONS
@@ -97,7 +98,7 @@ def stimulus_source(modality: Modality) -> DatasetSource:
 def stimulus_table(source: str, modality_name: str) -> datasets.Dataset:
     """The stimulus set at `source`, read once per process and checked for the columns we use."""
     modality = MODALITIES[modality_name]
-    table = open_source(source, f"a symphony-bias-{modality_name} set")
+    table = open_folder(Path(source), f"a symphony-bias-{modality_name} set")
     missing = {"instrument", modality.id_column, modality.media_column} - set(table.column_names)
     if missing:
         raise DataFileError(f"{source}: not a symphony-bias-{modality_name} set (missing columns {sorted(missing)})")

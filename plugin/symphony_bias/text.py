@@ -18,7 +18,6 @@ from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED, TEXT_OPTIO
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
 from symphony_bench.plugin.symphony_bias.prompts import WORDINGS, build_prompt
 from symphony_bench.plugin.symphony_bias.records import TEXT_LIKERT_METRICS, score_record
-from symphony_bench.plugin.symphony_bias.text_data import text_data
 from symphony_bench.plugin.symphony_bias.scenarios import (
     CONTROL,
     CONTROL_STEREOTYPE,
@@ -29,6 +28,7 @@ from symphony_bench.plugin.symphony_bias.scenarios import (
     scenario_set_sha256,
     select_scenarios,
 )
+from symphony_bench.plugin.symphony_bias.text_data import text_data
 
 TASK_OPTIONS = ("prompt_variant", "reasoning", "subset")  # set by the variant YAMLs' dataset_kwargs
 

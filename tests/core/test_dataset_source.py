@@ -18,7 +18,7 @@ def fetched(monkeypatch):
     """Records what would be fetched from the Hub instead of fetching it."""
     calls = []
 
-    def fake_fetch(repo_id, revision, how_to_build):
+    def fake_fetch(repo_id, revision):
         calls.append((repo_id, revision))
         return dataset_source.DatasetSource(None, repo_id, revision, "c0ffee")
 
@@ -45,7 +45,7 @@ def test_repo_ids_and_revisions(value, expected, fetched):
     assert fetched == [expected]
 
 
-@pytest.mark.parametrize("value", ["./nowhere", "/abs/nowhere", "~/nowhere", "a/b/c", "nowhere", "/x", "a/"])
+@pytest.mark.parametrize("value", ["./nowhere", "/abs/nowhere", "~/nowhere", "a/b/c", "nowhere", "/x", "a/", "a/b@"])
 def test_what_is_neither_a_folder_nor_a_repo_id_is_one_error(value, fetched):
     assert not is_repo_id(value)
     with pytest.raises(DataFileError, match=f"no such folder, and not a Hub repo id.*{HOW}"):
@@ -53,28 +53,47 @@ def test_what_is_neither_a_folder_nor_a_repo_id_is_one_error(value, fetched):
     assert fetched == []
 
 
-def test_offline_with_an_empty_cache_is_one_error_saying_how_to_build(monkeypatch, tmp_path):
+@pytest.fixture
+def offline_empty_cache(monkeypatch, tmp_path):
+    """Offline mode with an empty cache; counts what reaches snapshot_download."""
+    import huggingface_hub
     import huggingface_hub.constants
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    calls = []
+    real = huggingface_hub.snapshot_download
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", counted)
     dataset_source.fetch.cache_clear()
+    dataset_source.say_once.cache_clear()
+    yield calls
+    dataset_source.fetch.cache_clear()
+
+
+def test_offline_with_an_empty_cache_is_one_error_saying_how_to_build(offline_empty_cache):
     with pytest.raises(DataFileError) as error:
         resolve(None, PINNED, HOW)
     message = str(error.value)
     assert message.startswith("cannot load the dataset symphony-bench/example at revision v1.0 from the Hub or the local cache")
-    assert message.endswith(HOW) and "\n" not in message
+    assert "offline" in message.lower() and message.endswith(HOW) and "\n" not in message
 
 
-def test_the_text_tasks_fall_back_to_the_embedded_data(monkeypatch, tmp_path, capsys):
-    import huggingface_hub.constants
+def test_a_missing_relative_folder_that_reads_as_a_repo_id_says_both(offline_empty_cache):
+    with pytest.raises(DataFileError, match=r"^data/audio: no such folder, and cannot load the dataset data/audio at revision main"):
+        resolve("data/audio", PINNED, HOW)
 
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "empty-cache"))
-    dataset_source.fetch.cache_clear()
-    source = resolve(None, PINNED, HOW, embedded_fallback=True)
+
+def test_the_text_tasks_fall_back_to_the_embedded_data_asking_and_saying_so_once(offline_empty_cache, capsys):
+    for _ in range(3):  # three tasks of a group in one process
+        source = resolve(None, PINNED, HOW, embedded_fallback=True)
     assert source.folder is None and source.facts() == {"dataset_repo": EMBEDDED, "dataset_revision": None, "dataset_commit": None}
-    assert "using the data embedded in the package" in capsys.readouterr().err
+    assert len(offline_empty_cache) == 1
+    assert capsys.readouterr().err.count("using the data embedded in the package") == 1
 
 
 def test_every_task_of_a_dataset_pins_the_repo_and_revision_its_loader_reads():

@@ -84,6 +84,7 @@ class LoopbackHub(ThreadingHTTPServer):
         self.requests: list[tuple[str, str, int]] = []
         self.lock = threading.Lock()  # repo creation, commits and tags change refs one at a time
         self.body_delay_s = 0.0  # > 0: read request bodies 16 KiB at a time with this pause (a slow link)
+        self.large_body_started = threading.Event()  # set when a slow read of a body over 1 MB begins
 
     def git(self, repo: Path, *args: str, input: bytes | None = None, env: dict | None = None) -> str:
         done = subprocess.run(["git", "--git-dir", str(repo), *args], input=input, capture_output=True,
@@ -235,6 +236,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         self.dispatch("POST")
 
+    def do_HEAD(self):  # not served, but logged like every request (tests check that nothing was asked)
+        self.dispatch("HEAD")
+
     def dispatch(self, method: str):
         url = urlsplit(self.path)
         try:
@@ -272,6 +276,8 @@ class _Handler(BaseHTTPRequestHandler):
         return json.loads(raw)
 
     def read_slowly(self, length: int) -> bytes:
+        if length > 1_000_000:
+            self.server.large_body_started.set()
         chunks, received = [], 0
         while received < length:
             chunk = self.rfile.read(min(16384, length - received))

@@ -123,15 +123,19 @@ def test_a_task_loads_the_pinned_revision_through_the_hub_client_and_records_the
     assert {(doc["dataset_repo"], doc["dataset_revision"], doc["dataset_commit"]) for doc in docs} == {(repo, "v1.0", commit)}
     local = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
                            env={**env, "SYMPHONY_AUDIO": str(first), "HF_HUB_OFFLINE": "1"})
+    assert local.returncode == 0, local.stderr[-3000:]
     strip = lambda rows: [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]  # noqa: E731
     assert strip(json.loads(local.stdout)) == strip(docs)
 
-    # offline, same HF_HOME: the warm cache answers; the olah endpoint is not even asked
+    # offline, same HF_HOME: the warm cache answers and nothing is asked of the endpoint (the write
+    # server, which logs every request, stands in for it)
+    asked = len(loopback_hub.server.requests)
     offline = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
                              env={**env, "SYMPHONY_AUDIO": f"{repo}@v1.0", "HF_HUB_OFFLINE": "1",
-                                  "HF_ENDPOINT": "http://127.0.0.1:9"})
+                                  "HF_ENDPOINT": loopback_hub.write_endpoint})
     assert offline.returncode == 0, offline.stderr[-3000:]
     assert json.loads(offline.stdout) == docs
+    assert loopback_hub.server.requests[asked:] == []
 
 
 def test_the_text_set_round_trips_and_the_text_task_makes_the_same_docs(loopback_hub, tmp_path):
@@ -139,13 +143,13 @@ def test_the_text_set_round_trips_and_the_text_task_makes_the_same_docs(loopback
     repo = "symphony-bench-test/text"
     commit = published_commit(publish(loopback_hub, folder, repo, "--revision", "v1.0", cwd=tmp_path))
     script = textwrap.dedent("""
-        import json
+        import json, sys
         from symphony_bench.plugin.symphony_bias import text
-        docs = text.load_dataset(subset="mini", dataset_repo=%r, dataset_revision="v1.0")["test"]
+        docs = text.load_dataset(subset="mini", **dict(arg.split("=", 1) for arg in sys.argv[1:]))["test"]
         print(json.dumps(docs.to_list()))
-    """ % repo)
-    from_hub = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                              env=loopback_hub.env(token=False))
+    """)
+    from_hub = subprocess.run([sys.executable, "-c", script, f"text={repo}@v1.0"], capture_output=True, text=True,
+                              timeout=300, env=loopback_hub.env(token=False))
     assert from_hub.returncode == 0, from_hub.stderr[-3000:]
     embedded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
                               env={**loopback_hub.env(token=False), "HF_HUB_OFFLINE": "1"})
@@ -191,17 +195,15 @@ def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_set
     (large / "data" / "padding.bin").write_bytes(np.random.default_rng(0).bytes(24_000_000))
     loopback_hub.server.body_delay_s = 0.0025
     logged = len(loopback_hub.server.requests)
+    loopback_hub.server.large_body_started.clear()
     try:
         process = subprocess.Popen([SYMPHONY_BENCH, "publish", str(large), "--repo-id", repo], cwd=tmp_path,
                                    env=loopback_hub.env(write=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 120
-        while not any(path.endswith("/preupload/main") for _, path, _ in loopback_hub.server.requests[-3:]):
-            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
-            time.sleep(0.05)
-        time.sleep(1.0)
+        assert loopback_hub.server.large_body_started.wait(timeout=120), process.communicate()
+        time.sleep(0.5)  # the commit body is on its way
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=60)
-        assert process.returncode == 143 and "stopped" in stderr, stderr[-2000:]
+        assert process.returncode == 143 and "no partial Hub commit" in stderr, stderr[-2000:]
         deadline = time.monotonic() + 120  # the server drains what the socket buffered, then finds the body short
         while not (commits := [status for _, path, status in loopback_hub.server.requests[logged:] if path.endswith("/commit/main")]):
             assert time.monotonic() < deadline
@@ -269,3 +271,26 @@ def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the
     assert {(d["dataset_repo"], d["dataset_revision"], d["dataset_commit"]) for d in from_hub} == {(pin.repo_id, pin.revision, commit)}
     strip = lambda rows: [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]  # noqa: E731
     assert strip(from_hub) == strip(local) and len(local) > 0
+
+    # a set published without a config: `tasks-path --grounding repo@tag` trims the group as for a folder
+    sparse = shutil.copytree(benchmark, tmp_path / "sparse")
+    shutil.rmtree(sparse / "data" / "multilabel_30s")
+    card = (sparse / "README.md").read_text()
+    (sparse / "README.md").write_text(card.replace(
+        "- config_name: multilabel_30s\n  data_files:\n  - split: test\n    path: data/multilabel_30s/test-*.parquet\n", ""))
+    published_commit(publish(loopback_hub, sparse, "symphony-bench-test/grounding-sparse", "--revision", "v1", cwd=tmp_path))
+    trimmed = run_cli([SYMPHONY_BENCH, "tasks-path", "--harness", "lmms-eval", "--grounding",
+                       "symphony-bench-test/grounding-sparse@v1"], cwd=tmp_path,
+                      env={**loopback_hub.env(token=False), "SYMPHONY_BENCH_CACHE": str(tmp_path / "cache")})
+    assert trimmed.returncode == 0 and "has no data for grounding_multilabel_30s" in trimmed.stderr, trimmed.stderr
+    assert "grounding_multilabel_30s" not in (Path(trimmed.stdout.strip()) / "instrument_grounding" / "instrument_grounding.yaml").read_text()
+
+
+def test_private_is_refused_for_an_existing_public_repo(loopback_hub, tmp_path):
+    folder = symphony_bias_text.build(tmp_path / "text")
+    repo = "symphony-bench-test/public"
+    before = published_commit(publish(loopback_hub, folder, repo, cwd=tmp_path))
+    (folder / "README.md").write_text((folder / "README.md").read_text() + "\nchanged\n")
+    refused = publish(loopback_hub, folder, repo, "--private", cwd=tmp_path)
+    assert refused.returncode == 2 and "--private, but the repo exists and is public; nothing was sent" in refused.stderr
+    assert head(loopback_hub, repo) == before
