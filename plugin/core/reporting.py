@@ -75,6 +75,21 @@ def field_problem(record: dict, checks: dict[str, tuple[Callable[[object], bool]
 MISSING = object()  # the value `column` gives for a record without the field (fails every check)
 
 
+def columnwise(check: Callable[[str, list[dict]], bool]) -> Callable[[list[dict]], bool]:
+    """A benchmark's `records_valid` from `check(kind, records)`, its column checks for records of one
+    kind: True only if `record_problem` would find nothing in any record; False where any record may
+    have a problem (mixed kinds, odd values), and the per-record check then names it."""
+
+    def records_valid(records: list[dict]) -> bool:
+        try:
+            kinds = set(column(records, "kind"))
+            return not records if len(kinds) != 1 else check(kinds.pop(), records)
+        except (TypeError, ValueError, OverflowError):  # unhashable or unusual values: record by record
+            return False
+
+    return records_valid
+
+
 def column(records: list[dict], field: str, default=MISSING) -> list:
     """The field's value in every record, in order (`default` where absent)."""
     return list(map(dict.get, records, itertools.repeat(field), itertools.repeat(default)))

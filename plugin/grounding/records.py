@@ -20,6 +20,7 @@ from symphony_bench.plugin.core.reporting import (
     all_integer,
     all_text,
     column,
+    columnwise,
     field_problem,
     flattened,
     is_integer,
@@ -95,30 +96,27 @@ def record_problem(record: dict) -> str | None:
     return problem
 
 
-def records_valid(records: list[dict]) -> bool:
-    """True only if `record_problem` finds nothing in any of these records (one kind), checked field
-    by field over all of them at once; False where any record may have a problem (record_problem,
-    run on each, then names it). Every check of record_problem, on every record."""
-    try:
-        kinds = set(column(records, "kind"))
-        if len(kinds) != 1 or not kinds <= set(KINDS):
-            return not records
-        if kinds == {SET}:
-            gold, chosen = column(records, "gold"), column(records, "chosen")
-            answered = [value for value in chosen if value is not None]
-            return (_all_masks(gold) and _all_masks(answered) and all_text(column(records, "clip"))
-                    and all(len(value) == len(mask) for value, mask in zip(chosen, gold, strict=True) if value is not None))
-        options, gold, chosen = column(records, "options"), column(records, "gold"), column(records, "chosen")
-        if not (set(column(records, "interface")) <= set(METRICS_BY_INTERFACE) - {"set"}
-                and types_within(options, list) and min(map(len, options), default=1) > 0 and all_text(flattened(options))
-                and all_integer(gold) and all_integer(chosen)
-                and all_text(column(records, "group")) and all_text(column(records, "clip"))):
-            return False
-        n_options = list(map(len, options))
-        return (all(0 <= g < n for g, n in zip(gold, n_options, strict=True))
-                and all(-1 <= c < n for c, n in zip(chosen, n_options, strict=True)))
-    except (TypeError, ValueError):  # unhashable or unusual values: record by record
+def _valid_columns(kind: str, records: list[dict]) -> bool:
+    """Every check of record_problem, on whole columns of records of one kind (see `columnwise`)."""
+    if kind == SET:
+        gold, chosen = column(records, "gold"), column(records, "chosen")
+        answered = [value for value in chosen if value is not None]
+        return (_all_masks(gold) and _all_masks(answered) and all_text(column(records, "clip"))
+                and all(len(value) == len(mask) for value, mask in zip(chosen, gold, strict=True) if value is not None))
+    if kind != CHOICE:
         return False
+    options, gold, chosen = column(records, "options"), column(records, "gold"), column(records, "chosen")
+    if not (set(column(records, "interface")) <= set(METRICS_BY_INTERFACE) - {"set"}
+            and types_within(options, list) and min(map(len, options), default=1) > 0 and all_text(flattened(options))
+            and all_integer(gold) and all_integer(chosen)
+            and all_text(column(records, "group")) and all_text(column(records, "clip"))):
+        return False
+    n_options = list(map(len, options))
+    return (all(0 <= g < n for g, n in zip(gold, n_options, strict=True))
+            and all(-1 <= c < n for c, n in zip(chosen, n_options, strict=True)))
+
+
+records_valid = columnwise(_valid_columns)
 
 
 def _all_masks(values: list) -> bool:

@@ -32,6 +32,7 @@ from symphony_bench.plugin.core.reporting import (
     all_finite_numbers,
     all_text,
     column,
+    columnwise,
     field_problem,
     flattened,
     is_finite_number,
@@ -116,33 +117,27 @@ def record_problem(record: dict) -> str | None:
     return problem
 
 
-def records_valid(records: list[dict]) -> bool:
-    """True only if `record_problem` finds nothing in any of these records (one kind), checked field
-    by field over all of them at once; False where any record may have a problem (record_problem,
-    run on each, then names it). Every check of record_problem, on every record."""
-    try:
-        kinds = set(column(records, "kind"))
-        if len(kinds) != 1:
-            return not records
-        (kind,) = kinds
-        if kind == RECOGNITION:
-            return (all_text(column(records, "instrument")) and all_text(column(records, "stimulus_id"))
-                    and types_within(column(records, "recognised"), bool)
-                    and types_within(named := column(records, "named"), list) and all_text(flattened(named)))
-        if kind not in VALID_SCORES:
-            return False
-        scores, errors = column(records, "scores"), column(records, "error")
-        if not (types_within(column(records, "scenario_id"), str, int) and all_text(column(records, "instrument"))
-                and set(column(records, "stereotype")) <= set(CATEGORIES) and all_text(errors)
-                and types_within(scores, list) and set(map(len, scores)) <= {3} and all_finite_numbers(flattened(scores))
-                and types_within(column(records, "stimulus_id", None), type(None), str, int)):
-            return False
-        valid_values = flattened([values for values, error in zip(scores, errors, strict=True) if not error])
-        if kind == LIKERT:
-            return set(valid_values) <= {1, 2, 3, 4, 5}
-        return not valid_values or (min(valid_values) >= 0 and max(valid_values) <= 1)
-    except (TypeError, ValueError, OverflowError):  # unhashable or unusual values: record by record
+def _valid_columns(kind: str, records: list[dict]) -> bool:
+    """Every check of record_problem, on whole columns of records of one kind (see `columnwise`)."""
+    if kind == RECOGNITION:
+        return (all_text(column(records, "instrument")) and all_text(column(records, "stimulus_id"))
+                and types_within(column(records, "recognised"), bool)
+                and types_within(named := column(records, "named"), list) and all_text(flattened(named)))
+    if kind not in VALID_SCORES:
         return False
+    scores, errors = column(records, "scores"), column(records, "error")
+    if not (types_within(column(records, "scenario_id"), str, int) and all_text(column(records, "instrument"))
+            and set(column(records, "stereotype")) <= set(CATEGORIES) and all_text(errors)
+            and types_within(scores, list) and set(map(len, scores)) <= {3} and all_finite_numbers(flattened(scores))
+            and types_within(column(records, "stimulus_id", None), type(None), str, int)):
+        return False
+    valid_values = flattened([values for values, error in zip(scores, errors, strict=True) if not error])
+    if kind == LIKERT:
+        return set(valid_values) <= {1, 2, 3, 4, 5}
+    return not valid_values or (min(valid_values) >= 0 and max(valid_values) <= 1)
+
+
+records_valid = columnwise(_valid_columns)
 
 
 def records_to_data(records) -> AssociationData:
