@@ -64,7 +64,7 @@ def pinned_dataset(yaml_path: str) -> PinnedDataset:
     repo, revision = metadata.get("dataset_repo"), metadata.get("dataset_revision")
     if not (isinstance(repo, str) and isinstance(revision, str)):
         raise DataFileError(f"{path}: metadata needs dataset_repo and dataset_revision")
-    return PinnedDataset(repo, str(revision))
+    return PinnedDataset(repo, revision)
 
 
 def is_repo_id(value: str) -> bool:
