@@ -32,7 +32,11 @@ def synthetic_records(n_docs: int, seed: int = 0) -> list[dict]:
     for s in range(n_scenarios):
         for name in instruments:
             error = "no_json" if rng.random() < 0.05 else ""
-            doc = {"scenario_id": f"s{s:05d}", "instrument": name, "stereotype": table[name].category}
+            doc = {
+                "scenario_id": f"s{s:05d}",
+                "instrument": name,
+                "stereotype": table[name].category,
+            }
             records.append(score_record(doc, rng.integers(1, 6, size=3).tolist(), error))
     return records[:n_docs]
 
@@ -68,10 +72,14 @@ def main() -> None:
     lm_eval_per_1000 = lm_eval_measured * 1000 / args.lm_eval_iters
 
     print(f"docs: {len(records)}")
-    print(f"all {len(symphony_bias_records.LIKERT_METRICS)} harness aggregations (4 headline numbers + stderrs): {harness_aggregations:.3f} s")
+    print(
+        f"all {len(symphony_bias_records.LIKERT_METRICS)} harness aggregations (4 headline numbers + stderrs): {harness_aggregations:.3f} s"
+    )
     print(f"one analyse() with 1,000 scenario-bootstrap replicates + t-tests: {ours:.3f} s")
-    print(f"lm-eval bootstrap_stderr, {args.lm_eval_iters} iterations: {lm_eval_measured:.3f} s "
-          f"(scaled to 1,000: {lm_eval_per_1000:.1f} s)")
+    print(
+        f"lm-eval bootstrap_stderr, {args.lm_eval_iters} iterations: {lm_eval_measured:.3f} s "
+        f"(scaled to 1,000: {lm_eval_per_1000:.1f} s)"
+    )
     print(f"ratio lm-eval route / ours at 1,000 replicates: {lm_eval_per_1000 / ours:.0f}x")
 
 

@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 from symphony_bench.hub_upload.fluidsynth_render import default_soundfont, random_notes, render
 from symphony_bench.hub_upload.symphony_bias_audio import VOICES, build
+from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 
 
 def warm_up_librosa() -> None:
@@ -26,7 +26,9 @@ def warm_up_librosa() -> None:
 
     noise = np.random.default_rng(0).standard_normal(16_000).astype(np.float32)
     magnitude = np.abs(librosa.stft(noise))
-    librosa.feature.mfcc(S=librosa.power_to_db(librosa.feature.melspectrogram(S=magnitude**2, sr=16_000)))
+    librosa.feature.mfcc(
+        S=librosa.power_to_db(librosa.feature.melspectrogram(S=magnitude**2, sr=16_000))
+    )
     librosa.feature.spectral_bandwidth(S=magnitude, sr=16_000)
     librosa.feature.spectral_flatness(S=magnitude)
 
@@ -40,11 +42,14 @@ def main() -> None:
     print(f"librosa start-up (numba JIT, once per process): {time.perf_counter() - start:.1f} s")
     soundfont = default_soundfont()
     start = time.perf_counter()
-    rendered = sum(
-        len(render(voice, random_notes(voice, f"bench:{name}:{k}"), soundfont))
-        for name, voice in VOICES.items()
-        for k in range(args.clips_per_instrument)
-    ) / 16_000
+    rendered = (
+        sum(
+            len(render(voice, random_notes(voice, f"bench:{name}:{k}"), soundfont))
+            for name, voice in VOICES.items()
+            for k in range(args.clips_per_instrument)
+        )
+        / 16_000
+    )
     render_seconds = time.perf_counter() - start
 
     with tempfile.TemporaryDirectory() as folder:
@@ -55,7 +60,9 @@ def main() -> None:
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"clips: {len(VOICES) * args.clips_per_instrument}, audio: {audio_seconds:.1f} s")
     print(f"render only: {rendered / render_seconds:.0f}x realtime ({render_seconds:.2f} s)")
-    print(f"whole build: {audio_seconds / build_seconds:.0f}x realtime ({build_seconds:.2f} s; target >= 50x)")
+    print(
+        f"whole build: {audio_seconds / build_seconds:.0f}x realtime ({build_seconds:.2f} s; target >= 50x)"
+    )
     print(f"peak resident memory of the process: {peak_mib:.0f} MiB")
 
 

@@ -46,7 +46,9 @@ def main() -> None:
     bare = statistics.median(samples["python -c pass (interpreter start)"])
     for name, times in samples.items():
         median = statistics.median(times)
-        print(f"{name:48s} median {median:.3f} s  ({median / bare:.2f}x the bare interpreter, +{median - bare:.3f} s)")
+        print(
+            f"{name:48s} median {median:.3f} s  ({median / bare:.2f}x the bare interpreter, +{median - bare:.3f} s)"
+        )
 
 
 if __name__ == "__main__":

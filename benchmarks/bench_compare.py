@@ -21,11 +21,18 @@ import tempfile
 import time
 from pathlib import Path
 
-if __name__ == "__main__":  # BLAS reads its thread count when numpy loads: single-threaded, as the command runs
-    threads = sys.argv[sys.argv.index("--blas-threads") + 1] if "--blas-threads" in sys.argv else "1"
-    os.environ.update(OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+if (
+    __name__ == "__main__"
+):  # BLAS reads its thread count when numpy loads: single-threaded, as the command runs
+    threads = (
+        sys.argv[sys.argv.index("--blas-threads") + 1] if "--blas-threads" in sys.argv else "1"
+    )
+    os.environ.update(
+        OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads
+    )
 
 import numpy as np
+
 from symphony_bench.plugin import compare
 from symphony_bench.plugin import provenance as provenance_module
 from symphony_bench.plugin.compare_command import write_markdown_with_plots
@@ -40,13 +47,29 @@ from symphony_bench.plugin.symphony_bias.records import (
 )
 
 LM_EVAL_STAMP, LMMS_STAMP = "2026-12-01T00-00-00.000000", "20261201_000000"
-TEXT_TASKS = ("symphony_bias_text", "symphony_bias_text_noreason", "symphony_bias_text_p1", "symphony_bias_text_p2",
-              "symphony_bias_text_p3")
-GROUNDING_ITEMS = {"grounding_binary": ("yes_no", 9332), "grounding_genre_hard": ("yes_no", 590),
-                   "grounding_confusable_name": ("name", 1051), "grounding_confusable_name_swapped": ("name", 1051),
-                   "grounding_confusable_ab": ("letter", 1051), "grounding_confusable_ab_swapped": ("letter", 1051),
-                   "grounding_temporal_30s": ("time", 3579), "grounding_multilabel_30s": ("set", 1028)}
-OPTIONS = {"yes_no": ["yes", "no"], "name": ["violin", "cello"], "letter": ["A", "B"], "time": ["0-10", "10-20", "20-30"]}
+TEXT_TASKS = (
+    "symphony_bias_text",
+    "symphony_bias_text_noreason",
+    "symphony_bias_text_p1",
+    "symphony_bias_text_p2",
+    "symphony_bias_text_p3",
+)
+GROUNDING_ITEMS = {
+    "grounding_binary": ("yes_no", 9332),
+    "grounding_genre_hard": ("yes_no", 590),
+    "grounding_confusable_name": ("name", 1051),
+    "grounding_confusable_name_swapped": ("name", 1051),
+    "grounding_confusable_ab": ("letter", 1051),
+    "grounding_confusable_ab_swapped": ("letter", 1051),
+    "grounding_temporal_30s": ("time", 3579),
+    "grounding_multilabel_30s": ("set", 1028),
+}
+OPTIONS = {
+    "yes_no": ["yes", "no"],
+    "name": ["violin", "cello"],
+    "letter": ["A", "B"],
+    "time": ["0-10", "10-20", "20-30"],
+}
 
 
 def likert_answer(rng, doc: dict) -> tuple[list[int], str]:
@@ -61,18 +84,45 @@ def write_lm_eval(folder: Path, docs: list[dict], rng) -> None:
         for doc_id, doc in enumerate(docs):
             scores, error = likert_answer(rng, doc)
             record = score_record(doc, scores, error)
-            answer = json.dumps({"reason": "a guess", "man": "high", "woman": "low", "non-binary": "low"})
-            sample = {"doc_id": doc_id, "doc": doc, "target": "", "arguments": {"gen_args_0": {"arg_0": doc["prompt"]}},
-                      "resps": [[answer]], "filtered_resps": [answer], "filter": "symphony_likert_json",
-                      "metrics": list(TEXT_LIKERT_METRICS), "doc_hash": "0" * 64, "prompt_hash": "1" * 64,
-                      **{metric: record for metric in TEXT_LIKERT_METRICS}}
+            answer = json.dumps(
+                {"reason": "a guess", "man": "high", "woman": "low", "non-binary": "low"}
+            )
+            sample = {
+                "doc_id": doc_id,
+                "doc": doc,
+                "target": "",
+                "arguments": {"gen_args_0": {"arg_0": doc["prompt"]}},
+                "resps": [[answer]],
+                "filtered_resps": [answer],
+                "filter": "symphony_likert_json",
+                "metrics": list(TEXT_LIKERT_METRICS),
+                "doc_hash": "0" * 64,
+                "prompt_hash": "1" * 64,
+                **{metric: record for metric in TEXT_LIKERT_METRICS},
+            }
             lines.append(json.dumps(sample))
         tasks[task] = lines
     lines = []
     for doc_id, doc in enumerate(docs):
         record = score_record(doc, rng.dirichlet([3, 3, 1]).tolist(), kind=LOGPROB)
-        lines.append(json.dumps({"doc_id": doc_id, "doc": doc, "resps": [[[-1.2, False]]] * 3, **{m: record for m in
-                                 ("mean_abs", "mean_abs_stderr", "consistency_rate", "non_binary_gas")}}))
+        lines.append(
+            json.dumps(
+                {
+                    "doc_id": doc_id,
+                    "doc": doc,
+                    "resps": [[[-1.2, False]]] * 3,
+                    **{
+                        m: record
+                        for m in (
+                            "mean_abs",
+                            "mean_abs_stderr",
+                            "consistency_rate",
+                            "non_binary_gas",
+                        )
+                    },
+                }
+            )
+        )
     tasks["symphony_bias_logprob"] = lines
     for task, task_lines in tasks.items():
         (folder / f"samples_{task}_{LM_EVAL_STAMP}.jsonl").write_text("\n".join(task_lines) + "\n")
@@ -83,40 +133,85 @@ def write_lmms_eval(folder: Path, docs: list[dict], rng) -> None:
     folder.mkdir(parents=True)
     tasks = {}
     scenarios = [doc for doc in docs if doc["instrument"] == "violin"]
-    instruments = sorted({(doc["instrument"], doc["stereotype"]) for doc in docs if doc["instrument"]})
+    instruments = sorted(
+        {(doc["instrument"], doc["stereotype"]) for doc in docs if doc["instrument"]}
+    )
     for modality, per_instrument in (("audio", 4), ("image", 6)):
-        stimuli = [(name, category, f"{name}-{k}") for name, category in instruments for k in range(per_instrument)]
+        stimuli = [
+            (name, category, f"{name}-{k}")
+            for name, category in instruments
+            for k in range(per_instrument)
+        ]
         named = [(name, category, name) for name, category in instruments]
         for suffix, shown in (("", stimuli), ("_nostimulus", stimuli), ("_named", named)):
             records = []
             for name, category, stimulus in shown:
                 for scenario in scenarios:
-                    doc = {**scenario, "instrument": name, "stereotype": category, "stimulus_id": stimulus}
+                    doc = {
+                        **scenario,
+                        "instrument": name,
+                        "stereotype": category,
+                        "stimulus_id": stimulus,
+                    }
                     records.append(score_record(doc, *likert_answer(rng, doc)))
             tasks[f"symphony_bias_{modality}{suffix}"] = records
         tasks[f"symphony_bias_{modality}_recognition"] = [
-            {"kind": RECOGNITION, "instrument": name, "stimulus_id": stimulus, "recognised": bool(rng.random() < 0.6),
-             "named": [name]} for name, _, stimulus in stimuli]
+            {
+                "kind": RECOGNITION,
+                "instrument": name,
+                "stimulus_id": stimulus,
+                "recognised": bool(rng.random() < 0.6),
+                "named": [name],
+            }
+            for name, _, stimulus in stimuli
+        ]
     for task, (interface, n_items) in GROUNDING_ITEMS.items():
         clips = [f"{k // 2:06d}_10000" for k in range(n_items)]
         if interface == "set":
-            tasks[task] = [set_record([True, True, False, False], (rng.random(4) < 0.5).tolist(), clip) for clip in clips]
+            tasks[task] = [
+                set_record([True, True, False, False], (rng.random(4) < 0.5).tolist(), clip)
+                for clip in clips
+            ]
         else:
             options = OPTIONS[interface]
-            gold = np.random.default_rng(n_items).integers(len(options), size=n_items)  # the design: the same in both runs
-            tasks[task] = [choice_record(interface, int(g), int(rng.integers(-1, len(options))), options, "", clip)
-                           for g, clip in zip(gold, clips, strict=True)]
+            gold = np.random.default_rng(n_items).integers(
+                len(options), size=n_items
+            )  # the design: the same in both runs
+            tasks[task] = [
+                choice_record(
+                    interface, int(g), int(rng.integers(-1, len(options))), options, "", clip
+                )
+                for g, clip in zip(gold, clips, strict=True)
+            ]
     for task, records in tasks.items():
-        metrics = ("accuracy", "accuracy_stderr", "invalid_rate", "invalid_rate_stderr", "mean_abs", "mean_abs_stderr")
-        lines = [json.dumps({"doc_id": k, "input": "prompt", **{m: record for m in metrics}}) for k, record in enumerate(records)]
+        metrics = (
+            "accuracy",
+            "accuracy_stderr",
+            "invalid_rate",
+            "invalid_rate_stderr",
+            "mean_abs",
+            "mean_abs_stderr",
+        )
+        lines = [
+            json.dumps({"doc_id": k, "input": "prompt", **{m: record for m in metrics}})
+            for k, record in enumerate(records)
+        ]
         (folder / f"{LMMS_STAMP}_samples_{task}.jsonl").write_text("\n".join(lines) + "\n")
     write_results(folder / f"{LMMS_STAMP}_results.json", tasks)
 
 
 def write_results(path: Path, tasks) -> None:
-    path.write_text(json.dumps({"configs": {task: {"dataset_kwargs": {}} for task in tasks},
-                                "versions": {task: 1.0 for task in tasks}, "task_hashes": {task: "h" for task in tasks},
-                                "config": {"model_args": "pretrained=planted"}, "lm_eval_version": "0.4.13"}))
+    path.write_text(
+        json.dumps(
+            {
+                "configs": {task: {"dataset_kwargs": {}} for task in tasks},
+                "versions": {task: 1.0 for task in tasks},
+                "task_hashes": {task: "h" for task in tasks},
+                "config": {"model_args": "pretrained=planted"},
+                "lm_eval_version": "0.4.13",
+            }
+        )
+    )
 
 
 def write_run(run_dir: Path, docs: list[dict], seed: int) -> int:
@@ -134,8 +229,12 @@ def timed(function, *args):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--keep", type=Path, help="write the runs here and keep them (reused when already there)")
-    parser.add_argument("--blas-threads", default="1", help="OpenBLAS threads (default 1, as `compare` sets)")
+    parser.add_argument(
+        "--keep", type=Path, help="write the runs here and keep them (reused when already there)"
+    )
+    parser.add_argument(
+        "--blas-threads", default="1", help="OpenBLAS threads (default 1, as `compare` sets)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         root = args.keep or Path(scratch)
@@ -161,31 +260,55 @@ def measure(root: Path) -> None:
     result, total = timed(whole)
     assert result["compared"] and not result["mismatches"], result["mismatches"][:3]
     markdown = (root / "compare.md").read_text()
-    _, plot_time = timed(lambda: write_markdown_with_plots(markdown, compare.change_rows(result), root / "compare_plots.md"))
-    print(f"two full-suite runs: {n_tasks} tasks, {n_docs:,} docs per run, {size / 1e6:.0f} MB of samples files")
-    print(f"compare, end to end (read, provenance, pair, {n_comparisons} paired comparisons x 1,000 replicates, "
-          f"gate, JSON + Markdown): {total:.2f} s (target <= 5 s)")
-    print(f"  parts, timed apart: reading + checking the samples files {reading:.2f} s; provenance (from the "
-          f"same reading) {provenance_time:.2f} s; pairing + every paired bootstrap {statistics_time:.2f} s")
-    print(f"  then, for --markdown only: the forest plot of changes ({len(compare.change_rows(result))} rows, PNG + SVG, "
-          f"matplotlib's import included) {plot_time:.2f} s")
+    _, plot_time = timed(
+        lambda: write_markdown_with_plots(
+            markdown, compare.change_rows(result), root / "compare_plots.md"
+        )
+    )
+    print(
+        f"two full-suite runs: {n_tasks} tasks, {n_docs:,} docs per run, {size / 1e6:.0f} MB of samples files"
+    )
+    print(
+        f"compare, end to end (read, provenance, pair, {n_comparisons} paired comparisons x 1,000 replicates, "
+        f"gate, JSON + Markdown): {total:.2f} s (target <= 5 s)"
+    )
+    print(
+        f"  parts, timed apart: reading + checking the samples files {reading:.2f} s; provenance (from the "
+        f"same reading) {provenance_time:.2f} s; pairing + every paired bootstrap {statistics_time:.2f} s"
+    )
+    print(
+        f"  then, for --markdown only: the forest plot of changes ({len(compare.change_rows(result))} rows, PNG + SVG, "
+        f"matplotlib's import included) {plot_time:.2f} s"
+    )
 
 
 def parts(root: Path) -> tuple:
     """The parts of the comparison timed one by one; their records are freed when it returns, as a
     fresh `symphony-bench compare` process starts without them."""
     provenance_module._parsed_samples.cache_clear()  # cold: as a fresh `symphony-bench compare` process
-    (base, candidate), reading = timed(lambda: [compare.read_run(root / run) for run in ("base", "candidate")])
+    (base, candidate), reading = timed(
+        lambda: [compare.read_run(root / run) for run in ("base", "candidate")]
+    )
     n_docs = sum(len(task.records) for task in base.values())
-    with compare.without_cyclic_gc():  # from the lines compare has read (plugin.provenance.SamplesContent)
-        _, provenance_time = timed(lambda: [provenance(folder) for run in ("base", "candidate")
-                                            for folder in (root / run).iterdir() if folder.is_dir()])
+    with (
+        compare.without_cyclic_gc()
+    ):  # from the lines compare has read (plugin.provenance.SamplesContent)
+        _, provenance_time = timed(
+            lambda: [
+                provenance(folder)
+                for run in ("base", "candidate")
+                for folder in (root / run).iterdir()
+                if folder.is_dir()
+            ]
+        )
 
     def statistics():
         results = {}
         for label in base:
             pairing = compare.pair_docs(label, base[label], candidate[label])
-            results.update(compare.task_comparisons(label, pairing.base, pairing.candidate, 1000, 20240611))
+            results.update(
+                compare.task_comparisons(label, pairing.base, pairing.candidate, 1000, 20240611)
+            )
         return results
 
     with compare.without_cyclic_gc():

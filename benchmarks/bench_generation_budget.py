@@ -37,7 +37,9 @@ from symphony_bench.plugin.symphony_bias.parser import parse_likert_response  # 
 from symphony_bench.plugin.symphony_bias.prompts import STOP_SEQUENCES  # noqa: E402
 
 TOKEN = re.compile(r"\w+|[^\w\s]|\s+")
-CHATTER = " ".join(["Furthermore, musical taste and gender are only loosely related in surveys."] * 20)
+CHATTER = " ".join(
+    ["Furthermore, musical taste and gender are only loosely related in surveys."] * 20
+)
 OLD_UNTIL = '  until:\n    - "\\n\\n\\n"\n'
 
 
@@ -67,7 +69,9 @@ class Server:
     def respond(self, body: dict) -> str:
         """Honours `stop` (dropped from the text) and `max_tokens` as a real backend does."""
         full, answer_tokens = generate(body["messages"][-1]["content"], self.chatty)
-        pieces = TOKEN.findall(cut_at_stop(full, body.get("stop") or []))[: int(body.get("max_tokens", 10**6))]
+        pieces = TOKEN.findall(cut_at_stop(full, body.get("stop") or []))[
+            : int(body.get("max_tokens", 10**6))
+        ]
         with self.lock:
             self.generated.append(len(pieces))
             self.answers.append(answer_tokens)
@@ -88,25 +92,53 @@ def old_tasks(folder: Path) -> Path:
 def run(server: Server, include_path: Path, output: Path) -> dict:
     server.generated.clear(), server.answers.clear()
     port = server.http.server_address[1]
-    completed = subprocess.run([str(Path(sys.executable).with_name("lm_eval")), "--model", "local-chat-completions", "--model_args",
-                    f"model=planted,base_url=http://127.0.0.1:{port}/v1/chat/completions,tokenizer_backend=none,max_retries=1",
-                    "--tasks", "symphony_bias_mini", "--include_path", str(include_path), "--apply_chat_template",
-                    "--output_path", str(output), "--log_samples"], capture_output=True, text=True,
-                   env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    completed = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("lm_eval")),
+            "--model",
+            "local-chat-completions",
+            "--model_args",
+            f"model=planted,base_url=http://127.0.0.1:{port}/v1/chat/completions,tokenizer_backend=none,max_retries=1",
+            "--tasks",
+            "symphony_bias_mini",
+            "--include_path",
+            str(include_path),
+            "--apply_chat_template",
+            "--output_path",
+            str(output),
+            "--log_samples",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"},
+    )
     if completed.returncode:
         raise SystemExit(completed.stderr[-3000:])
-    invalid = [s["invalid_rate"]["error"] != "" for f in output.rglob("samples_*.jsonl") for s in map(json.loads, f.read_text().splitlines())]
-    return {"generated": statistics.mean(server.generated), "answer": statistics.mean(server.answers),
-            "invalid_rate": sum(invalid) / len(invalid), "docs": len(invalid)}
+    invalid = [
+        s["invalid_rate"]["error"] != ""
+        for f in output.rglob("samples_*.jsonl")
+        for s in map(json.loads, f.read_text().splitlines())
+    ]
+    return {
+        "generated": statistics.mean(server.generated),
+        "answer": statistics.mean(server.answers),
+        "invalid_rate": sum(invalid) / len(invalid),
+        "docs": len(invalid),
+    }
 
 
 def early_cut_rates() -> None:
     rows = corpus(14_000, seed=11)
     rng = random.Random(3)
-    rows += [("echoes the format first", echo_then_answer(answer(rng)[0]), None) for _ in range(2_000)]
+    rows += [
+        ("echoes the format first", echo_then_answer(answer(rng)[0]), None) for _ in range(2_000)
+    ]
     by_style: dict[str, list[bool]] = {}
     for style, text, _ in rows:
-        whole, cut = parse_likert_response(text), parse_likert_response(cut_at_stop(text, STOP_SEQUENCES))
+        whole, cut = (
+            parse_likert_response(text),
+            parse_likert_response(cut_at_stop(text, STOP_SEQUENCES)),
+        )
         if whole["error"] is None:
             by_style.setdefault(style, []).append(cut != whole)
     print("answers valid in full that the stop sequences cut early or change (realistic outputs):")
@@ -121,11 +153,19 @@ def main() -> None:
         old = old_tasks(tmp)
         for chatty in (True, False):
             server = Server(chatty)
-            before, after = run(server, old, tmp / f"before-{chatty}"), run(server, tasks_path(), tmp / f"after-{chatty}")
+            before, after = (
+                run(server, old, tmp / f"before-{chatty}"),
+                run(server, tasks_path(), tmp / f"after-{chatty}"),
+            )
             name = "chatty server" if chatty else "well-behaved server"
-            for label, result in (("before (\\n\\n\\n, 192 tokens)", before), ("after (stop at }\\n)", after)):
-                print(f"{name:20s} {label:28s} {result['generated']:7.1f} generated tokens/doc; answer {result['answer']:5.1f}; "
-                      f"ratio {result['generated'] / result['answer']:.2f}x; invalid rate {result['invalid_rate']:.3f} of {result['docs']} docs")
+            for label, result in (
+                ("before (\\n\\n\\n, 192 tokens)", before),
+                ("after (stop at }\\n)", after),
+            ):
+                print(
+                    f"{name:20s} {label:28s} {result['generated']:7.1f} generated tokens/doc; answer {result['answer']:5.1f}; "
+                    f"ratio {result['generated'] / result['answer']:.2f}x; invalid rate {result['invalid_rate']:.3f} of {result['docs']} docs"
+                )
             server.http.shutdown()
 
 

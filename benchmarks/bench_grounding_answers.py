@@ -39,7 +39,9 @@ READERS = {
     "choice by name": lambda text: read_choice(text, CANDIDATES),
     "letter": lambda text: read_letter(text, CANDIDATES),
     "time range": read_time_range,
-    "instrument set": lambda text: read_instrument_set(text, ["guitar", "banjo", "mandolin", "ukulele"]),
+    "instrument set": lambda text: read_instrument_set(
+        text, ["guitar", "banjo", "mandolin", "ukulele"]
+    ),
 }
 
 
@@ -61,14 +63,24 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    answers = {(name, mb): answer_of(pattern, mb) for name, pattern in PATTERNS.items() for mb in SIZES_MB}
-    print(f"{'reader':<15} {'worst pattern':<15} " + " ".join(f"{f'{mb:g} MB s/MB':>12}" for mb in SIZES_MB) + "  4MB/1MB time")
+    answers = {
+        (name, mb): answer_of(pattern, mb) for name, pattern in PATTERNS.items() for mb in SIZES_MB
+    }
+    print(
+        f"{'reader':<15} {'worst pattern':<15} "
+        + " ".join(f"{f'{mb:g} MB s/MB':>12}" for mb in SIZES_MB)
+        + "  4MB/1MB time"
+    )
     for reader_name, read in READERS.items():
         seconds = {key: best_time(read, text, args.repeats) for key, text in answers.items()}
         worst = max(PATTERNS, key=lambda name: seconds[(name, SIZES_MB[-1])])
         per_mb = [seconds[(worst, mb)] / mb for mb in SIZES_MB]
         ratio = seconds[(worst, 4.0)] / seconds[(worst, 1.0)]
-        print(f"{reader_name:<15} {worst:<15} " + " ".join(f"{value:12.4f}" for value in per_mb) + f"  {ratio:12.2f}")
+        print(
+            f"{reader_name:<15} {worst:<15} "
+            + " ".join(f"{value:12.4f}" for value in per_mb)
+            + f"  {ratio:12.2f}"
+        )
     print("targets: <= 0.1 s/MB at every size; 4MB/1MB time ratio near 4 (linear)")
 
 

@@ -24,7 +24,9 @@ from symphony_bench.plugin.leaderboard import build_leaderboard, write_leaderboa
 from symphony_bench.plugin.report import sample_record
 
 
-def perturbed_copy(source: Path, target: Path, model_id: str, share_changed: float, rng: random.Random) -> None:
+def perturbed_copy(
+    source: Path, target: Path, model_id: str, share_changed: float, rng: random.Random
+) -> None:
     target.mkdir(parents=True)
     for path in source.iterdir():
         if path.name.startswith("results") and path.suffix == ".json":
@@ -32,7 +34,11 @@ def perturbed_copy(source: Path, target: Path, model_id: str, share_changed: flo
             results["config"]["model_args"]["pretrained"] = model_id
             (target / path.name).write_text(json.dumps(results))
         elif path.suffix == ".jsonl":
-            lines = [_perturbed_sample(json.loads(line), share_changed, rng) for line in path.read_text().splitlines() if line]
+            lines = [
+                _perturbed_sample(json.loads(line), share_changed, rng)
+                for line in path.read_text().splitlines()
+                if line
+            ]
             (target / path.name).write_text("\n".join(lines) + "\n")
 
 
@@ -40,7 +46,13 @@ def _perturbed_sample(sample: dict, share_changed: float, rng: random.Random) ->
     record = sample_record(sample)
     if record and record["kind"] == "symphony_bias.likert" and rng.random() < share_changed:
         new = {**record, "error": "", "scores": [rng.randint(1, 5) for _ in range(3)]}
-        sample.update({key: new for key, value in sample.items() if isinstance(value, dict) and value.get("kind")})
+        sample.update(
+            {
+                key: new
+                for key, value in sample.items()
+                if isinstance(value, dict) and value.get("kind")
+            }
+        )
     return json.dumps(sample)
 
 
@@ -55,7 +67,9 @@ def main() -> None:
         run_dirs = []
         for k in range(args.runs):
             run_dir = root / f"run{k:02d}"
-            perturbed_copy(args.run_folder, run_dir / "model", f"org/model-{k:02d}", rng.uniform(0.0, 0.5), rng)
+            perturbed_copy(
+                args.run_folder, run_dir / "model", f"org/model-{k:02d}", rng.uniform(0.0, 0.5), rng
+            )
             run_dirs.append(run_dir)
         docs = sum(1 for path in (run_dirs[0] / "model").glob("*.jsonl") for _ in path.open())
         timings = []
@@ -67,8 +81,10 @@ def main() -> None:
             write_leaderboard(board, root / "board")
             timings.append(time.perf_counter() - start)
         best = min(timings)
-        print(f"leaderboard over {args.runs} runs ({docs} docs each, {len(board['rows'])} rows): {best:.2f} s "
-              f"(best of 3; {best / args.runs * 1000:.0f} ms per run); target <= 5 s: {'met' if best <= 5 else 'NOT met'}")
+        print(
+            f"leaderboard over {args.runs} runs ({docs} docs each, {len(board['rows'])} rows): {best:.2f} s "
+            f"(best of 3; {best / args.runs * 1000:.0f} ms per run); target <= 5 s: {'met' if best <= 5 else 'NOT met'}"
+        )
 
 
 if __name__ == "__main__":

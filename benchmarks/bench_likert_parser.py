@@ -24,7 +24,9 @@ def repeat_to(unit: str, size: int) -> str:
 FAMILIES = {
     "brace-wrapped words": lambda size: "{" + repeat_to("the harp is often played by ", size) + "}",
     "brace-wrapped prose": lambda size: "{" + repeat_to(PROSE, size) + "}",
-    "brace-wrapped prose, answer after": lambda size: "{" + repeat_to(PROSE, size) + ", " + ANSWER + "}",
+    "brace-wrapped prose, answer after": lambda size: (
+        "{" + repeat_to(PROSE, size) + ", " + ANSWER + "}"
+    ),
     "prose, never closed": lambda size: "Sure: {" + repeat_to(PROSE, size),
     "many braces {}": lambda size: repeat_to("{}", size),
     "nested braces": lambda size: "{" * (size // 2) + "}" * (size // 2),
@@ -33,8 +35,9 @@ FAMILIES = {
     "bare key:value pairs": lambda size: "{" + repeat_to("key: value, ", size) + ANSWER + "}",
     "gender key:value pairs": lambda size: "{" + repeat_to("man: high, ", size) + "}",
     "long reason": lambda size: '{"reason": "' + repeat_to("because ", size) + '", ' + ANSWER + "}",
-    "long reason, unescaped quotes": lambda size: '{"reason": "' + repeat_to('he said "no", a man: low; ', size)
-    + '", ' + ANSWER + "}",
+    "long reason, unescaped quotes": lambda size: (
+        '{"reason": "' + repeat_to('he said "no", a man: low; ', size) + '", ' + ANSWER + "}"
+    ),
     "separators": lambda size: "{" + repeat_to(":", size) + "}",
     "gender keys without lead": lambda size: "{" + repeat_to("man:", size) + "}",
     "dense quotes": lambda size: "{" + repeat_to('"",', size) + "}",
@@ -61,7 +64,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=float, nargs="+", default=[0.1, 1.0, 4.0], help="MB")
     args = parser.parse_args()
     sizes_mb = sorted(args.sizes)
-    print(f"{'family':34s}" + "".join(f"{size:>8.1f} MB" for size in sizes_mb) + "  ratio largest/1MB")
+    print(
+        f"{'family':34s}" + "".join(f"{size:>8.1f} MB" for size in sizes_mb) + "  ratio largest/1MB"
+    )
     worst = 0.0
     for name, build in FAMILIES.items():
         seconds = {}
@@ -71,8 +76,14 @@ def main() -> None:
         per_mb = {size: seconds[size] / size for size in sizes_mb}
         worst = max(worst, *per_mb.values())
         ratio = seconds[sizes_mb[-1]] / seconds[1.0] if 1.0 in seconds else float("nan")
-        print(f"{name:34s}" + "".join(f"{per_mb[size]:>8.3f} s/MB" for size in sizes_mb) + f"  {ratio:.2f}")
-    print(f"worst: {worst:.3f} s/MB (target <= 0.1 s/MB; a linear parser gives ratio ~ {sizes_mb[-1]:.0f})")
+        print(
+            f"{name:34s}"
+            + "".join(f"{per_mb[size]:>8.3f} s/MB" for size in sizes_mb)
+            + f"  {ratio:.2f}"
+        )
+    print(
+        f"worst: {worst:.3f} s/MB (target <= 0.1 s/MB; a linear parser gives ratio ~ {sizes_mb[-1]:.0f})"
+    )
 
 
 if __name__ == "__main__":

@@ -35,7 +35,13 @@ def count_passes(lm: HFLM, docs: list[dict], answers: dict[str, str]) -> tuple[i
 
     lm.model.forward = counting_forward
     requests = [
-        Instance("loglikelihood", doc, (doc["context"], " " + answers[g]), idx=k, metadata=("bench", i, 1))
+        Instance(
+            "loglikelihood",
+            doc,
+            (doc["context"], " " + answers[g]),
+            idx=k,
+            metadata=("bench", i, 1),
+        )
         for i, doc in enumerate(docs)
         for k, g in enumerate(doc["gender_order"])
     ]
@@ -47,19 +53,34 @@ def count_passes(lm: HFLM, docs: list[dict], answers: dict[str, str]) -> tuple[i
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--subset", default="mini", choices=("mini", "full"))
-    parser.add_argument("--model", help="a transformers model folder (default: the embedded SmolLM2)")
+    parser.add_argument(
+        "--model", help="a transformers model folder (default: the embedded SmolLM2)"
+    )
     args = parser.parse_args()
     docs = build_docs(subset=args.subset)
-    lm = HFLM(pretrained=args.model or str(default_model_path()), dtype="float32", device="cpu", batch_size=1)
+    lm = HFLM(
+        pretrained=args.model or str(default_model_path()),
+        dtype="float32",
+        device="cpu",
+        batch_size=1,
+    )
     ours = count_passes(lm, docs, ANSWER_TOKEN)
     phrases = count_passes(lm, docs, FULL_PHRASE)
     n_scenarios = len({d["scenario_id"] for d in docs})
-    print(f"docs: {len(docs)} ({n_scenarios} scenarios x 23: 22 instruments + the instrument-free baseline)")
+    print(
+        f"docs: {len(docs)} ({n_scenarios} scenarios x 23: 22 instruments + the instrument-free baseline)"
+    )
     n_instrument_docs = len(docs) - n_scenarios
-    print(f"single-token answers: {ours[0] / len(docs):.3f} passes/doc, {ours[1] / len(docs):.1f} tokens/doc; "
-          f"{ours[0] / n_instrument_docs:.3f} passes per instrument doc with the baseline's pass shared out")
-    print(f"full phrases, scored separately: {phrases[0] / len(docs):.3f} passes/doc, {phrases[1] / len(docs):.1f} tokens/doc")
-    print(f"ratio full phrases / ours: {phrases[0] / ours[0]:.2f}x passes, {phrases[1] / ours[1]:.2f}x tokens")
+    print(
+        f"single-token answers: {ours[0] / len(docs):.3f} passes/doc, {ours[1] / len(docs):.1f} tokens/doc; "
+        f"{ours[0] / n_instrument_docs:.3f} passes per instrument doc with the baseline's pass shared out"
+    )
+    print(
+        f"full phrases, scored separately: {phrases[0] / len(docs):.3f} passes/doc, {phrases[1] / len(docs):.1f} tokens/doc"
+    )
+    print(
+        f"ratio full phrases / ours: {phrases[0] / ours[0]:.2f}x passes, {phrases[1] / ours[1]:.2f}x tokens"
+    )
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ def main() -> None:
         start = time.perf_counter()
         docs = multimodal.likert_docs("audio", "stimulus", "full")
         build_seconds = time.perf_counter() - start
-        print(f"full audio task: {len(docs):,} docs built in {build_seconds:.2f} s ({build_seconds / len(docs) * 1e6:.0f} µs/doc)")
+        print(
+            f"full audio task: {len(docs):,} docs built in {build_seconds:.2f} s ({build_seconds / len(docs) * 1e6:.0f} µs/doc)"
+        )
 
         sample = [docs[k] for k in range(0, len(docs), max(1, len(docs) // args.docs))][: args.docs]
         table = multimodal.stimulus_table(str(audio_set), "audio")
@@ -49,8 +51,10 @@ def main() -> None:
         for data in encoded:
             soundfile.read(io.BytesIO(data), dtype="float32")
         decode_seconds = time.perf_counter() - start
-        print(f"doc_to_visual: {visual_seconds / len(sample) * 1e6:.0f} µs/doc; FLAC decode alone "
-              f"{decode_seconds / len(sample) * 1e6:.0f} µs; ratio {visual_seconds / decode_seconds:.2f}x")
+        print(
+            f"doc_to_visual: {visual_seconds / len(sample) * 1e6:.0f} µs/doc; FLAC decode alone "
+            f"{decode_seconds / len(sample) * 1e6:.0f} µs; ratio {visual_seconds / decode_seconds:.2f}x"
+        )
 
 
 if __name__ == "__main__":

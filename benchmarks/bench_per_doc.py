@@ -45,7 +45,9 @@ RESPONSES = [
 
 def time_task(task) -> float:
     start = time.perf_counter()
-    task.build_all_requests(limit=None, rank=0, world_size=1, cache_requests=False, rewrite_requests_cache=True)
+    task.build_all_requests(
+        limit=None, rank=0, world_size=1, cache_requests=False, rewrite_requests_cache=True
+    )
     for k, instance in enumerate(task.instances):
         instance.resps = [RESPONSES[k % len(RESPONSES)]]
     task.apply_filters()
@@ -72,7 +74,9 @@ def main() -> None:
     best_ours, best_plain = min(ours_times), min(plain_times)
     print(f"docs per task: {n_docs}")
     print(f"symphony_bias_text: {best_ours * 1e6 / n_docs:.1f} us/doc (best of {args.repeats})")
-    print(f"plain Jinja + exact_match: {best_plain * 1e6 / n_docs:.1f} us/doc (best of {args.repeats})")
+    print(
+        f"plain Jinja + exact_match: {best_plain * 1e6 / n_docs:.1f} us/doc (best of {args.repeats})"
+    )
     print(f"ratio ours / plain: {best_ours / best_plain:.2f}x (target <= 1.5x)")
 
 

@@ -41,15 +41,33 @@ def leaderboard() -> dict:
     rows = []
     for entry in range(N_ENTRIES):
         for model in range(N_MODELS):
-            rows.append({
-                "model": f"org/model-{model:02d}", "run": f"runs/{model}", "entry": f"task_{entry}", "task": f"task_{entry}",
-                "variant": None, "family": "likert", "n": 1500,
-                "metrics": {name: estimate(0.1) for name in ("mean_abs", "consistency_rate", "non_binary_gas")},
-                "invalid_rate": estimate(0.1),
-                "rank": {"metric": "mean_abs", "better": "closer_to_zero", "position": 1 + model % 7, "tied": True,
-                         "tied_with": []},
-                "provenance": {"model": {"id": f"org/model-{model:02d}", "sha": None}, "config_hash": "0" * 64},
-            })
+            rows.append(
+                {
+                    "model": f"org/model-{model:02d}",
+                    "run": f"runs/{model}",
+                    "entry": f"task_{entry}",
+                    "task": f"task_{entry}",
+                    "variant": None,
+                    "family": "likert",
+                    "n": 1500,
+                    "metrics": {
+                        name: estimate(0.1)
+                        for name in ("mean_abs", "consistency_rate", "non_binary_gas")
+                    },
+                    "invalid_rate": estimate(0.1),
+                    "rank": {
+                        "metric": "mean_abs",
+                        "better": "closer_to_zero",
+                        "position": 1 + model % 7,
+                        "tied": True,
+                        "tied_with": [],
+                    },
+                    "provenance": {
+                        "model": {"id": f"org/model-{model:02d}", "sha": None},
+                        "config_hash": "0" * 64,
+                    },
+                }
+            )
     return {"rows": rows, "rank_rule": "benchmark"}
 
 
@@ -57,22 +75,41 @@ def likert_entry() -> dict:
     records = []
     for scenario in range(40):
         for k, name in enumerate(instrument_names()):
-            doc = {"scenario_id": f"s{scenario}", "instrument": name, "stereotype": ("male", "female")[k % 2]}
+            doc = {
+                "scenario_id": f"s{scenario}",
+                "instrument": name,
+                "stereotype": ("male", "female")[k % 2],
+            }
             records.append(score_record(doc, RNG.integers(1, 6, 3).tolist()))
     return task_report(records)
 
 
 def grounding_entry() -> dict:
-    records = [choice_record("letter", int(RNG.integers(0, 2)), int(RNG.integers(-1, 2)), ["guitar", "banjo"], "plucked",
-                             f"{clip:04d}_{k}") for clip in range(300) for k in range(3)]
+    records = [
+        choice_record(
+            "letter",
+            int(RNG.integers(0, 2)),
+            int(RNG.integers(-1, 2)),
+            ["guitar", "banjo"],
+            "plucked",
+            f"{clip:04d}_{k}",
+        )
+        for clip in range(300)
+        for k in range(3)
+    ]
     return grounding_report(records, CHOICE)
 
 
 def report_entries() -> dict:
-    entries = {f"symphony_bias_{name}": likert_entry() for name in ("text", "text_noreason", "audio", "image", "logprob")}
+    entries = {
+        f"symphony_bias_{name}": likert_entry()
+        for name in ("text", "text_noreason", "audio", "image", "logprob")
+    }
     entries["symphony_bias_logprob:calibrated"] = likert_entry()
     for label in ("symphony_bias_logprob", "symphony_bias_logprob:calibrated"):
-        entries[label]["agreement"] = {"symphony_bias_text": agreement_report(entries["symphony_bias_text"], entries[label])}
+        entries[label]["agreement"] = {
+            "symphony_bias_text": agreement_report(entries["symphony_bias_text"], entries[label])
+        }
     entries.update({f"grounding_{k}": grounding_entry() for k in range(8)})
     return entries
 
@@ -87,27 +124,55 @@ def main() -> None:
     board = leaderboard()
     rows = [row for row in board["rows"] if row["task"] == "task_0"]
     labels, intervals = [row["model"] for row in rows], [row["metrics"]["mean_abs"] for row in rows]
-    change_rows = [{"metric": "mean_abs", "task": label, "change": e["value"], "ci_low": e["ci"][0],
-                    "ci_high": e["ci"][1], "p": 0.5} for label, e in zip(labels, intervals, strict=True)]
+    change_rows = [
+        {
+            "metric": "mean_abs",
+            "task": label,
+            "change": e["value"],
+            "ci_low": e["ci"][0],
+            "ci_high": e["ci"][1],
+            "p": 0.5,
+        }
+        for label, e in zip(labels, intervals, strict=True)
+    ]
     with tempfile.TemporaryDirectory() as folder:
-        seconds(lambda: plots.write_compare_plots(change_rows[:3], Path(folder) / "warm"))  # import matplotlib once
-        own = min(seconds(lambda: forest_svg("mean_abs", labels, intervals, [False] * N_MODELS)) for _ in range(5))
-        matplotlib_svg = min(seconds(lambda: plots.change_forest(change_rows).savefig(Path(folder) / "f.svg"))
-                             for _ in range(3))
-        page = min(seconds(lambda: write_leaderboard_page(board, Path(folder) / "board")) for _ in range(3))
+        seconds(
+            lambda: plots.write_compare_plots(change_rows[:3], Path(folder) / "warm")
+        )  # import matplotlib once
+        own = min(
+            seconds(lambda: forest_svg("mean_abs", labels, intervals, [False] * N_MODELS))
+            for _ in range(5)
+        )
+        matplotlib_svg = min(
+            seconds(lambda: plots.change_forest(change_rows).savefig(Path(folder) / "f.svg"))
+            for _ in range(3)
+        )
+        page = min(
+            seconds(lambda: write_leaderboard_page(board, Path(folder) / "board")) for _ in range(3)
+        )
         size = (Path(folder) / "board" / "index.html").stat().st_size
         entries = report_entries()
         written = {}
-        report = seconds(lambda: written.update(plots.write_report_plots(entries, Path(folder) / "report")))
-        many_changes = [{**row, "task": f"{row['task']}_{k}"} for k in range(3) for row in change_rows]
+        report = seconds(
+            lambda: written.update(plots.write_report_plots(entries, Path(folder) / "report"))
+        )
+        many_changes = [
+            {**row, "task": f"{row['task']}_{k}"} for k in range(3) for row in change_rows
+        ]
         compare = seconds(lambda: plots.write_compare_plots(many_changes, Path(folder) / "compare"))
-    n_plots = (N_ENTRIES * 4)
-    print(f"leaderboard page, {N_MODELS} models x {N_ENTRIES} entries ({n_plots} forest plots): {page:.3f} s, "
-          f"{size / 1e6:.2f} MB")
-    print(f"one {N_MODELS}-model forest plot: own SVG {own * 1e3:.2f} ms, matplotlib SVG {matplotlib_svg * 1e3:.0f} ms "
-          f"({matplotlib_svg / own:.0f}x)")
-    print(f"write_report_plots, full-suite report ({len(entries)} entries): {len(written)} plots, PNG + SVG, "
-          f"{report:.2f} s ({report / len(written):.2f} s per plot)")
+    n_plots = N_ENTRIES * 4
+    print(
+        f"leaderboard page, {N_MODELS} models x {N_ENTRIES} entries ({n_plots} forest plots): {page:.3f} s, "
+        f"{size / 1e6:.2f} MB"
+    )
+    print(
+        f"one {N_MODELS}-model forest plot: own SVG {own * 1e3:.2f} ms, matplotlib SVG {matplotlib_svg * 1e3:.0f} ms "
+        f"({matplotlib_svg / own:.0f}x)"
+    )
+    print(
+        f"write_report_plots, full-suite report ({len(entries)} entries): {len(written)} plots, PNG + SVG, "
+        f"{report:.2f} s ({report / len(written):.2f} s per plot)"
+    )
     print(f"write_compare_plots, {len(many_changes)} change rows: {compare:.2f} s")
 
 

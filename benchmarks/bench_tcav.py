@@ -45,7 +45,9 @@ def naive_fits(x, labels, subsets, c: float) -> tuple[np.ndarray, float]:
     start = time.perf_counter()
     solutions = []
     for rows in subsets:
-        model = LogisticRegression(solver="liblinear", C=c, max_iter=1000).fit(x[rows], labels[rows])
+        model = LogisticRegression(solver="liblinear", C=c, max_iter=1000).fit(
+            x[rows], labels[rows]
+        )
         solutions.append(np.r_[model.coef_[0], model.intercept_])
     return np.array(solutions), time.perf_counter() - start
 
@@ -55,9 +57,13 @@ def main() -> None:
     parser.add_argument("--tracks", type=int, default=10_000)
     parser.add_argument("--dim", type=int, default=1024)
     parser.add_argument("--runs", type=int, default=500)
-    parser.add_argument("--naive-runs", type=int, default=50, help="sklearn fits timed per concept, then scaled")
+    parser.add_argument(
+        "--naive-runs", type=int, default=50, help="sklearn fits timed per concept, then scaled"
+    )
     parser.add_argument("--concepts", default="gender=female,gender=male,language=en,language=es")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (liblinear is single-threaded)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads (liblinear is single-threaded)"
+    )
     args = parser.parse_args()
     import torch
 
@@ -66,9 +72,11 @@ def main() -> None:
     settings = tcav.Settings(runs=args.runs)
     rng = np.random.default_rng(1)
     concepts = [tuple(spec.split("=", 1)) for spec in args.concepts.split(",")]
-    print(f"{args.tracks} tracks x {args.dim} dims, {len(GENRES)} genres; {args.runs} runs x {len(concepts)} "
-          f"concepts; torch threads {args.threads}; sklearn timed on {args.naive_runs} runs per concept and "
-          f"scaled to {args.runs}")
+    print(
+        f"{args.tracks} tracks x {args.dim} dims, {len(GENRES)} genres; {args.runs} runs x {len(concepts)} "
+        f"concepts; torch threads {args.threads}; sklearn timed on {args.naive_runs} runs per concept and "
+        f"scaled to {args.runs}"
+    )
     ours_total = naive_total = 0.0
     for column, value in concepts:
         values = attributes[column]
@@ -81,19 +89,25 @@ def main() -> None:
         reference, naive = naive_fits(train_x, train_y, subsets[: args.naive_runs], settings.c)
         naive *= args.runs / min(args.naive_runs, args.runs)
         ours_total, naive_total = ours_total + ours, naive_total + naive
-        print(f"  {column}={value}: {split.train.size} training tracks, {subsets.shape[1]} per run; "
-              f"batched {ours:.2f} s, sklearn loop {naive:.2f} s (scaled), ratio {naive / ours:.1f}x; "
-              f"{_agreement(np.c_[weights, bias][: len(reference)], reference, x[split.test])}")
-    print(f"all concepts: batched {ours_total:.2f} s, sklearn loop {naive_total:.2f} s (scaled), "
-          f"ratio {naive_total / ours_total:.1f}x")
+        print(
+            f"  {column}={value}: {split.train.size} training tracks, {subsets.shape[1]} per run; "
+            f"batched {ours:.2f} s, sklearn loop {naive:.2f} s (scaled), ratio {naive / ours:.1f}x; "
+            f"{_agreement(np.c_[weights, bias][: len(reference)], reference, x[split.test])}"
+        )
+    print(
+        f"all concepts: batched {ours_total:.2f} s, sklearn loop {naive_total:.2f} s (scaled), "
+        f"ratio {naive_total / ours_total:.1f}x"
+    )
 
 
 def _agreement(ours: np.ndarray, reference: np.ndarray, test_x: np.ndarray) -> str:
     relative = np.abs(ours - reference).max() / np.abs(reference).max()
     sides = (test_x @ ours[:, :-1].T + ours[:, -1]) > 0
     reference_sides = (test_x @ reference[:, :-1].T + reference[:, -1]) > 0
-    return (f"max |w - w_sklearn| / max |w_sklearn| = {relative:.1e}, "
-            f"test tracks on the same side {np.mean(sides == reference_sides):.5f}")
+    return (
+        f"max |w - w_sklearn| / max |w_sklearn| = {relative:.1e}, "
+        f"test tracks on the same side {np.mean(sides == reference_sides):.5f}"
+    )
 
 
 if __name__ == "__main__":

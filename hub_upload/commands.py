@@ -30,7 +30,10 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _add_build_text(datasets: argparse._SubParsersAction) -> None:
-    text = datasets.add_parser("symphony-bias-text", help="the text tasks' scenario templates, instruments and stereotype tables")
+    text = datasets.add_parser(
+        "symphony-bias-text",
+        help="the text tasks' scenario templates, instruments and stereotype tables",
+    )
     text.add_argument("--out", type=Path, required=True)
     text.set_defaults(run=run_build_text)
 
@@ -45,7 +48,9 @@ def run_build_text(args: argparse.Namespace) -> None:
 
 
 def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
-    audio = datasets.add_parser("symphony-bias-audio", help="FluidSynth clips of random notes per instrument")
+    audio = datasets.add_parser(
+        "symphony-bias-audio", help="FluidSynth clips of random notes per instrument"
+    )
     audio.add_argument("--out", type=Path, required=True)
     audio.add_argument("--seed", type=int, default=0)
     audio.add_argument("--clips-per-instrument", type=int, default=5)
@@ -56,12 +61,19 @@ def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
 def run_build_audio(args: argparse.Namespace) -> None:
     from symphony_bench.hub_upload.symphony_bias_audio import build
 
-    check = build(args.out, seed=args.seed, clips_per_instrument=args.clips_per_instrument, soundfont=args.soundfont)
+    check = build(
+        args.out,
+        seed=args.seed,
+        clips_per_instrument=args.clips_per_instrument,
+        soundfont=args.soundfont,
+    )
     if args.clips_per_instrument < 2:
         print(f"wrote {args.out}; no separability check (it needs 2 or more clips per instrument)")
         return
-    print(f"wrote {args.out}; MFCC cosine distance within {check['within_instrument']:.3f}, "
-          f"between {check['between_instruments']:.3f} instruments")
+    print(
+        f"wrote {args.out}; MFCC cosine distance within {check['within_instrument']:.3f}, "
+        f"between {check['between_instruments']:.3f} instruments"
+    )
 
 
 # --- build symphony-bias-image -------------------------------------------------------------------
@@ -69,7 +81,9 @@ def run_build_audio(args: argparse.Namespace) -> None:
 
 def _add_build_image(datasets: argparse._SubParsersAction) -> None:
     image = datasets.add_parser("symphony-bias-image", help="instrument photos + licence manifest")
-    image.add_argument("--source", type=Path, required=True, help="DIR/<instrument>/ images and DIR/manifest.csv")
+    image.add_argument(
+        "--source", type=Path, required=True, help="DIR/<instrument>/ images and DIR/manifest.csv"
+    )
     image.add_argument("--out", type=Path, required=True)
     image.set_defaults(run=run_build_image)
 
@@ -84,16 +98,37 @@ def run_build_image(args: argparse.Namespace) -> None:
 
 
 def _add_build_openmic(datasets: argparse._SubParsersAction) -> None:
-    parser = datasets.add_parser("openmic", help="the five instrument-grounding diagnostics from OpenMIC-2018")
-    parser.add_argument("--source", type=Path, required=True, help="extracted OpenMIC-2018 release, or its .tgz")
+    parser = datasets.add_parser(
+        "openmic", help="the five instrument-grounding diagnostics from OpenMIC-2018"
+    )
+    parser.add_argument(
+        "--source", type=Path, required=True, help="extracted OpenMIC-2018 release, or its .tgz"
+    )
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--skip-bad", action="store_true", help="skip bad label rows and clips, listed in OUT/skipped.csv")
+    parser.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip bad label rows and clips, listed in OUT/skipped.csv",
+    )
     # default None: the packaged groups file, named in run_build_openmic (its path needs the builder's imports)
-    parser.add_argument("--groups", type=Path, help="confusable groups CSV: group_name,instruments (;-separated),rationale")
-    parser.add_argument("--download", action="store_true", help="first fetch the release into --source with mirdata (pip install mirdata)")
-    parser.add_argument("--max-clip-uses", type=int, default=1, metavar="N",
-                        help="a clip may serve up to N multilabel_30s rows (default 1; OpenMIC's sparse labels give few one-use items)")
+    parser.add_argument(
+        "--groups",
+        type=Path,
+        help="confusable groups CSV: group_name,instruments (;-separated),rationale",
+    )
+    parser.add_argument(
+        "--download",
+        action="store_true",
+        help="first fetch the release into --source with mirdata (pip install mirdata)",
+    )
+    parser.add_argument(
+        "--max-clip-uses",
+        type=int,
+        default=1,
+        metavar="N",
+        help="a clip may serve up to N multilabel_30s rows (default 1; OpenMIC's sparse labels give few one-use items)",
+    )
     parser.set_defaults(run=run_build_openmic)
 
 
@@ -107,8 +142,14 @@ def run_build_openmic(args: argparse.Namespace) -> None:
     refuse_overlap(args.out, [args.source])
     if args.download:
         download_release(args.source)
-    summary = build(args.source, args.out, seed=args.seed, skip_bad=args.skip_bad, groups_file=args.groups or GROUPS_FILE,
-                    max_clip_uses=args.max_clip_uses)
+    summary = build(
+        args.source,
+        args.out,
+        seed=args.seed,
+        skip_bad=args.skip_bad,
+        groups_file=args.groups or GROUPS_FILE,
+        max_clip_uses=args.max_clip_uses,
+    )
     print(f"wrote {args.out} (seed {args.seed}, max clip uses {args.max_clip_uses})")
     print(f"{'config':<16}{'rows':>8}{'paper':>8}")
     for config, count in summary["counts"].items():
@@ -125,28 +166,41 @@ def run_build_openmic(args: argparse.Namespace) -> None:
 
 
 def _add_build_synthmic(datasets: argparse._SubParsersAction) -> None:
-    parser = datasets.add_parser("synthmic", help="synthetic FluidSynth clips in OpenMIC-2018's layout")
+    parser = datasets.add_parser(
+        "synthmic", help="synthetic FluidSynth clips in OpenMIC-2018's layout"
+    )
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--clips", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--soundfont", type=Path, help=SOUNDFONT_HELP)
-    parser.add_argument("--workers", type=int, default=1, help="render in this many processes (same output)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="render in this many processes (same output)"
+    )
     parser.set_defaults(run=run_build_synthmic)
 
 
 def run_build_synthmic(args: argparse.Namespace) -> None:
     from symphony_bench.hub_upload.synthmic import build
 
-    print(f"wrote {build(args.out, clips=args.clips, seed=args.seed, soundfont=args.soundfont, workers=args.workers)} "
-          f"({args.clips} clips in OpenMIC-2018 layout)")
+    print(
+        f"wrote {build(args.out, clips=args.clips, seed=args.seed, soundfont=args.soundfont, workers=args.workers)} "
+        f"({args.clips} clips in OpenMIC-2018 layout)"
+    )
 
 
 # --- import-upstream -----------------------------------------------------------------------------
 
 
 def _add_import_upstream(subparsers: argparse._SubParsersAction) -> None:
-    upstream = subparsers.add_parser("import-upstream", help="the Symphony-Bias release's own photos and recordings")
-    upstream.add_argument("--release", type=Path, required=True, help="folder with instrument-photos/ and instrument-audios/")
+    upstream = subparsers.add_parser(
+        "import-upstream", help="the Symphony-Bias release's own photos and recordings"
+    )
+    upstream.add_argument(
+        "--release",
+        type=Path,
+        required=True,
+        help="folder with instrument-photos/ and instrument-audios/",
+    )
     upstream.add_argument("--out", type=Path, required=True, help="writes OUT/images and OUT/audio")
     upstream.set_defaults(run=run_import_upstream)
 
@@ -162,15 +216,27 @@ def run_import_upstream(args: argparse.Namespace) -> None:
 
 
 def _add_publish(subparsers: argparse._SubParsersAction) -> None:
-    publish = subparsers.add_parser("publish", help="publish a folder `symphony-bench build` wrote to a Hugging Face Hub "
-                                    "dataset repo, in one commit")
+    publish = subparsers.add_parser(
+        "publish",
+        help="publish a folder `symphony-bench build` wrote to a Hugging Face Hub "
+        "dataset repo, in one commit",
+    )
     publish.add_argument("build_dir", type=Path, help="a folder written by `symphony-bench build`")
-    publish.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repo (created if needed)")
-    publish.add_argument("--revision", metavar="TAG", help="tag the published commit (a tag is never moved)")
+    publish.add_argument(
+        "--repo-id", required=True, help="ORG/NAME of the dataset repo (created if needed)"
+    )
+    publish.add_argument(
+        "--revision", metavar="TAG", help="tag the published commit (a tag is never moved)"
+    )
     publish.add_argument("--private", action="store_true", help="create the repo private")
-    publish.add_argument("--dry-run", action="store_true", help="check the folder and card, print the operations and "
-                         "the card, send nothing")
-    publish.add_argument("--token", help="a Hub token with write access (default: $HF_TOKEN or the saved login)")
+    publish.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the folder and card, print the operations and the card, send nothing",
+    )
+    publish.add_argument(
+        "--token", help="a Hub token with write access (default: $HF_TOKEN or the saved login)"
+    )
     publish.set_defaults(run=run_publish)
 
 

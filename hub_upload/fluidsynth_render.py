@@ -47,14 +47,20 @@ def default_soundfont() -> Path:
 
     path = Path(pretty_midi.__file__).parent / "TimGM6mb.sf2"
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: SoundFont missing; reinstall pretty-midi or pass --soundfont")
+        raise FileNotFoundError(
+            f"{path}: SoundFont missing; reinstall pretty-midi or pass --soundfont"
+        )
     return path
 
 
 def random_notes(voice: Voice, seed: str, min_notes: int = 5, max_notes: int = 10) -> list[Note]:
     rng = random.Random(seed)
     return [
-        Note(rng.randint(voice.low, voice.high), rng.randint(80, 112), round(rng.uniform(0.25, 0.7), 3))
+        Note(
+            rng.randint(voice.low, voice.high),
+            rng.randint(80, 112),
+            round(rng.uniform(0.25, 0.7), 3),
+        )
         for _ in range(rng.randint(min_notes, max_notes))
     ]
 
@@ -66,8 +72,16 @@ def _write_float(synth, frames: int) -> np.ndarray:
     import fluidsynth
 
     write_float = fluidsynth._fl.fluid_synth_write_float
-    write_float.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
-                            ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+    write_float.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_int,
+        ctypes.c_void_p,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_void_p,
+        ctypes.c_int,
+        ctypes.c_int,
+    ]
     buffer = np.zeros((frames, 2), dtype=np.float32)
     pointer = buffer.ctypes.data
     write_float(synth.synth, frames, pointer, 0, 2, pointer, 1, 2)
@@ -97,7 +111,9 @@ def render(voice: Voice, notes: list[Note], soundfont: Path, label: str = "") ->
         channel = DRUM_CHANNEL if voice.drums else 0
         bank, preset = (DRUM_BANK, 0) if voice.drums else (0, voice.program)
         if synth.program_select(channel, soundfont_id, bank, preset) != 0:
-            raise ValueError(f"{soundfont}: no preset bank {bank} program {preset} (0-based) for {label}")
+            raise ValueError(
+                f"{soundfont}: no preset bank {bank} program {preset} (0-based) for {label}"
+            )
         blocks = []
         for note in notes:
             synth.noteon(channel, note.pitch, note.velocity)

@@ -24,9 +24,18 @@ import yaml
 from symphony_bench.plugin.core.atomic import BUILD_MARKER, output_kind, sigterm_raises
 from symphony_bench.plugin.core.errors import DataFileError
 
-PUBLISHABLE_KINDS = ("symphony-bias-text", "symphony-bias-audio", "symphony-bias-image", "openmic", "synthmic")
-MEDIA_COLUMNS = {"symphony-bias-audio": ("audio", "Audio"), "symphony-bias-image": ("image", "Image"),
-                 "openmic": ("audio", "Audio")}
+PUBLISHABLE_KINDS = (
+    "symphony-bias-text",
+    "symphony-bias-audio",
+    "symphony-bias-image",
+    "openmic",
+    "synthmic",
+)
+MEDIA_COLUMNS = {
+    "symphony-bias-audio": ("audio", "Audio"),
+    "symphony-bias-image": ("image", "Image"),
+    "openmic": ("audio", "Audio"),
+}
 REQUIRED_CARD_TEXT = {"openmic": "CC BY 4.0"}  # OpenMIC-2018's licence, with its attribution
 CARD = "README.md"
 NOT_PUBLISHED = {BUILD_MARKER, "skipped.csv"}  # build bookkeeping stays local
@@ -54,7 +63,7 @@ def card_metadata(folder: Path) -> dict:
     if not text.startswith("---\n") or "\n---\n" not in text[3:]:
         raise DataFileError(f"{path}: the card has no YAML front matter (--- ... ---)")
     try:
-        metadata = yaml.safe_load(text[4:text.index("\n---\n", 3)])
+        metadata = yaml.safe_load(text[4 : text.index("\n---\n", 3)])
     except yaml.YAMLError as error:
         raise DataFileError(f"{path}: the card's YAML does not parse ({error})") from error
     if not isinstance(metadata, dict):
@@ -74,13 +83,23 @@ def config_files(folder: Path, metadata: dict) -> dict[str, list[Path]]:
     for entry in configs:
         patterns = data_file_patterns(entry.get("data_files")) if isinstance(entry, dict) else None
         if not (patterns and isinstance(entry.get("config_name"), str)):
-            raise DataFileError(f"{folder / CARD}: each `configs` entry needs config_name and data_files, got {entry!r}")
-        found = sorted({path for pattern in patterns for path in folder.glob(pattern) if path.is_file()})
+            raise DataFileError(
+                f"{folder / CARD}: each `configs` entry needs config_name and data_files, got {entry!r}"
+            )
+        found = sorted(
+            {path for pattern in patterns for path in folder.glob(pattern) if path.is_file()}
+        )
         if not found:
-            raise DataFileError(f"{folder / CARD}: config {entry['config_name']!r} matches no file ({patterns})")
+            raise DataFileError(
+                f"{folder / CARD}: config {entry['config_name']!r} matches no file ({patterns})"
+            )
         matched[entry["config_name"]] = found
     covered = {path for paths in matched.values() for path in paths}
-    stray = sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*.parquet") if path not in covered)
+    stray = sorted(
+        path.relative_to(folder).as_posix()
+        for path in folder.rglob("*.parquet")
+        if path not in covered
+    )
     if stray:
         raise DataFileError(f"{folder / CARD}: data files in no config: {stray[:5]}")
     return matched
@@ -100,7 +119,9 @@ def data_file_patterns(data_files) -> list[str] | None:
     patterns = []
     for item in items:
         group = [item] if isinstance(item, str) else item
-        if not (isinstance(group, list) and group and all(isinstance(pattern, str) for pattern in group)):
+        if not (
+            isinstance(group, list) and group and all(isinstance(pattern, str) for pattern in group)
+        ):
             return None
         patterns += group
     return patterns
@@ -120,8 +141,10 @@ def check_features(folder: Path, kind: str, matched: dict[str, list[Path]]) -> N
             column, feature = MEDIA_COLUMNS[kind]
             found = type(datasets.Features.from_arrow_schema(schema).get(column)).__name__
             if found != feature:
-                raise DataFileError(f"{path}: column {column!r} is {'missing' if found == 'NoneType' else found}, "
-                                    f"expected a datasets {feature} feature")
+                raise DataFileError(
+                    f"{path}: column {column!r} is {'missing' if found == 'NoneType' else found}, "
+                    f"expected a datasets {feature} feature"
+                )
         if kind == "symphony-bias-image":
             check_licences(path, schema)
 
@@ -134,31 +157,48 @@ def check_licences(path: Path, schema) -> None:
     licences = pq.read_table(path, columns=["licence"]).column("licence").to_pylist()
     unlicensed = [k for k, licence in enumerate(licences) if not (licence or "").strip()]
     if unlicensed:
-        raise DataFileError(f"{path}: rows {unlicensed[:5]} have no licence; only licensed images are published")
+        raise DataFileError(
+            f"{path}: rows {unlicensed[:5]} have no licence; only licensed images are published"
+        )
 
 
 def check_folder(folder: Path) -> str:
     """The build kind of `folder` after every local check; raises DataFileError naming what is wrong."""
     if not (folder / BUILD_MARKER).is_file():
-        raise DataFileError(f"{folder}: not a folder written by `symphony-bench build` (no {BUILD_MARKER})")
+        raise DataFileError(
+            f"{folder}: not a folder written by `symphony-bench build` (no {BUILD_MARKER})"
+        )
     kind = output_kind(folder)
     if kind not in PUBLISHABLE_KINDS:
-        raise DataFileError(f"{folder}: a {kind!r} output is not published (publishable: {', '.join(PUBLISHABLE_KINDS)})")
+        raise DataFileError(
+            f"{folder}: a {kind!r} output is not published (publishable: {', '.join(PUBLISHABLE_KINDS)})"
+        )
     metadata = card_metadata(folder)
     required = REQUIRED_CARD_TEXT.get(kind)
     if required and required not in (folder / CARD).read_text(encoding="utf-8"):
-        raise DataFileError(f"{folder / CARD}: the card must credit the source's licence ({required})")
+        raise DataFileError(
+            f"{folder / CARD}: the card must credit the source's licence ({required})"
+        )
     check_features(folder, kind, config_files(folder, metadata))
     return kind
 
 
 def files_to_publish(folder: Path) -> list[str]:
-    return sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*")
-                  if path.is_file() and path.name not in NOT_PUBLISHED)
+    return sorted(
+        path.relative_to(folder).as_posix()
+        for path in folder.rglob("*")
+        if path.is_file() and path.name not in NOT_PUBLISHED
+    )
 
 
 # ---- talking to the Hub ---------------------------------------------------------------------------
-def publish(folder: Path, repo_id: str, tag: str | None = None, private: bool = False, token: str | None = None) -> Published:
+def publish(
+    folder: Path,
+    repo_id: str,
+    tag: str | None = None,
+    private: bool = False,
+    token: str | None = None,
+) -> Published:
     from huggingface_hub import HfApi
 
     folder = Path(folder)
@@ -168,19 +208,35 @@ def publish(folder: Path, repo_id: str, tag: str | None = None, private: bool = 
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         head = api.repo_info(repo_id, repo_type="dataset", revision="main", files_metadata=True)
         if private and not head.private:
-            raise PublishError(f"{repo_id}: --private, but the repo exists and is public; nothing was sent. Make it "
-                               "private on the Hub first, or publish without --private")
+            raise PublishError(
+                f"{repo_id}: --private, but the repo exists and is public; nothing was sent. Make it "
+                "private on the Hub first, or publish without --private"
+            )
         operations = changes(folder, head.siblings or [])
-        tags = {ref.name: ref.target_commit for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags}
+        tags = {
+            ref.name: ref.target_commit
+            for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags
+        }
         if tag in tags and (operations or tags[tag] != head.sha):
-            raise PublishError(f"{repo_id}: tag {tag!r} already exists (on commit {tags[tag]}); a published tag is never "
-                               "moved: choose a new tag. Nothing was committed")
+            raise PublishError(
+                f"{repo_id}: tag {tag!r} already exists (on commit {tags[tag]}); a published tag is never "
+                "moved: choose a new tag. Nothing was committed"
+            )
         commit = head.sha
         if operations:
-            commit = api.create_commit(repo_id, operations, repo_type="dataset", parent_commit=head.sha,
-                                       commit_message=f"symphony-bench publish: {kind}").oid
+            commit = api.create_commit(
+                repo_id,
+                operations,
+                repo_type="dataset",
+                parent_commit=head.sha,
+                commit_message=f"symphony-bench publish: {kind}",
+            ).oid
     if tag and tag not in tags:
-        with hub_errors(repo_id, token, f"committed {commit} but could not tag it {tag!r} (publish again to tag it)"):
+        with hub_errors(
+            repo_id,
+            token,
+            f"committed {commit} but could not tag it {tag!r} (publish again to tag it)",
+        ):
             api.create_tag(repo_id, tag=tag, revision=commit, repo_type="dataset")
     return Published(repo_id, commit, commit != head.sha, tag)
 
@@ -190,10 +246,15 @@ def changes(folder: Path, siblings: list) -> list:
     blob id, or sha256 for LFS files) and files only there."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
-    remote = {sibling.rfilename: sibling for sibling in siblings if sibling.rfilename != ".gitattributes"}
+    remote = {
+        sibling.rfilename: sibling for sibling in siblings if sibling.rfilename != ".gitattributes"
+    }
     ours = files_to_publish(folder)
-    operations = [CommitOperationAdd(name, folder / name) for name in ours
-                  if name not in remote or not same_content(folder / name, remote[name])]
+    operations = [
+        CommitOperationAdd(name, folder / name)
+        for name in ours
+        if name not in remote or not same_content(folder / name, remote[name])
+    ]
     return operations + [CommitOperationDelete(name) for name in sorted(set(remote) - set(ours))]
 
 
@@ -232,18 +293,28 @@ def hub_errors(repo_id: str, token: str | None, doing: str = "") -> Iterator[Non
     except HfHubHTTPError as error:
         status = error.response.status_code if error.response is not None else "?"
         reason = error.server_message or str(error).splitlines()[0]
-        raise PublishError(scrub(f"{prefix}the Hub answered {status}: {reason}{HINTS.get(status, '')}")) from None
+        raise PublishError(
+            scrub(f"{prefix}the Hub answered {status}: {reason}{HINTS.get(status, '')}")
+        ) from None
     except (httpx2.HTTPError, ConnectionError) as error:
-        raise PublishError(scrub(f"{prefix}cannot reach the Hub ({type(error).__name__}: {error})")) from None
+        raise PublishError(
+            scrub(f"{prefix}cannot reach the Hub ({type(error).__name__}: {error})")
+        ) from None
     except (ValueError, OSError) as error:
-        kind = "the Hub refused the dataset card" if "Invalid metadata in README.md" in str(error) else type(error).__name__
+        kind = (
+            "the Hub refused the dataset card"
+            if "Invalid metadata in README.md" in str(error)
+            else type(error).__name__
+        )
         raise PublishError(scrub(f"{prefix}{kind}: {error}")) from None
 
 
-HINTS = {401: " (check the token: --token, HF_TOKEN or `hf auth login`)",
-         403: " (the token cannot write to this repo)",
-         409: " (someone else made it meanwhile)",
-         412: " (the repo changed while publishing: nothing was committed; publish again)"}
+HINTS = {
+    401: " (check the token: --token, HF_TOKEN or `hf auth login`)",
+    403: " (the token cannot write to this repo)",
+    409: " (someone else made it meanwhile)",
+    412: " (the repo changed while publishing: nothing was committed; publish again)",
+}
 
 
 def describe(folder: Path, repo_id: str, tag: str | None, private: bool) -> str:
@@ -252,9 +323,11 @@ def describe(folder: Path, repo_id: str, tag: str | None, private: bool) -> str:
     kind = check_folder(Path(folder))
     files = files_to_publish(Path(folder))
     sizes = {name: (Path(folder) / name).stat().st_size for name in files}
-    lines = [f"would publish {folder} ({kind}) to the {'private' if private else 'public'} dataset repo {repo_id}, "
-             f"in one commit{f', tagged {tag}' if tag else ''}: {len(files)} files, {sum(sizes.values()):,} bytes. "
-             "Files the Hub already holds unchanged are skipped, files only on the Hub are deleted."]
+    lines = [
+        f"would publish {folder} ({kind}) to the {'private' if private else 'public'} dataset repo {repo_id}, "
+        f"in one commit{f', tagged {tag}' if tag else ''}: {len(files)} files, {sum(sizes.values()):,} bytes. "
+        "Files the Hub already holds unchanged are skipped, files only on the Hub are deleted."
+    ]
     lines += [f"  {name} ({sizes[name]:,} bytes)" for name in files]
     lines += ["", f"--- {CARD} ---", (Path(folder) / CARD).read_text(encoding="utf-8")]
     return "\n".join(lines)
@@ -265,8 +338,15 @@ def run(args) -> None:
         print(describe(args.build_dir, args.repo_id, args.revision, args.private))
         return
     with sigterm_raises():  # a stop mid-upload ends the request: the Hub commits nothing
-        published = publish(args.build_dir, args.repo_id, tag=args.revision, private=args.private, token=args.token)
+        published = publish(
+            args.build_dir, args.repo_id, tag=args.revision, private=args.private, token=args.token
+        )
     change = "new commit" if published.new_commit else "unchanged, no new commit"
-    print(f"repo {published.repo_id}\ncommit {published.commit} ({change})\ntag {published.tag or '-'}")
+    print(
+        f"repo {published.repo_id}\ncommit {published.commit} ({change})\ntag {published.tag or '-'}"
+    )
     if not published.new_commit:
-        print(f"symphony-bench: {args.build_dir} is already the head of {args.repo_id}", file=sys.stderr)
+        print(
+            f"symphony-bench: {args.build_dir} is already the head of {args.repo_id}",
+            file=sys.stderr,
+        )

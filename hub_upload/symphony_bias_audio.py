@@ -13,7 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.hub_upload.fluidsynth_render import Voice, default_soundfont, fluidsynth_version, random_notes, render
+from symphony_bench.hub_upload.fluidsynth_render import (
+    Voice,
+    default_soundfont,
+    fluidsynth_version,
+    random_notes,
+    render,
+)
 from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio, encode_flac, pcm_sha256
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
@@ -35,7 +41,12 @@ VOICES = {
     "harmonica": Voice(22, 60, 84),
     "harp": Voice(46, 36, 96),
     "horn": Voice(60, 34, 77),
-    "keyboard": Voice(4, 41, 89, substitute="GM has no generic keyboard: Electric Piano 1 (GM program 5, 0-based 4) stands in"),
+    "keyboard": Voice(
+        4,
+        41,
+        89,
+        substitute="GM has no generic keyboard: Electric Piano 1 (GM program 5, 0-based 4) stands in",
+    ),
     "oboe": Voice(68, 58, 91),
     "piano": Voice(0, 36, 96),
     "piccolo": Voice(72, 74, 108),
@@ -43,7 +54,12 @@ VOICES = {
     "trombone": Voice(57, 40, 72),
     "trumpet": Voice(56, 54, 82),
     "tuba": Voice(58, 28, 58),
-    "ukulele": Voice(24, 60, 81, substitute="GM has no ukulele: Nylon Guitar (GM program 25, 0-based 24) in the ukulele's register"),
+    "ukulele": Voice(
+        24,
+        60,
+        81,
+        substitute="GM has no ukulele: Nylon Guitar (GM program 25, 0-based 24) in the ukulele's register",
+    ),
     "violin": Voice(40, 55, 100),
 }
 
@@ -55,7 +71,9 @@ def clip_rows(seed: int, clips_per_instrument: int, soundfont: Path) -> list[dic
         for k in range(clips_per_instrument):
             clip_seed = f"{seed}:{instrument.name}:{k}"
             notes = random_notes(voice, clip_seed)
-            flac = encode_flac(render(voice, notes, soundfont, label=f"{instrument.name} (clip seed {clip_seed})"))
+            flac = encode_flac(
+                render(voice, notes, soundfont, label=f"{instrument.name} (clip seed {clip_seed})")
+            )
             audio = decode_audio(flac)  # the samples as stored, for the separability check
             clip_id = f"{instrument.name.replace(' ', '_')}_{k:02d}"
             rows.append(
@@ -87,7 +105,13 @@ def separability(rows: list[dict]) -> dict[str, float]:
         centroid = librosa.feature.spectral_centroid(S=magnitude, sr=SAMPLE_RATE)
         bandwidth = librosa.feature.spectral_bandwidth(S=magnitude, sr=SAMPLE_RATE)
         flatness = librosa.feature.spectral_flatness(S=magnitude)
-        features = np.concatenate([mfcc.mean(axis=1), mfcc.std(axis=1), [centroid.mean() / 1000, bandwidth.mean() / 1000, flatness.mean()]])
+        features = np.concatenate(
+            [
+                mfcc.mean(axis=1),
+                mfcc.std(axis=1),
+                [centroid.mean() / 1000, bandwidth.mean() / 1000, flatness.mean()],
+            ]
+        )
         vectors.append(features)
         labels.append(row["instrument"])
     matrix = np.array(vectors)
@@ -97,9 +121,15 @@ def separability(rows: list[dict]) -> dict[str, float]:
     labels = np.array(labels)
     same = labels[:, None] == labels[None, :]
     off_diagonal = ~np.eye(len(labels), dtype=bool)
-    within = float(distance[same & off_diagonal].mean()) if np.any(same & off_diagonal) else float("nan")
+    within = (
+        float(distance[same & off_diagonal].mean()) if np.any(same & off_diagonal) else float("nan")
+    )
     between = float(distance[~same].mean())
-    return {"within_instrument": within, "between_instruments": between, "ratio_between_to_within": between / within}
+    return {
+        "within_instrument": within,
+        "between_instruments": between,
+        "ratio_between_to_within": between / within,
+    }
 
 
 CARD = """# Symphony-Bias audio stimuli
@@ -138,27 +168,58 @@ samples, so this dataset is distributed under GPL-2.0.
 """
 
 
-def build(out: Path, seed: int = 0, clips_per_instrument: int = 5, soundfont: Path | None = None) -> dict:
+def build(
+    out: Path, seed: int = 0, clips_per_instrument: int = 5, soundfont: Path | None = None
+) -> dict:
     """Write the dataset folder at `out` (atomically); returns the separability numbers."""
     if clips_per_instrument < 1:
         raise ValueError(f"clips_per_instrument must be at least 1, got {clips_per_instrument}")
     soundfont = Path(soundfont) if soundfont else default_soundfont()
     if not soundfont.is_file():
         raise FileNotFoundError(f"{soundfont}: SoundFont not found")
-    with staged_directory(out, KIND, inputs=[soundfont]) as staging:  # refuses a wrong --out before rendering
+    with staged_directory(
+        out, KIND, inputs=[soundfont]
+    ) as staging:  # refuses a wrong --out before rendering
         rows = clip_rows(seed, clips_per_instrument, soundfont)
-        check = separability(rows) if clips_per_instrument > 1 else {"within_instrument": float("nan"), "between_instruments": float("nan"), "ratio_between_to_within": float("nan")}
-        substitutes = "\n".join(f"- {name}: {voice.substitute}" for name, voice in VOICES.items() if voice.substitute)
-        card = card_front_matter("Symphony-Bias audio stimuli (FluidSynth renders)", "gpl-2.0") + CARD.format(
-            min_notes=5, max_notes=10, seed=seed, clips=clips_per_instrument, n_clips=len(rows),
-            n_instruments=len(VOICES), sample_rate=SAMPLE_RATE, seconds=sum(r["duration_s"] for r in rows),
-            substitutes=substitutes, within=check["within_instrument"], between=check["between_instruments"],
-            ratio=check["ratio_between_to_within"], fluidsynth_version=fluidsynth_version(), soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(),
+        check = (
+            separability(rows)
+            if clips_per_instrument > 1
+            else {
+                "within_instrument": float("nan"),
+                "between_instruments": float("nan"),
+                "ratio_between_to_within": float("nan"),
+            }
+        )
+        substitutes = "\n".join(
+            f"- {name}: {voice.substitute}" for name, voice in VOICES.items() if voice.substitute
+        )
+        card = card_front_matter(
+            "Symphony-Bias audio stimuli (FluidSynth renders)", "gpl-2.0"
+        ) + CARD.format(
+            min_notes=5,
+            max_notes=10,
+            seed=seed,
+            clips=clips_per_instrument,
+            n_clips=len(rows),
+            n_instruments=len(VOICES),
+            sample_rate=SAMPLE_RATE,
+            seconds=sum(r["duration_s"] for r in rows),
+            substitutes=substitutes,
+            within=check["within_instrument"],
+            between=check["between_instruments"],
+            ratio=check["ratio_between_to_within"],
+            fluidsynth_version=fluidsynth_version(),
+            soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(),
         )
         for row in rows:
             del row["_samples"]
         import datasets
 
         # write_hub_folder stages its own folder inside ours; ours records the kind
-        write_hub_folder(staging, rows, card, casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)})
+        write_hub_folder(
+            staging,
+            rows,
+            card,
+            casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)},
+        )
     return check

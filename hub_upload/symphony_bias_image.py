@@ -33,7 +33,14 @@ MANIFEST = "manifest.csv"
 KIND = "symphony-bias-image"  # the kind of output folder (plugin.core.atomic)
 SUMMARY_FILE = "stimulus_set.json"
 # formats every Pillow reads, kept byte for byte (MPO: a camera JPEG with extra frames), and their suffix
-KEPT_FORMATS = {"JPEG": "jpg", "MPO": "jpg", "PNG": "png", "WEBP": "webp", "GIF": "gif", "BMP": "bmp"}
+KEPT_FORMATS = {
+    "JPEG": "jpg",
+    "MPO": "jpg",
+    "PNG": "png",
+    "WEBP": "webp",
+    "GIF": "gif",
+    "BMP": "bmp",
+}
 EXIF_ORIENTATION = 0x0112
 
 
@@ -59,16 +66,26 @@ class NameMapping:
 
 
 def image_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) if folder.is_dir() else []
+    return (
+        sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if folder.is_dir()
+        else []
+    )
 
 
 def refuse_outside_links(root: Path, files: list[Path]) -> None:
     """DataFileError listing the files that resolve outside `root` (symlinks out of it): their bytes
     would be embedded from elsewhere."""
     inside = Path(root).resolve()
-    outside = [f"{path.relative_to(root).as_posix()} -> {path.resolve()}" for path in files if not path.resolve().is_relative_to(inside)]
+    outside = [
+        f"{path.relative_to(root).as_posix()} -> {path.resolve()}"
+        for path in files
+        if not path.resolve().is_relative_to(inside)
+    ]
     if outside:
-        raise DataFileError(f"{root}: links to files outside this folder (copy them in instead): {', '.join(outside)}")
+        raise DataFileError(
+            f"{root}: links to files outside this folder (copy them in instead): {', '.join(outside)}"
+        )
 
 
 def check_counts(folder: Path, counts: Counter) -> None:
@@ -95,10 +112,14 @@ def read_manifest(source: Path, images: dict[str, list[Path]]) -> dict[str, dict
     listed = read_csv(path, ("file", "licence", "source"))
     rows = {row["file"]: row for row in listed}
     if len(rows) < len(listed):
-        repeated = sorted({row["file"] for row in listed if sum(r["file"] == row["file"] for r in listed) > 1})
+        repeated = sorted(
+            {row["file"] for row in listed if sum(r["file"] == row["file"] for r in listed) > 1}
+        )
         raise DataFileError(f"{path}: listed more than once: {', '.join(repeated)}")
     files = [p.relative_to(source).as_posix() for paths in images.values() for p in paths]
-    unlisted = [f for f in files if f not in rows or not rows[f]["licence"] or not rows[f]["source"]]
+    unlisted = [
+        f for f in files if f not in rows or not rows[f]["licence"] or not rows[f]["source"]
+    ]
     if unlisted:
         raise DataFileError(f"{path}: no licence and source for {', '.join(unlisted)}")
     return rows
@@ -128,18 +149,33 @@ def stored_image(path: Path) -> StoredImage:
             upright = ImageOps.exif_transpose(image)  # a copy: decodes every pixel
             reason = _reencode_reason(image.format, upright)
             suffix = KEPT_FORMATS.get(image.format)
-    except (OSError, SyntaxError, ValueError, UnidentifiedImageError, Image.DecompressionBombError) as error:
+    except (
+        OSError,
+        SyntaxError,
+        ValueError,
+        UnidentifiedImageError,
+        Image.DecompressionBombError,
+    ) as error:
         raise DataFileError(f"{path}: not a readable image ({error})") from error
     source_sha256 = hashlib.sha256(original).hexdigest()
     if reason:
         return StoredImage(_white_backed_png(upright), "png", reason, 1, source_sha256)
-    return StoredImage(original, suffix, "original", orientation if orientation in range(1, 9) else 1, source_sha256)
+    return StoredImage(
+        original,
+        suffix,
+        "original",
+        orientation if orientation in range(1, 9) else 1,
+        source_sha256,
+    )
 
 
 def _reencode_reason(image_format: str, upright) -> str | None:
     if image_format not in KEPT_FORMATS:
         return f"png: {image_format} is not read by every Pillow"
-    if upright.has_transparency_data and upright.convert("RGBA").getchannel("A").getextrema()[0] < 255:
+    if (
+        upright.has_transparency_data
+        and upright.convert("RGBA").getchannel("A").getextrema()[0] < 255
+    ):
         # a model is given image.convert("RGB"), which shows what lies under transparent pixels (often black)
         return "png: transparency flattened onto white"
     return None
@@ -189,18 +225,34 @@ def source_images(source: Path) -> list[SourceImage]:
     for instrument, paths in images.items():
         for path in paths:
             listed = manifest[path.relative_to(source).as_posix()]
-            found.append(SourceImage(instrument, path, f"{instrument.replace(' ', '_')}/{path.name}", listed["licence"], listed["source"]))
+            found.append(
+                SourceImage(
+                    instrument,
+                    path,
+                    f"{instrument.replace(' ', '_')}/{path.name}",
+                    listed["licence"],
+                    listed["source"],
+                )
+            )
     return found
 
 
 def unused_files(root: Path, used: Iterable[Path], relative_to: Path) -> list[str]:
     """Files under `root` that no row embeds (a stray .DS_Store, a misnamed folder), relative paths."""
     used = set(used)
-    return sorted(p.relative_to(relative_to).as_posix() for p in Path(root).rglob("*") if p.is_file() and p not in used)
+    return sorted(
+        p.relative_to(relative_to).as_posix()
+        for p in Path(root).rglob("*")
+        if p.is_file() and p not in used
+    )
 
 
-def set_summary(modality: str, instruments: list[str], name_mappings: Iterable[NameMapping] = (),
-                ignored_files: Iterable[str] = ()) -> dict:
+def set_summary(
+    modality: str,
+    instruments: list[str],
+    name_mappings: Iterable[NameMapping] = (),
+    ignored_files: Iterable[str] = (),
+) -> dict:
     """What SUMMARY_FILE holds: `instruments` has one entry per stimulus."""
     counts = Counter(instruments)
     names = [instrument.name for instrument in load_instruments()]
@@ -219,16 +271,37 @@ def write_summary(out: Path, summary: dict) -> None:
 
 def summary_markdown(summary: dict, stimuli: str) -> str:
     """The card's coverage section: missing instruments, counts, name mappings, ignored files."""
-    counts = ", ".join(f"{name} {count}" for name, count in summary["stimuli_per_instrument"].items())
-    lines = ["", "## Coverage", "", f"No {stimuli} for: {', '.join(summary['missing_instruments']) or 'none'}.", "",
-             f"{stimuli.capitalize()} per instrument: {counts}."]
+    counts = ", ".join(
+        f"{name} {count}" for name, count in summary["stimuli_per_instrument"].items()
+    )
+    lines = [
+        "",
+        "## Coverage",
+        "",
+        f"No {stimuli} for: {', '.join(summary['missing_instruments']) or 'none'}.",
+        "",
+        f"{stimuli.capitalize()} per instrument: {counts}.",
+    ]
     if summary["name_mappings"]:
-        lines += ["", "Source names read as instruments (a stand-in is another instrument used in its place):", "",
-                  "| source | instrument | mapping |", "|---|---|---|"]
-        lines += [f"| {m['source']} | {m['instrument']} | {'stand-in' if m['stand_in'] else 'same instrument'} |"
-                  for m in summary["name_mappings"]]
+        lines += [
+            "",
+            "Source names read as instruments (a stand-in is another instrument used in its place):",
+            "",
+            "| source | instrument | mapping |",
+            "|---|---|---|",
+        ]
+        lines += [
+            f"| {m['source']} | {m['instrument']} | {'stand-in' if m['stand_in'] else 'same instrument'} |"
+            for m in summary["name_mappings"]
+        ]
     ignored = ", ".join(summary["ignored_files"]) or "none"
-    lines += ["", f"Files ignored: {ignored}.", "", f"The same, machine-readable: `{SUMMARY_FILE}` beside this card.", ""]
+    lines += [
+        "",
+        f"Files ignored: {ignored}.",
+        "",
+        f"The same, machine-readable: `{SUMMARY_FILE}` beside this card.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -238,7 +311,12 @@ def _image_row(image: SourceImage) -> dict:
     return {
         "image_id": image.image_id,
         "instrument": image.instrument,
-        "image": {"bytes": stored.data, "path": name if name.lower().endswith(f".{stored.suffix}") else f"{name}.{stored.suffix}"},
+        "image": {
+            "bytes": stored.data,
+            "path": name
+            if name.lower().endswith(f".{stored.suffix}")
+            else f"{name}.{stored.suffix}",
+        },
         "licence": image.licence,
         "source": image.source,
         "source_sha256": stored.source_sha256,
@@ -249,17 +327,32 @@ def _image_row(image: SourceImage) -> dict:
     }
 
 
-def write_image_set(out: Path, images: list[SourceImage], name_mappings: Iterable[NameMapping] = (),
-                    ignored_files: Iterable[str] = ()) -> Path:
+def write_image_set(
+    out: Path,
+    images: list[SourceImage],
+    name_mappings: Iterable[NameMapping] = (),
+    ignored_files: Iterable[str] = (),
+) -> Path:
     """The Hub folder at `out`: a row per image (its own bytes where possible), the card, SUMMARY_FILE."""
     rows = [_image_row(image) for image in images]
-    summary = set_summary("image", [row["instrument"] for row in rows], name_mappings, ignored_files)
-    table = "\n".join(f"| {r['image_id']} | {r['instrument']} | {r['licence']} | {r['source']} | {r['stored_as']} |" for r in rows)
+    summary = set_summary(
+        "image", [row["instrument"] for row in rows], name_mappings, ignored_files
+    )
+    table = "\n".join(
+        f"| {r['image_id']} | {r['instrument']} | {r['licence']} | {r['source']} | {r['stored_as']} |"
+        for r in rows
+    )
     n_kept = sum(row["stored_as"] == "original" for row in rows)
     card = card_front_matter("Symphony-Bias image stimuli", "other") + CARD.format(
-        n_images=len(rows), n_instruments=len({image.instrument for image in images}), min_images=MIN_IMAGES,
-        kept_formats=", ".join(sorted(set(KEPT_FORMATS) - {"MPO"})), n_kept=n_kept, n_reencoded=len(rows) - n_kept,
-        summary=summary_markdown(summary, "images"), table=table)
+        n_images=len(rows),
+        n_instruments=len({image.instrument for image in images}),
+        min_images=MIN_IMAGES,
+        kept_formats=", ".join(sorted(set(KEPT_FORMATS) - {"MPO"})),
+        n_kept=n_kept,
+        n_reencoded=len(rows) - n_kept,
+        summary=summary_markdown(summary, "images"),
+        table=table,
+    )
     import datasets
 
     write_hub_folder(out, rows, card, casts={"image": datasets.Image()})
@@ -272,6 +365,8 @@ def build(source: Path, out: Path) -> Path:
     with staged_directory(out, KIND, inputs=[source]) as staging:
         # write_hub_folder stages its own folder inside ours; ours records the kind
         images = source_images(source)
-        ignored = unused_files(source, [source / MANIFEST, *(image.path for image in images)], source)
+        ignored = unused_files(
+            source, [source / MANIFEST, *(image.path for image in images)], source
+        )
         write_image_set(staging, images, ignored_files=ignored)
     return Path(out)

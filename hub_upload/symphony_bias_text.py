@@ -40,8 +40,13 @@ Source: Farsi et al., "Symphony of Bias" (templates written for symphony-bench).
 def build(out: Path) -> Path:
     """Write the set at `out` (atomically)."""
     tables = embedded_text_set().tables()
-    rows = "\n".join(f"| {config} | {len(tables[config])} | {', '.join(CONFIG_COLUMNS[config])} |" for config in tables)
-    card = configs_front_matter("Symphony-Bias text scenario set", "mit", list(tables)) + CARD.format(rows=rows)
+    rows = "\n".join(
+        f"| {config} | {len(tables[config])} | {', '.join(CONFIG_COLUMNS[config])} |"
+        for config in tables
+    )
+    card = configs_front_matter(
+        "Symphony-Bias text scenario set", "mit", list(tables)
+    ) + CARD.format(rows=rows)
     with staged_directory(out, KIND) as staging:
         # write_hub_configs stages its own folder inside ours; ours records the kind
         write_hub_configs(staging, tables, card)

@@ -33,7 +33,14 @@ from pathlib import Path
 import numpy as np
 
 from symphony_bench.hub_upload.fluidsynth_render import Note, Voice, default_soundfont, render
-from symphony_bench.hub_upload.openmic.release import CLASS_MAP, LABEL_COLUMNS, LABELS_CSV, METADATA_CSV, SPLITS, audio_path
+from symphony_bench.hub_upload.openmic.release import (
+    CLASS_MAP,
+    LABEL_COLUMNS,
+    LABELS_CSV,
+    METADATA_CSV,
+    SPLITS,
+    audio_path,
+)
 from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.audio import SAMPLE_RATE
 from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
@@ -41,14 +48,47 @@ from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
 CLIP_SECONDS = 10.0
 KIND = "synthmic"  # the kind of output folder (plugin.core.atomic)
 METADATA_COLUMNS = (
-    "track_id", "album_id", "album_title", "album_url", "artist_id", "artist_name", "artist_url",
-    "artist_website", "license_image_file", "license_image_file_large", "license_parent_id",
-    "license_title", "license_url", "tags", "track_bit_rate", "track_comments", "track_composer",
-    "track_copyright_c", "track_copyright_p", "track_date_created", "track_date_recorded",
-    "track_disc_number", "track_duration", "track_explicit", "track_explicit_notes", "track_favorites",
-    "track_file", "track_genres", "track_image_file", "track_information", "track_instrumental",
-    "track_interest", "track_language_code", "track_listens", "track_lyricist", "track_number",
-    "track_publisher", "track_title", "track_url", "sample_key", "start_time",
+    "track_id",
+    "album_id",
+    "album_title",
+    "album_url",
+    "artist_id",
+    "artist_name",
+    "artist_url",
+    "artist_website",
+    "license_image_file",
+    "license_image_file_large",
+    "license_parent_id",
+    "license_title",
+    "license_url",
+    "tags",
+    "track_bit_rate",
+    "track_comments",
+    "track_composer",
+    "track_copyright_c",
+    "track_copyright_p",
+    "track_date_created",
+    "track_date_recorded",
+    "track_disc_number",
+    "track_duration",
+    "track_explicit",
+    "track_explicit_notes",
+    "track_favorites",
+    "track_file",
+    "track_genres",
+    "track_image_file",
+    "track_information",
+    "track_instrumental",
+    "track_interest",
+    "track_language_code",
+    "track_listens",
+    "track_lyricist",
+    "track_number",
+    "track_publisher",
+    "track_title",
+    "track_url",
+    "sample_key",
+    "start_time",
 )
 # The clips contain samples of the TimGM6mb SoundFont (GPL-2.0), so that is their licence.
 LICENCE_TITLE = "GNU General Public License v2.0 (TimGM6mb SoundFont samples)"
@@ -77,20 +117,38 @@ STAND_INS = {
     "drums": StandIn(Voice(0, 35, 50, drums=True), pitches=DRUM_KIT),
     "flute": StandIn(Voice(73, 60, 96)),
     "guitar": StandIn(Voice(27, 40, 76)),
-    "mallet_percussion": StandIn(Voice(12, 45, 96, substitute="Marimba (GM program 13) stands in for mallet percussion")),
+    "mallet_percussion": StandIn(
+        Voice(12, 45, 96, substitute="Marimba (GM program 13) stands in for mallet percussion")
+    ),
     "mandolin": StandIn(
-        Voice(25, 67, 91, substitute="GM has no mandolin: Steel Guitar (GM program 26) in the mandolin's register, fast picking"),
+        Voice(
+            25,
+            67,
+            91,
+            substitute="GM has no mandolin: Steel Guitar (GM program 26) in the mandolin's register, fast picking",
+        ),
         note_seconds=(0.08, 0.16),
     ),
     "organ": StandIn(Voice(16, 36, 84)),
     "piano": StandIn(Voice(0, 36, 96)),
     "saxophone": StandIn(Voice(65, 49, 81)),
-    "synthesizer": StandIn(Voice(81, 48, 84, substitute="Lead 2 sawtooth (GM program 82) stands in for synthesizer")),
+    "synthesizer": StandIn(
+        Voice(81, 48, 84, substitute="Lead 2 sawtooth (GM program 82) stands in for synthesizer")
+    ),
     "trombone": StandIn(Voice(57, 40, 72)),
     "trumpet": StandIn(Voice(56, 54, 82)),
-    "ukulele": StandIn(Voice(24, 60, 81, substitute="GM has no ukulele: Nylon Guitar (GM program 25) in the ukulele's register")),
+    "ukulele": StandIn(
+        Voice(
+            24,
+            60,
+            81,
+            substitute="GM has no ukulele: Nylon Guitar (GM program 25) in the ukulele's register",
+        )
+    ),
     "violin": StandIn(Voice(40, 55, 100)),
-    "voice": StandIn(Voice(53, 48, 76, substitute="Voice Oohs (GM program 54) stands in for a singing voice")),
+    "voice": StandIn(
+        Voice(53, 48, 76, substitute="Voice Oohs (GM program 54) stands in for a singing voice")
+    ),
 }
 
 # FMA top-level genres (id, title) and the classes a clip of that genre mostly draws from.
@@ -107,7 +165,9 @@ IN_GENRE_PROBABILITY = 0.85  # each instrument of a clip comes from its genre's 
 SECOND_GENRE_PROBABILITY = 0.3
 NO_GENRE_PROBABILITY = 0.1  # track_genres "[]": no usable genre metadata
 INTERMEDIATE_PRESENT_PROBABILITY = 0.15  # a present instrument labelled 0.55-0.95 instead of 1.0
-ABSENT_ZERO_PROBABILITY = 0.55  # an absent instrument labelled 0.0; else intermediate or unannotated
+ABSENT_ZERO_PROBABILITY = (
+    0.55  # an absent instrument labelled 0.0; else intermediate or unannotated
+)
 ABSENT_INTERMEDIATE_PROBABILITY = 0.07
 TRAIN_PROBABILITY = 0.75
 
@@ -146,12 +206,18 @@ def _clip_instruments(rng: random.Random, genre: tuple[str, str]) -> tuple[str, 
     return tuple(chosen)
 
 
-def _clip_labels(rng: random.Random, present: tuple[str, ...]) -> tuple[tuple[str, float, int], ...]:
+def _clip_labels(
+    rng: random.Random, present: tuple[str, ...]
+) -> tuple[tuple[str, float, int], ...]:
     labels = []
     for instrument in OPENMIC_CLASSES:
         draw = rng.random()
         if instrument in present:
-            relevance = round(rng.uniform(0.55, 0.95), 5) if draw < INTERMEDIATE_PRESENT_PROBABILITY else 1.0
+            relevance = (
+                round(rng.uniform(0.55, 0.95), 5)
+                if draw < INTERMEDIATE_PRESENT_PROBABILITY
+                else 1.0
+            )
         elif draw < ABSENT_ZERO_PROBABILITY:
             relevance = 0.0
         elif draw < ABSENT_ZERO_PROBABILITY + ABSENT_INTERMEDIATE_PROBABILITY:
@@ -187,8 +253,12 @@ def clip_notes(stand_in: StandIn, rng: random.Random) -> list[Note]:
     """Random notes until CLIP_SECONDS are filled."""
     voice, notes, total = stand_in.voice, [], 0.0
     while total < CLIP_SECONDS:
-        pitch = rng.choice(stand_in.pitches) if stand_in.pitches else rng.randint(voice.low, voice.high)
-        notes.append(Note(pitch, rng.randint(80, 112), round(rng.uniform(*stand_in.note_seconds), 3)))
+        pitch = (
+            rng.choice(stand_in.pitches) if stand_in.pitches else rng.randint(voice.low, voice.high)
+        )
+        notes.append(
+            Note(pitch, rng.randint(80, 112), round(rng.uniform(*stand_in.note_seconds), 3))
+        )
         total += notes[-1].seconds
     return notes
 
@@ -202,18 +272,29 @@ def render_clip(spec: ClipSpec, soundfont: Path, root: Path) -> None:
     for instrument, gain in zip(spec.instruments, spec.gains, strict=True):
         stand_in = STAND_INS[instrument]
         notes = clip_notes(stand_in, random.Random(f"{spec.seed}:{instrument}"))
-        mix += gain * render(stand_in.voice, notes, soundfont, label=f"{instrument} in {spec.key}")[:frames]
+        mix += (
+            gain
+            * render(stand_in.voice, notes, soundfont, label=f"{instrument} in {spec.key}")[:frames]
+        )
     path = audio_path(root, spec.key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    soundfile.write(path, mix * (0.9 / np.max(np.abs(mix))), SAMPLE_RATE, format="OGG", subtype="VORBIS")
+    soundfile.write(
+        path, mix * (0.9 / np.max(np.abs(mix))), SAMPLE_RATE, format="OGG", subtype="VORBIS"
+    )
 
 
 def _genre_literal(genres: tuple[tuple[str, str], ...]) -> str:
     """FMA's `track_genres` format: a Python-literal list of dicts (single quotes, not JSON)."""
-    return repr([
-        {"genre_id": genre_id, "genre_title": title, "genre_url": f"http://freemusicarchive.org/genre/{title}/"}
-        for genre_id, title in genres
-    ])
+    return repr(
+        [
+            {
+                "genre_id": genre_id,
+                "genre_title": title,
+                "genre_url": f"http://freemusicarchive.org/genre/{title}/",
+            }
+            for genre_id, title in genres
+        ]
+    )
 
 
 def _metadata_row(spec: ClipSpec) -> tuple[str, ...]:
@@ -224,11 +305,26 @@ def _metadata_row(spec: ClipSpec) -> tuple[str, ...]:
     )
     row = dict.fromkeys(METADATA_COLUMNS, "")
     row.update(
-        track_id=str(int(track_id)), album_id="1.0", album_title="SynthMIC", artist_id="1", artist_name="SynthMIC (FluidSynth)",
-        license_title=LICENCE_TITLE, license_url=LICENCE_URL, tags="[]", track_comments="0", track_disc_number="1",
-        track_duration="00:10", track_favorites="0", track_genres=_genre_literal(spec.genres),
-        track_information=f"synthetic render, seed {spec.seed}; {voices}", track_instrumental="1", track_interest="0",
-        track_listens="0", track_number="1", track_title=f"synthmic {spec.key}", sample_key=spec.key,
+        track_id=str(int(track_id)),
+        album_id="1.0",
+        album_title="SynthMIC",
+        artist_id="1",
+        artist_name="SynthMIC (FluidSynth)",
+        license_title=LICENCE_TITLE,
+        license_url=LICENCE_URL,
+        tags="[]",
+        track_comments="0",
+        track_disc_number="1",
+        track_duration="00:10",
+        track_favorites="0",
+        track_genres=_genre_literal(spec.genres),
+        track_information=f"synthetic render, seed {spec.seed}; {voices}",
+        track_instrumental="1",
+        track_interest="0",
+        track_listens="0",
+        track_number="1",
+        track_title=f"synthmic {spec.key}",
+        sample_key=spec.key,
         start_time=str(int(start_ms) / 1000),
     )
     return tuple(row[column] for column in METADATA_COLUMNS)
@@ -273,7 +369,9 @@ Stand-ins that are not the instrument itself:
 """
 
 
-def build(out: Path, clips: int = 100, seed: int = 0, soundfont: Path | None = None, workers: int = 1) -> Path:
+def build(
+    out: Path, clips: int = 100, seed: int = 0, soundfont: Path | None = None, workers: int = 1
+) -> Path:
     """Write the archive folder at `out` (atomically). `workers` > 1 renders clips in parallel
     processes; the output does not depend on it."""
     if clips < 1:
@@ -284,20 +382,41 @@ def build(out: Path, clips: int = 100, seed: int = 0, soundfont: Path | None = N
     specs = clip_specs(clips, seed)
     with staged_directory(out, KIND, inputs=[soundfont]) as staging:
         render_one = partial(render_clip, soundfont=soundfont, root=staging)
-        if workers > 1:  # spawned, not forked: a fork of a process with threads (pyarrow's...) can deadlock
-            with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        if (
+            workers > 1
+        ):  # spawned, not forked: a fork of a process with threads (pyarrow's...) can deadlock
+            with ProcessPoolExecutor(
+                max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+            ) as pool:
                 list(pool.map(render_one, specs, chunksize=8))
         else:
             for spec in specs:
                 render_one(spec)
-        (staging / CLASS_MAP).write_text(json.dumps({name: index for index, name in enumerate(OPENMIC_CLASSES)}))
-        labels = [(spec.key, instrument, relevance, responses) for spec in specs for instrument, relevance, responses in spec.labels]
+        (staging / CLASS_MAP).write_text(
+            json.dumps({name: index for index, name in enumerate(OPENMIC_CLASSES)})
+        )
+        labels = [
+            (spec.key, instrument, relevance, responses)
+            for spec in specs
+            for instrument, relevance, responses in spec.labels
+        ]
         _write_csv(staging / LABELS_CSV, labels, LABEL_COLUMNS)
-        _write_csv(staging / METADATA_CSV, [_metadata_row(spec) for spec in specs], METADATA_COLUMNS)
+        _write_csv(
+            staging / METADATA_CSV, [_metadata_row(spec) for spec in specs], METADATA_COLUMNS
+        )
         for split, name in SPLITS.items():  # headerless, as in the release
             _write_csv(staging / name, [(spec.key,) for spec in specs if spec.split == split])
-        substitutes = "\n".join(f"- {name}: {s.voice.substitute}" for name, s in STAND_INS.items() if s.voice.substitute)
-        (staging / "README.md").write_text(README.format(
-            labels_csv=LABELS_CSV, metadata_csv=METADATA_CSV, clips=clips, seed=seed, soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(), substitutes=substitutes,
-        ))
+        substitutes = "\n".join(
+            f"- {name}: {s.voice.substitute}" for name, s in STAND_INS.items() if s.voice.substitute
+        )
+        (staging / "README.md").write_text(
+            README.format(
+                labels_csv=LABELS_CSV,
+                metadata_csv=METADATA_CSV,
+                clips=clips,
+                seed=seed,
+                soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(),
+                substitutes=substitutes,
+            )
+        )
     return Path(out)

@@ -26,7 +26,13 @@ import numpy as np
 from symphony_bench.hub_upload import symphony_bias_image
 from symphony_bench.hub_upload.symphony_bias_image import NameMapping, SourceImage
 from symphony_bench.plugin.core.atomic import staged_directory
-from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio, encode_flac, pcm_sha256, read_audio_file
+from symphony_bench.plugin.core.audio import (
+    SAMPLE_RATE,
+    decode_audio,
+    encode_flac,
+    pcm_sha256,
+    read_audio_file,
+)
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
 from symphony_bench.plugin.core.instrument_names import single_instrument
@@ -50,7 +56,9 @@ def is_stand_in(name: str) -> bool:
 
 
 def name_mapping(path: Path, release: Path) -> NameMapping:
-    return NameMapping(path.relative_to(release).as_posix(), instrument_of(path.name), is_stand_in(path.name))
+    return NameMapping(
+        path.relative_to(release).as_posix(), instrument_of(path.name), is_stand_in(path.name)
+    )
 
 
 def _unmatched_error(folder: Path, names: list[str]) -> DataFileError:
@@ -63,7 +71,9 @@ def release_photos(release: Path) -> tuple[list[SourceImage], list[NameMapping]]
     survive."""
     photos = release / "instrument-photos"
     if not photos.is_dir():
-        raise DataFileError(f"{photos}: not found (expected the release's instrument-photos folder)")
+        raise DataFileError(
+            f"{photos}: not found (expected the release's instrument-photos folder)"
+        )
     folders = [p for p in sorted(photos.iterdir()) if p.is_dir()]
     unmatched = [p.name for p in folders if instrument_of(p.name) is None]
     if unmatched:
@@ -72,8 +82,16 @@ def release_photos(release: Path) -> tuple[list[SourceImage], list[NameMapping]]
     images = []
     for folder, mapping in zip(folders, mappings, strict=True):
         for image in symphony_bias_image.image_files(folder):
-            images.append(SourceImage(mapping.instrument, image, f"{mapping.instrument.replace(' ', '_')}/{folder.name}__{image.name}",
-                                      UPSTREAM_LICENCE, f"instrument-photos/{folder.name}/{image.name}", mapping.stand_in))
+            images.append(
+                SourceImage(
+                    mapping.instrument,
+                    image,
+                    f"{mapping.instrument.replace(' ', '_')}/{folder.name}__{image.name}",
+                    UPSTREAM_LICENCE,
+                    f"instrument-photos/{folder.name}/{image.name}",
+                    mapping.stand_in,
+                )
+            )
     symphony_bias_image.check_counts(photos, Counter(image.instrument for image in images))
     symphony_bias_image.refuse_outside_links(release, [image.path for image in images])
     return images, mappings
@@ -81,7 +99,9 @@ def release_photos(release: Path) -> tuple[list[SourceImage], list[NameMapping]]
 
 def import_photos(release: Path, out: Path) -> Path:
     images, mappings = release_photos(release)
-    ignored = symphony_bias_image.unused_files(release / "instrument-photos", [image.path for image in images], release)
+    ignored = symphony_bias_image.unused_files(
+        release / "instrument-photos", [image.path for image in images], release
+    )
     return symphony_bias_image.write_image_set(out, images, mappings, ignored)
 
 
@@ -125,24 +145,41 @@ def _audio_row(k: int, path: Path, recordings: Path, mapping: NameMapping) -> di
 def import_audio(release: Path, out: Path) -> Path:
     recordings = release / "instrument-audios"
     if not recordings.is_dir():
-        raise DataFileError(f"{recordings}: not found (expected the release's instrument-audios folder)")
+        raise DataFileError(
+            f"{recordings}: not found (expected the release's instrument-audios folder)"
+        )
     files = sorted(p for p in recordings.rglob("*") if p.suffix.lower() in AUDIO_SUFFIXES)
     symphony_bias_image.refuse_outside_links(release, files)
-    unmatched = [p.relative_to(recordings).as_posix() for p in files if instrument_of(p.name) is None]
+    unmatched = [
+        p.relative_to(recordings).as_posix() for p in files if instrument_of(p.name) is None
+    ]
     if unmatched:
         raise _unmatched_error(recordings, unmatched)
     if not files:
         raise DataFileError(f"{recordings}: no audio files ({', '.join(sorted(AUDIO_SUFFIXES))})")
     mappings = [name_mapping(path, release) for path in files]
-    rows = [_audio_row(k, path, recordings, mapping) for k, (path, mapping) in enumerate(zip(files, mappings, strict=True))]
+    rows = [
+        _audio_row(k, path, recordings, mapping)
+        for k, (path, mapping) in enumerate(zip(files, mappings, strict=True))
+    ]
     ignored = symphony_bias_image.unused_files(recordings, files, release)
-    summary = symphony_bias_image.set_summary("audio", [row["instrument"] for row in rows], mappings, ignored)
-    card = card_front_matter("Symphony-Bias audio stimuli (upstream release)", "other") + AUDIO_CARD.format(
-        n_clips=len(rows), n_instruments=len({row["instrument"] for row in rows}), sample_rate=SAMPLE_RATE,
-        licence=UPSTREAM_LICENCE, summary=symphony_bias_image.summary_markdown(summary, "recordings"))
+    summary = symphony_bias_image.set_summary(
+        "audio", [row["instrument"] for row in rows], mappings, ignored
+    )
+    card = card_front_matter(
+        "Symphony-Bias audio stimuli (upstream release)", "other"
+    ) + AUDIO_CARD.format(
+        n_clips=len(rows),
+        n_instruments=len({row["instrument"] for row in rows}),
+        sample_rate=SAMPLE_RATE,
+        licence=UPSTREAM_LICENCE,
+        summary=symphony_bias_image.summary_markdown(summary, "recordings"),
+    )
     import datasets
 
-    write_hub_folder(out, rows, card, casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)})
+    write_hub_folder(
+        out, rows, card, casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)}
+    )
     symphony_bias_image.write_summary(out, summary)
     return Path(out)
 
@@ -160,8 +197,14 @@ def describe_gaps(out: Path) -> str:
     """A line per imported set (from its SUMMARY_FILE): instruments without stimuli, stand-ins, ignored files."""
     lines = []
     for part, stimuli in (("images", "images"), ("audio", "recordings")):
-        summary = json.loads((Path(out) / part / symphony_bias_image.SUMMARY_FILE).read_text(encoding="utf-8"))
-        stand_ins = [f"{m['source']} -> {m['instrument']}" for m in summary["name_mappings"] if m["stand_in"]]
-        lines.append(f"{part}: no {stimuli} for: {', '.join(summary['missing_instruments']) or 'none'}; "
-                     f"stand-ins: {', '.join(stand_ins) or 'none'}; files ignored: {', '.join(summary['ignored_files']) or 'none'}")
+        summary = json.loads(
+            (Path(out) / part / symphony_bias_image.SUMMARY_FILE).read_text(encoding="utf-8")
+        )
+        stand_ins = [
+            f"{m['source']} -> {m['instrument']}" for m in summary["name_mappings"] if m["stand_in"]
+        ]
+        lines.append(
+            f"{part}: no {stimuli} for: {', '.join(summary['missing_instruments']) or 'none'}; "
+            f"stand-ins: {', '.join(stand_ins) or 'none'}; files ignored: {', '.join(summary['ignored_files']) or 'none'}"
+        )
     return "\n".join(lines)

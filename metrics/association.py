@@ -48,8 +48,12 @@ class AssociationData:
     stimulus_instrument: np.ndarray  # (n_stimuli,) instrument code of each stimulus
     instruments: tuple[str, ...]
     categories: tuple[str, ...]  # per instrument
-    prior: np.ndarray | None = None  # (T, 3) mean shares of the instrument-free control docs per template
-    adjustment: np.ndarray | None = None  # (T, 3) subtracted from every cell mean (see prior_adjusted)
+    prior: np.ndarray | None = (
+        None  # (T, 3) mean shares of the instrument-free control docs per template
+    )
+    adjustment: np.ndarray | None = (
+        None  # (T, 3) subtracted from every cell mean (see prior_adjusted)
+    )
 
     @property
     def signs(self) -> np.ndarray:
@@ -97,7 +101,9 @@ def contextual_calibration(shares: np.ndarray, baseline_shares: np.ndarray) -> n
     shares = np.asarray(shares, dtype=float)
     baseline_shares = np.asarray(baseline_shares, dtype=float)
     if shares.shape != baseline_shares.shape or shares.ndim != 2 or shares.shape[1] != len(GENDERS):
-        raise ValueError(f"shares and baseline_shares must both be (n, 3), got {shares.shape} and {baseline_shares.shape}")
+        raise ValueError(
+            f"shares and baseline_shares must both be (n, 3), got {shares.shape} and {baseline_shares.shape}"
+        )
     if np.any(shares < 0) or np.any(baseline_shares < 0):
         raise ValueError("probabilities must be non-negative")
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -115,7 +121,14 @@ def _column(name: str, values, n: int) -> np.ndarray:
 
 
 def build_association_data(
-    scenario_ids, instruments, categories, scores, valid, template_ids=None, stimulus_ids=None, control=None
+    scenario_ids,
+    instruments,
+    categories,
+    scores,
+    valid,
+    template_ids=None,
+    stimulus_ids=None,
+    control=None,
 ) -> AssociationData:
     """Code the per-document columns. `categories[k]` is the stereotype of `instruments[k]`.
 
@@ -125,7 +138,16 @@ def build_association_data(
     instrument but give each template's gender prior, for `analyse(..., prior_adjusted=True)`.
     """
     if control is not None and np.any(control):
-        return _with_prior(scenario_ids, instruments, categories, scores, valid, template_ids, stimulus_ids, control)
+        return _with_prior(
+            scenario_ids,
+            instruments,
+            categories,
+            scores,
+            valid,
+            template_ids,
+            stimulus_ids,
+            control,
+        )
     valid = np.asarray(valid, dtype=bool)
     n = len(valid)
     scenario_ids = _column("scenario_ids", scenario_ids, n)
@@ -138,14 +160,22 @@ def build_association_data(
         raise ValueError(f"unknown stereotype categories {sorted(unknown)}; expected {CATEGORIES}")
     shares = normalise_scores(scores, valid)
     template_names, template_codes = np.unique(templates, return_inverse=True)
-    instrument_names, first_doc, instrument_codes = np.unique(instruments, return_index=True, return_inverse=True)
+    instrument_names, first_doc, instrument_codes = np.unique(
+        instruments, return_index=True, return_inverse=True
+    )
     instrument_categories = categories[first_doc]
     conflicting = instrument_categories[instrument_codes] != categories
     if np.any(conflicting):
         bad = sorted(set(instruments[conflicting].tolist()))
         raise ValueError(f"instruments with more than one stereotype category: {bad}")
-    stimulus_keys = np.char.add(np.char.add(instruments.astype(str), "\x00"), stimuli.astype(str)) if n else stimuli
-    _, first_stimulus_doc, stimulus_codes = np.unique(stimulus_keys, return_index=True, return_inverse=True)
+    stimulus_keys = (
+        np.char.add(np.char.add(instruments.astype(str), "\x00"), stimuli.astype(str))
+        if n
+        else stimuli
+    )
+    _, first_stimulus_doc, stimulus_codes = np.unique(
+        stimulus_keys, return_index=True, return_inverse=True
+    )
     return AssociationData(
         template_codes=template_codes.ravel(),
         stimulus_codes=stimulus_codes.ravel(),
@@ -153,28 +183,48 @@ def build_association_data(
         shares=shares,
         valid=valid,
         n_templates=len(template_names),
-        stimulus_instrument=instrument_codes.ravel()[first_stimulus_doc] if n else np.zeros(0, dtype=int),
+        stimulus_instrument=instrument_codes.ravel()[first_stimulus_doc]
+        if n
+        else np.zeros(0, dtype=int),
         instruments=tuple(instrument_names.tolist()),
         categories=tuple(instrument_categories.tolist()),
     )
 
 
-def _with_prior(scenario_ids, instruments, categories, scores, valid, template_ids, stimulus_ids, control) -> AssociationData:
+def _with_prior(
+    scenario_ids, instruments, categories, scores, valid, template_ids, stimulus_ids, control
+) -> AssociationData:
     """The instrument docs' data, with the control docs' mean shares per template as its prior."""
     control = np.asarray(control, dtype=bool)
     templates = np.asarray(scenario_ids if template_ids is None else template_ids)
     keep = ~control
-    pick = (lambda column: None if column is None else np.asarray(column)[keep])
-    data = build_association_data(np.asarray(scenario_ids)[keep], np.asarray(instruments)[keep], np.asarray(categories)[keep],
-                                  np.asarray(scores, dtype=float)[keep], np.asarray(valid, dtype=bool)[keep],
-                                  templates[keep], pick(stimulus_ids))
+    pick = lambda column: None if column is None else np.asarray(column)[keep]
+    data = build_association_data(
+        np.asarray(scenario_ids)[keep],
+        np.asarray(instruments)[keep],
+        np.asarray(categories)[keep],
+        np.asarray(scores, dtype=float)[keep],
+        np.asarray(valid, dtype=bool)[keep],
+        templates[keep],
+        pick(stimulus_ids),
+    )
     template_names = np.unique(templates[keep])
-    shares = normalise_scores(np.asarray(scores, dtype=float)[control], np.asarray(valid, dtype=bool)[control])
+    shares = normalise_scores(
+        np.asarray(scores, dtype=float)[control], np.asarray(valid, dtype=bool)[control]
+    )
     position = np.searchsorted(template_names, templates[control])
-    known = (position < len(template_names)) & (template_names[np.minimum(position, len(template_names) - 1)] == templates[control])
+    known = (position < len(template_names)) & (
+        template_names[np.minimum(position, len(template_names) - 1)] == templates[control]
+    )
     used = known & np.asarray(valid, dtype=bool)[control]
     counts = np.bincount(position[used], minlength=len(template_names)).astype(float)
-    sums = np.stack([np.bincount(position[used], weights=shares[used, g], minlength=len(template_names)) for g in range(3)], axis=1)
+    sums = np.stack(
+        [
+            np.bincount(position[used], weights=shares[used, g], minlength=len(template_names))
+            for g in range(3)
+        ],
+        axis=1,
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         prior = sums / counts[:, None]
     return dataclasses.replace(data, prior=prior)
@@ -185,8 +235,12 @@ def _cell_sums(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
     cell = data.template_codes * data.n_stimuli + data.stimulus_codes
     n_cells = data.n_templates * data.n_stimuli
     counts = np.bincount(cell, weights=data.valid, minlength=n_cells)
-    sums = np.stack([np.bincount(cell, weights=data.shares[:, g], minlength=n_cells) for g in range(3)], axis=1)
-    return sums.reshape(data.n_templates, data.n_stimuli, 3), counts.reshape(data.n_templates, data.n_stimuli)
+    sums = np.stack(
+        [np.bincount(cell, weights=data.shares[:, g], minlength=n_cells) for g in range(3)], axis=1
+    )
+    return sums.reshape(data.n_templates, data.n_stimuli, 3), counts.reshape(
+        data.n_templates, data.n_stimuli
+    )
 
 
 def cell_means(data: AssociationData) -> np.ndarray:
@@ -205,7 +259,12 @@ def _stimulus_to_instrument(data: AssociationData) -> np.ndarray:
     return matrix
 
 
-def _gas(means: np.ndarray, template_weights: np.ndarray, stimulus_weights: np.ndarray, membership: np.ndarray) -> np.ndarray:
+def _gas(
+    means: np.ndarray,
+    template_weights: np.ndarray,
+    stimulus_weights: np.ndarray,
+    membership: np.ndarray,
+) -> np.ndarray:
     """GAS (..., I, 3) as the weighted mean of cell means; weights (..., T) and (..., S), NaN cells left out."""
     present = np.isfinite(means[..., 0])
     filled = np.where(present[..., None], means, 0.0)
@@ -213,7 +272,11 @@ def _gas(means: np.ndarray, template_weights: np.ndarray, stimulus_weights: np.n
     weighted = np.einsum("...t,tsg->...sg", template_weights, filled) * stimulus_weights[..., None]
     mass = np.einsum("...t,ts->...s", template_weights, present.astype(float)) * stimulus_weights
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.einsum("...sg,si->...ig", weighted, membership) / np.einsum("...s,si->...i", mass, membership)[..., None] - UNIFORM_SHARE
+        return (
+            np.einsum("...sg,si->...ig", weighted, membership)
+            / np.einsum("...s,si->...i", mass, membership)[..., None]
+            - UNIFORM_SHARE
+        )
 
 
 def alignment_bias(gas: np.ndarray, signs: np.ndarray) -> np.ndarray:
@@ -223,7 +286,12 @@ def alignment_bias(gas: np.ndarray, signs: np.ndarray) -> np.ndarray:
 
 def point_estimates(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
     """GAS (I, 3) and ABS (I,) without any resampling."""
-    gas = _gas(cell_means(data), np.ones(data.n_templates), np.ones(data.n_stimuli), _stimulus_to_instrument(data))
+    gas = _gas(
+        cell_means(data),
+        np.ones(data.n_templates),
+        np.ones(data.n_stimuli),
+        _stimulus_to_instrument(data),
+    )
     return gas, alignment_bias(gas, data.signs)
 
 
@@ -246,11 +314,19 @@ def instrument_tests(data: AssociationData, confidence: float = 0.95) -> dict[st
     single = np.isfinite(cells).any(axis=2).sum(axis=1) <= 1
     est_1, var_1, df_1 = one_way(_first_stimulus(cells))
     est_2, var_2, df_2 = two_way(cells)
-    estimate, variance, df = (np.where(single, a, b) for a, b in ((est_1, est_2), (var_1, var_2), (df_1, df_2)))
+    estimate, variance, df = (
+        np.where(single, a, b) for a, b in ((est_1, est_2), (var_1, var_2), (df_1, df_2))
+    )
     stderr, p_value, interval = t_inference(estimate, variance, df, confidence)
     signs = data.signs
     abs_interval = np.sort(interval * signs[:, None], axis=1)
-    return {"difference": estimate, "stderr": stderr, "df": df, "p_value": p_value, "abs_ci": abs_interval}
+    return {
+        "difference": estimate,
+        "stderr": stderr,
+        "df": df,
+        "p_value": p_value,
+        "abs_ci": abs_interval,
+    }
 
 
 def _first_stimulus(cells: np.ndarray) -> np.ndarray:
@@ -296,17 +372,23 @@ class AssociationResult:
     gas: np.ndarray  # (I, 3)
     abs: np.ndarray  # (I,), NaN for uncategorised instruments
     abs_stderr: np.ndarray  # (I,) on the design's units
-    abs_ci: np.ndarray  # (I, 2) t-based on the same units: excludes 0 exactly when p_value < 1 - confidence
+    abs_ci: (
+        np.ndarray
+    )  # (I, 2) t-based on the same units: excludes 0 exactly when p_value < 1 - confidence
     df: np.ndarray  # (I,) degrees of freedom of the t reference
     p_value: np.ndarray  # (I,) two-sided, male vs female share
     p_holm: np.ndarray  # (I,) Holm-adjusted over the categorised instruments
     n_valid: np.ndarray  # (I,)
     n_invalid: np.ndarray  # (I,)
-    headline: dict[str, float]  # value, "<name>_stderr", "<name>_ci" for each headline metric, counts
+    headline: dict[
+        str, float
+    ]  # value, "<name>_stderr", "<name>_ci" for each headline metric, counts
     units: str  # what the uncertainty resamples: "templates" or "templates x stimuli"
 
 
-def _replicates(data: AssociationData, means: np.ndarray, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _replicates(
+    data: AssociationData, means: np.ndarray, n_boot: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap GAS (B, I, 3) and ABS (B, I): templates resampled, and stimuli too when crossed."""
     seeds = np.random.SeedSequence(seed).spawn(2)
     template_weights = bootstrap_weights(data.n_templates, n_boot, seeds[0])
@@ -388,7 +470,9 @@ def analyse(
     for name, value in point.items():
         headline[name] = float(value)
         headline[f"{name}_stderr"] = _bootstrap_stderr(replicates[name], data.n_templates)
-        headline[f"{name}_ci"] = _t_interval(float(value), headline[f"{name}_stderr"], df, confidence)
+        headline[f"{name}_ci"] = _t_interval(
+            float(value), headline[f"{name}_stderr"], df, confidence
+        )
     # a share of instruments is bounded and moves in steps: a percentile interval instead
     headline["consistency_rate_ci"] = _percentile_ci(replicates["consistency_rate"], confidence)
     headline["invalid_rate"], headline["invalid_rate_stderr"] = binomial_rate(~data.valid)
@@ -430,11 +514,20 @@ def pearson_with_ci(x, y, confidence: float = 0.95) -> dict[str, float]:
     both = np.isfinite(x) & np.isfinite(y)
     n = int(both.sum())
     if n < 4 or np.ptp(x[both]) == 0 or np.ptp(y[both]) == 0:
-        return {"pearson_r": float("nan"), "p_value": float("nan"), "ci": [float("nan"), float("nan")], "n": n}
+        return {
+            "pearson_r": float("nan"),
+            "p_value": float("nan"),
+            "ci": [float("nan"), float("nan")],
+            "n": n,
+        }
     result = stats.pearsonr(x[both], y[both])
     z, half = np.arctanh(result.statistic), stats.norm.ppf(0.5 + confidence / 2.0) / np.sqrt(n - 3)
-    return {"pearson_r": float(result.statistic), "p_value": float(result.pvalue),
-            "ci": [float(np.tanh(z - half)), float(np.tanh(z + half))], "n": n}
+    return {
+        "pearson_r": float(result.statistic),
+        "p_value": float(result.pvalue),
+        "ci": [float(np.tanh(z - half)), float(np.tanh(z + half))],
+        "n": n,
+    }
 
 
 def human_correlation(model_gas: np.ndarray, human_ratings: np.ndarray) -> dict[str, dict]:
@@ -445,13 +538,21 @@ def human_correlation(model_gas: np.ndarray, human_ratings: np.ndarray) -> dict[
     array are left out."""
     model_gas = np.asarray(model_gas, dtype=float)
     human_ratings = np.asarray(human_ratings, dtype=float)
-    if model_gas.shape != human_ratings.shape or model_gas.ndim != 2 or model_gas.shape[1] != len(GENDERS):
-        raise ValueError(f"expected two (I, 3) arrays, got model {model_gas.shape} vs human {human_ratings.shape}")
+    if (
+        model_gas.shape != human_ratings.shape
+        or model_gas.ndim != 2
+        or model_gas.shape[1] != len(GENDERS)
+    ):
+        raise ValueError(
+            f"expected two (I, 3) arrays, got model {model_gas.shape} vs human {human_ratings.shape}"
+        )
     both = np.isfinite(model_gas) & np.isfinite(human_ratings)
     model, human = np.where(both, model_gas, np.nan), np.where(both, human_ratings, np.nan)
     result = {gender: pearson_with_ci(model[:, k], human[:, k]) for k, gender in enumerate(GENDERS)}
     with np.errstate(invalid="ignore"):
         centred_model = model - np.nanmean(model, axis=0) if both.any() else model
         centred_human = human - np.nanmean(human, axis=0) if both.any() else human
-    result["pooled_gender_means_removed"] = pearson_with_ci(centred_model.ravel(), centred_human.ravel())
+    result["pooled_gender_means_removed"] = pearson_with_ci(
+        centred_model.ravel(), centred_human.ravel()
+    )
     return result

@@ -54,8 +54,17 @@ def two_way(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         # var = c_s MS_s + c_t MS_t + c_e MS_e, keeping only the components estimated above 0
         use_s, use_t = ms_s > ms_e, ms_t > ms_e
         scale = n_s * n_t
-        terms = np.stack([np.where(use_s, ms_s, 0.0), np.where(use_t, ms_t, 0.0),
-                          (1.0 - use_s - use_t) * ms_e], axis=0) / scale
+        terms = (
+            np.stack(
+                [
+                    np.where(use_s, ms_s, 0.0),
+                    np.where(use_t, ms_t, 0.0),
+                    (1.0 - use_s - use_t) * ms_e,
+                ],
+                axis=0,
+            )
+            / scale
+        )
         dfs = np.stack([n_s - 1, n_t - 1, (n_s - 1) * (n_t - 1)], axis=0)
         variance = terms.sum(axis=0)
         df = variance**2 / np.sum(np.where(terms != 0, terms**2 / dfs, 0.0), axis=0)
@@ -63,7 +72,9 @@ def two_way(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return grand, np.where(usable, variance, np.nan), np.where(usable, np.maximum(df, 1.0), np.nan)
 
 
-def t_inference(estimate, variance, df, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def t_inference(
+    estimate, variance, df, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(standard error, two-sided p-value against 0, (lo, hi) interval) from a t reference."""
     estimate, variance, df = (np.asarray(a, dtype=float) for a in (estimate, variance, df))
     stderr = np.sqrt(variance)
@@ -73,7 +84,11 @@ def t_inference(estimate, variance, df, confidence: float = 0.95) -> tuple[np.nd
         t = estimate / stderr
     p = np.where(usable, 2.0 * stats.t.sf(np.abs(np.where(usable, t, 0.0)), safe_df), np.nan)
     half = stats.t.ppf(0.5 + confidence / 2.0, safe_df) * np.where(usable, stderr, np.nan)
-    return np.where(usable, stderr, np.nan), p, np.stack([estimate - half, estimate + half], axis=-1)
+    return (
+        np.where(usable, stderr, np.nan),
+        p,
+        np.stack([estimate - half, estimate + half], axis=-1),
+    )
 
 
 def holm(p_values) -> np.ndarray:

@@ -21,7 +21,9 @@ BIAS_SEED = 20240611
 def _codes(predicted, n_options: int) -> np.ndarray:
     codes = np.asarray(predicted, dtype=int).ravel()
     if codes.size and (codes.min() < INVALID or codes.max() >= n_options):
-        raise ValueError(f"predictions must be option indices 0..{n_options - 1} or {INVALID} (invalid)")
+        raise ValueError(
+            f"predictions must be option indices 0..{n_options - 1} or {INVALID} (invalid)"
+        )
     return codes
 
 
@@ -63,8 +65,9 @@ def rate_among(flags, mask, clusters) -> tuple[float, float]:
     return clustered_mean(np.asarray(flags)[mask], np.asarray(clusters)[mask])
 
 
-def response_bias(predicted, n_options: int, clusters=None, n_boot: int = BIAS_BOOTSTRAP,
-                  seed: int = BIAS_SEED) -> tuple[float, float]:
+def response_bias(
+    predicted, n_options: int, clusters=None, n_boot: int = BIAS_BOOTSTRAP, seed: int = BIAS_SEED
+) -> tuple[float, float]:
     """Bias = max_i p_i - min_i p_i over the prediction rates of the valid answers, and its stderr from
     a bootstrap that resamples clusters (all replicates at once: (B, G) multiplicities @ (G, K) counts)."""
     codes = _codes(predicted, n_options)
@@ -78,7 +81,9 @@ def response_bias(predicted, n_options: int, clusters=None, n_boot: int = BIAS_B
     rates = counts.sum(axis=0) / counts.sum()
     draws = np.random.default_rng(seed).integers(0, n_clusters, size=(n_boot, n_clusters))
     flat = (draws + n_clusters * np.arange(n_boot)[:, None]).ravel()
-    replicated = np.bincount(flat, minlength=n_boot * n_clusters).reshape(n_boot, n_clusters) @ counts
+    replicated = (
+        np.bincount(flat, minlength=n_boot * n_clusters).reshape(n_boot, n_clusters) @ counts
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = replicated / replicated.sum(axis=1, keepdims=True)
     spread = shares.max(axis=1) - shares.min(axis=1)
@@ -95,17 +100,27 @@ def set_scores(gold, predicted, valid, clusters=None) -> dict[str, tuple[float, 
     gold, predicted = np.asarray(gold, dtype=bool), np.asarray(predicted, dtype=bool)
     valid = np.asarray(valid, dtype=bool).ravel()
     if gold.shape != predicted.shape or gold.ndim != 2 or valid.size != gold.shape[0]:
-        raise ValueError(f"shapes differ: gold {gold.shape}, predicted {predicted.shape}, valid {valid.shape}")
+        raise ValueError(
+            f"shapes differ: gold {gold.shape}, predicted {predicted.shape}, valid {valid.shape}"
+        )
     if not gold.any(axis=1).all():
         raise ValueError("every example needs at least one gold instrument")
     hits = (gold & predicted).sum(axis=1)
     n_predicted = predicted.sum(axis=1)
     precision = np.divide(hits, n_predicted, out=np.zeros(len(hits)), where=n_predicted > 0)
     recall = hits / gold.sum(axis=1)
-    f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros(len(hits)), where=precision + recall > 0)
+    f1 = np.divide(
+        2 * precision * recall,
+        precision + recall,
+        out=np.zeros(len(hits)),
+        where=precision + recall > 0,
+    )
     exact = (gold == predicted).all(axis=1)
     scores = {"exact_set": exact, "precision": precision, "recall": recall, "f1": f1}
-    return {name: clustered_mean(np.where(valid, values, 0.0), clusters) for name, values in scores.items()}
+    return {
+        name: clustered_mean(np.where(valid, values, 0.0), clusters)
+        for name, values in scores.items()
+    }
 
 
 def choice_scores(gold, chosen, n_options: int, clusters=None) -> dict[str, tuple[float, float]]:
@@ -114,7 +129,10 @@ def choice_scores(gold, chosen, n_options: int, clusters=None) -> dict[str, tupl
     gold, chosen = np.asarray(gold, dtype=int), _codes(chosen, n_options)
     clusters = _cluster_codes(clusters, len(gold))
     valid = chosen != INVALID
-    scores = {"accuracy": accuracy(gold, chosen, clusters), "invalid_rate": clustered_mean(~valid, clusters)}
+    scores = {
+        "accuracy": accuracy(gold, chosen, clusters),
+        "invalid_rate": clustered_mean(~valid, clusters),
+    }
     for option in range(n_options):
         scores[f"option_{option}_rate"] = rate_among(chosen == option, valid, clusters)
     scores["gold_0_accuracy"] = rate_among(chosen == gold, gold == 0, clusters)
@@ -127,5 +145,10 @@ def set_task_scores(gold, chosen, valid, clusters=None) -> dict[str, tuple[float
     """Exact-set accuracy, precision, recall, F1 and invalid rate of a multi-label task, each (value, stderr)."""
     scores = set_scores(gold, chosen, valid, clusters)
     invalid = ~np.asarray(valid, dtype=bool).ravel()
-    return {"exact_set_accuracy": scores["exact_set"], "precision": scores["precision"], "recall": scores["recall"],
-            "f1": scores["f1"], "invalid_rate": clustered_mean(invalid, clusters)}
+    return {
+        "exact_set_accuracy": scores["exact_set"],
+        "precision": scores["precision"],
+        "recall": scores["recall"],
+        "f1": scores["f1"],
+        "invalid_rate": clustered_mean(invalid, clusters),
+    }

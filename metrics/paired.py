@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
+
 from symphony_bench.metrics.association import (
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_N_BOOTSTRAP,
@@ -38,7 +39,9 @@ HEADLINES = ("mean_abs", "consistency_rate", "non_binary_gas", "invalid_rate")
 
 
 # ---- turning replicate changes into an interval and a test -------------------------------------
-def change_inference(change, replicates, n_units: int, confidence: float = 0.95) -> dict[str, np.ndarray]:
+def change_inference(
+    change, replicates, n_units: int, confidence: float = 0.95
+) -> dict[str, np.ndarray]:
     """{"change", "stderr", "ci" (..., 2), "p_value", "df"} from point changes (...) and their
     bootstrap replicates (..., B) over `n_units` resampled units; NaN where no estimate exists.
 
@@ -65,9 +68,13 @@ def change_inference(change, replicates, n_units: int, confidence: float = 0.95)
 
 def as_floats(inference: dict[str, np.ndarray]) -> dict:
     """One comparison's inference as plain floats (NaN kept; the caller turns it into null)."""
-    return {"change": float(inference["change"]), "stderr": float(inference["stderr"]),
-            "ci": [float(v) for v in inference["ci"]], "p_value": float(inference["p_value"]),
-            "df": float(inference["df"])}
+    return {
+        "change": float(inference["change"]),
+        "stderr": float(inference["stderr"]),
+        "ci": [float(v) for v in inference["ci"]],
+        "p_value": float(inference["p_value"]),
+        "df": float(inference["df"]),
+    }
 
 
 # ---- Symphony-Bias: GAS / ABS headline numbers -------------------------------------------------
@@ -80,7 +87,9 @@ def check_same_design(base: AssociationData, candidate: AssociationData) -> None
         and np.array_equal(base.stimulus_instrument, candidate.stimulus_instrument)
     )
     if not same:
-        raise ValueError("the two runs do not share one design (templates, stimuli, instruments, stereotype table)")
+        raise ValueError(
+            "the two runs do not share one design (templates, stimuli, instruments, stereotype table)"
+        )
 
 
 def membership_matrix(stimulus_instrument: np.ndarray, n_instruments: int) -> np.ndarray:
@@ -90,7 +99,9 @@ def membership_matrix(stimulus_instrument: np.ndarray, n_instruments: int) -> np
     return matrix
 
 
-def weighted_headlines(means, counts, invalid, template_weights, stimulus_weights, membership, signs) -> dict[str, np.ndarray]:
+def weighted_headlines(
+    means, counts, invalid, template_weights, stimulus_weights, membership, signs
+) -> dict[str, np.ndarray]:
     """Headline numbers (..., B) for cell means (..., T, S, 3) of one or many runs under B replicate
     weightings of templates (B, T) and stimuli (B, S). `counts` / `invalid` (..., T, S) are each
     cell's docs and invalid docs (for the invalid rate). Cells with NaN means are left out, as in
@@ -100,7 +111,9 @@ def weighted_headlines(means, counts, invalid, template_weights, stimulus_weight
     filled = np.moveaxis(np.where(present[..., None], means, 0.0), -1, -2)
     *batch, n_templates, _, n_stimuli = filled.shape
     n_boot, n_instruments = len(template_weights), membership.shape[1]
-    weighted = (template_weights @ filled.reshape(*batch, n_templates, 3 * n_stimuli)).reshape(*batch, n_boot, 3, n_stimuli)
+    weighted = (template_weights @ filled.reshape(*batch, n_templates, 3 * n_stimuli)).reshape(
+        *batch, n_boot, 3, n_stimuli
+    )
     weighted *= stimulus_weights[:, None, :]
     mass = (template_weights @ present.astype(float)) * stimulus_weights
     sums = (weighted.reshape(-1, n_stimuli) @ membership).reshape(*batch, n_boot, 3, n_instruments)
@@ -111,7 +124,8 @@ def weighted_headlines(means, counts, invalid, template_weights, stimulus_weight
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
             "mean_abs": np.where(finite, abs_scores, 0.0).sum(axis=-1) / finite.sum(axis=-1),
-            "consistency_rate": (finite & (np.nan_to_num(abs_scores) > 0)).sum(axis=-1) / finite.sum(axis=-1),
+            "consistency_rate": (finite & (np.nan_to_num(abs_scores) > 0)).sum(axis=-1)
+            / finite.sum(axis=-1),
             "non_binary_gas": _nan_mean(gas[..., 2, :]),
             "invalid_rate": ((template_weights @ invalid) * stimulus_weights).sum(axis=-1)
             / ((template_weights @ counts) * stimulus_weights).sum(axis=-1),
@@ -130,7 +144,9 @@ def _cell_counts(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
     size = data.n_templates * data.n_stimuli
     docs = np.bincount(cell, minlength=size).astype(float)
     invalid = np.bincount(cell, weights=~data.valid, minlength=size)
-    return docs.reshape(data.n_templates, data.n_stimuli), invalid.reshape(data.n_templates, data.n_stimuli)
+    return docs.reshape(data.n_templates, data.n_stimuli), invalid.reshape(
+        data.n_templates, data.n_stimuli
+    )
 
 
 def association_changes(
@@ -145,26 +161,42 @@ def association_changes(
     check_same_design(base, candidate)
     seeds = np.random.SeedSequence(seed).spawn(2)
     template_weights = bootstrap_weights(base.n_templates, n_boot, seeds[0])
-    stimulus_weights = (bootstrap_weights(base.n_stimuli, n_boot, seeds[1]) if base.crossed
-                        else np.ones((n_boot, base.n_stimuli)))
+    stimulus_weights = (
+        bootstrap_weights(base.n_stimuli, n_boot, seeds[1])
+        if base.crossed
+        else np.ones((n_boot, base.n_stimuli))
+    )
     membership = membership_matrix(base.stimulus_instrument, len(base.instruments))
     ones_t, ones_s = np.ones((1, base.n_templates)), np.ones((1, base.n_stimuli))
     results = {}
     runs = [(cell_means(data), *_cell_counts(data)) for data in (base, candidate)]
     values = [weighted_headlines(*run, ones_t, ones_s, membership, base.signs) for run in runs]
-    replicates = [weighted_headlines(*run, template_weights, stimulus_weights, membership, base.signs) for run in runs]
+    replicates = [
+        weighted_headlines(*run, template_weights, stimulus_weights, membership, base.signs)
+        for run in runs
+    ]
     for name in HEADLINES:
         change = values[1][name][0] - values[0][name][0]
-        inference = change_inference(change, replicates[1][name] - replicates[0][name], base.n_templates, confidence)
-        results[name] = {"base": float(values[0][name][0]), "candidate": float(values[1][name][0]), **as_floats(inference)}
+        inference = change_inference(
+            change, replicates[1][name] - replicates[0][name], base.n_templates, confidence
+        )
+        results[name] = {
+            "base": float(values[0][name][0]),
+            "candidate": float(values[1][name][0]),
+            **as_floats(inference),
+        }
     return results
 
 
-def instrument_changes(base: AssociationData, candidate: AssociationData, confidence: float = 0.95) -> dict[str, np.ndarray]:
+def instrument_changes(
+    base: AssociationData, candidate: AssociationData, confidence: float = 0.95
+) -> dict[str, np.ndarray]:
     """Per instrument: the ABS change estimated on cells valid in both runs, its stderr, df,
     interval, p-value and Holm-adjusted p-value (over the categorised instruments)."""
     check_same_design(base, candidate)
-    differences = instrument_cells(candidate, cell_means(candidate)) - instrument_cells(base, cell_means(base))
+    differences = instrument_cells(candidate, cell_means(candidate)) - instrument_cells(
+        base, cell_means(base)
+    )
     has_data = np.isfinite(differences).any(axis=2)
     single = has_data.sum(axis=1) <= 1
     first = differences[np.arange(len(differences)), np.argmax(has_data, axis=1), :]
@@ -191,8 +223,13 @@ def cluster_sums(values, cluster_codes: np.ndarray, n_clusters: int) -> np.ndarr
     values = np.asarray(values, dtype=float)
     if values.ndim == 1:
         return np.bincount(cluster_codes, weights=values, minlength=n_clusters)
-    return np.stack([np.bincount(cluster_codes, weights=values[:, k], minlength=n_clusters)
-                     for k in range(values.shape[1])], axis=1)
+    return np.stack(
+        [
+            np.bincount(cluster_codes, weights=values[:, k], minlength=n_clusters)
+            for k in range(values.shape[1])
+        ],
+        axis=1,
+    )
 
 
 def ratio_change(sums_base, sums_candidate, weights: np.ndarray, confidence: float = 0.95) -> dict:
@@ -204,18 +241,27 @@ def ratio_change(sums_base, sums_candidate, weights: np.ndarray, confidence: flo
     with np.errstate(invalid="ignore", divide="ignore"):
         point = [totals[0] / totals[1], totals[2] / totals[3]]
         replicate = [replicated[:, 0] / replicated[:, 1], replicated[:, 2] / replicated[:, 3]]
-    inference = change_inference(point[1] - point[0], replicate[1] - replicate[0], weights.shape[1], confidence)
+    inference = change_inference(
+        point[1] - point[0], replicate[1] - replicate[0], weights.shape[1], confidence
+    )
     return {"base": float(point[0]), "candidate": float(point[1]), **as_floats(inference)}
 
 
-def spread_change(counts_base: np.ndarray, counts_candidate: np.ndarray, weights: np.ndarray, confidence: float = 0.95) -> dict:
+def spread_change(
+    counts_base: np.ndarray,
+    counts_candidate: np.ndarray,
+    weights: np.ndarray,
+    confidence: float = 0.95,
+) -> dict:
     """Paired change of a response bias, max - min of the prediction rates; `counts_*` (G, K) are
     each cluster's valid answers per option."""
     point, replicate = [], []
     for counts in (counts_base, counts_candidate):
         point.append(_spread(counts.sum(axis=0)[None, :])[0])
         replicate.append(_spread(weights @ counts))
-    inference = change_inference(point[1] - point[0], replicate[1] - replicate[0], weights.shape[1], confidence)
+    inference = change_inference(
+        point[1] - point[0], replicate[1] - replicate[0], weights.shape[1], confidence
+    )
     return {"base": float(point[0]), "candidate": float(point[1]), **as_floats(inference)}
 
 
@@ -235,7 +281,11 @@ def mcnemar(before, after) -> dict:
         raise ValueError(f"paired flags differ in length: {before.size} vs {after.size}")
     lost, gained = int(np.sum(before & ~after)), int(np.sum(~before & after))
     discordant = lost + gained
-    p_value = 1.0 if discordant == 0 else float(min(1.0, 2.0 * stats.binom.cdf(min(lost, gained), discordant, 0.5)))
+    p_value = (
+        1.0
+        if discordant == 0
+        else float(min(1.0, 2.0 * stats.binom.cdf(min(lost, gained), discordant, 0.5)))
+    )
     return {"n": int(before.size), "lost": lost, "gained": gained, "p_value": p_value}
 
 
@@ -248,7 +298,12 @@ def set_item_scores(gold, predicted, valid) -> dict[str, np.ndarray]:
     n_predicted = predicted.sum(axis=1)
     precision = np.divide(hits, n_predicted, out=np.zeros(len(hits)), where=n_predicted > 0)
     recall = hits / gold.sum(axis=1)
-    f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros(len(hits)), where=precision + recall > 0)
+    f1 = np.divide(
+        2 * precision * recall,
+        precision + recall,
+        out=np.zeros(len(hits)),
+        where=precision + recall > 0,
+    )
     exact = (gold == predicted).all(axis=1).astype(float)
     scores = {"exact_set_accuracy": exact, "precision": precision, "recall": recall, "f1": f1}
     return {name: np.where(valid, values, 0.0) for name, values in scores.items()}

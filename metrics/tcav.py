@@ -41,7 +41,9 @@ DEFAULT_MIN_ACCURACY = 0.7
 DEFAULT_ALPHA = 0.05
 DEFAULT_LAMBDAS = np.linspace(0.0, 1.0, 101)
 SIGNIFICANCE_METHODS = ("calibrated", "paper")
-MIN_JACKKNIFE_RUNS = 100  # below this the jackknife's Monte-Carlo error makes the test liberal (measured)
+MIN_JACKKNIFE_RUNS = (
+    100  # below this the jackknife's Monte-Carlo error makes the test liberal (measured)
+)
 _MAX_CHUNK_ELEMENTS = 8_000_000  # runs fitted together hold about 5 * 8 bytes * this much memory
 
 
@@ -82,15 +84,22 @@ def balanced_split(
     when fewer than `min_per_cell` per label would train there, unless `skip_sparse` leaves it out."""
     positive, eligible, strata = _check_split_inputs(positive, eligible, strata)
     if cap_per_cell < 1 or min_per_cell < 1:
-        raise ValueError(f"cap_per_cell and min_per_cell must be at least 1, got {cap_per_cell}, {min_per_cell}")
+        raise ValueError(
+            f"cap_per_cell and min_per_cell must be at least 1, got {cap_per_cell}, {min_per_cell}"
+        )
     kept, skipped, train, test = [], [], [], []
     for name in sorted(set(strata[eligible].tolist())):
         in_stratum = eligible & (strata == name)
-        positives, negatives = np.flatnonzero(in_stratum & positive), np.flatnonzero(in_stratum & ~positive)
+        positives, negatives = (
+            np.flatnonzero(in_stratum & positive),
+            np.flatnonzero(in_stratum & ~positive),
+        )
         cell = _split_stratum(positives, negatives, rng, cap_per_cell)
         if cell is None or len(cell[0]) < min_per_cell:
             if not skip_sparse:
-                raise ValueError(_sparse_message(concept, name, positives.size, negatives.size, min_per_cell))
+                raise ValueError(
+                    _sparse_message(concept, name, positives.size, negatives.size, min_per_cell)
+                )
             skipped.append(name)
             continue
         code = len(kept)
@@ -99,11 +108,22 @@ def balanced_split(
         test.append((cell[2], cell[3], code))
     if not kept:
         need = 2 * min_per_cell
-        raise ValueError(f"concept {concept!r}: no stratum has {need} positive and {need} other tracks")
+        raise ValueError(
+            f"concept {concept!r}: no stratum has {need} positive and {need} other tracks"
+        )
     train_rows, train_labels, train_codes = _stack_cells(train)
     test_rows, test_labels, test_codes = _stack_cells(test)
-    return BalancedSplit(concept, tuple(kept), tuple(skipped), train_rows, train_labels,
-                         2 * train_codes + train_labels, test_rows, test_labels, test_codes)
+    return BalancedSplit(
+        concept,
+        tuple(kept),
+        tuple(skipped),
+        train_rows,
+        train_labels,
+        2 * train_codes + train_labels,
+        test_rows,
+        test_labels,
+        test_codes,
+    )
 
 
 def _check_split_inputs(positive, eligible, strata):
@@ -111,8 +131,10 @@ def _check_split_inputs(positive, eligible, strata):
     eligible = np.asarray(eligible, dtype=bool)
     strata = np.asarray(strata).astype(str)
     if positive.ndim != 1 or eligible.shape != positive.shape or strata.shape != positive.shape:
-        raise ValueError(f"positive, eligible and strata must be 1-D of one length, got "
-                         f"{positive.shape}, {eligible.shape}, {strata.shape}")
+        raise ValueError(
+            f"positive, eligible and strata must be 1-D of one length, got "
+            f"{positive.shape}, {eligible.shape}, {strata.shape}"
+        )
     return positive, eligible, strata
 
 
@@ -126,14 +148,18 @@ def _split_stratum(positives, negatives, rng, cap):
 
 
 def _sparse_message(concept, stratum, n_positive, n_negative, min_per_cell) -> str:
-    return (f"concept {concept!r}, cell {stratum!r}: {n_positive} positive and "
-            f"{n_negative} other tracks; need at least {2 * min_per_cell} of each "
-            f"(half train, half test), or skip sparse cells")
+    return (
+        f"concept {concept!r}, cell {stratum!r}: {n_positive} positive and "
+        f"{n_negative} other tracks; need at least {2 * min_per_cell} of each "
+        f"(half train, half test), or skip sparse cells"
+    )
 
 
 def _stack_cells(cells):
     rows = np.concatenate([np.concatenate([pos, neg]) for pos, neg, _ in cells])
-    labels = np.concatenate([np.r_[np.ones(pos.size, bool), np.zeros(neg.size, bool)] for pos, neg, _ in cells])
+    labels = np.concatenate(
+        [np.r_[np.ones(pos.size, bool), np.zeros(neg.size, bool)] for pos, neg, _ in cells]
+    )
     codes = np.concatenate([np.full(pos.size + neg.size, code) for pos, neg, code in cells])
     return rows, labels, codes
 
@@ -161,7 +187,9 @@ class NotConverged(ValueError):
     """A CAV fit that did not converge: its weights would be arbitrary, so no score is computed."""
 
 
-def fit_logistic(embeddings, labels, subsets, c: float = DEFAULT_C, tol: float = 1e-8, max_iter: int = 100):
+def fit_logistic(
+    embeddings, labels, subsets, c: float = DEFAULT_C, tol: float = 1e-8, max_iter: int = 100
+):
     """Many L2-regularised logistic regressions at once, one per row of `subsets`.
 
     Row r fits rows `subsets[r]` of (embeddings, labels) and minimises, as sklearn's
@@ -198,10 +226,12 @@ def fit_logistic(embeddings, labels, subsets, c: float = DEFAULT_C, tol: float =
     chunk = max(1, _MAX_CHUNK_ELEMENTS // subsets.shape[1] ** 2)
     solutions = []
     for start in range(0, subsets.shape[0], chunk):
-        rows = torch.from_numpy(subsets[start:start + chunk])
+        rows = torch.from_numpy(subsets[start : start + chunk])
         kernel = torch.take(gram, rows.unsqueeze(-1) * gram.shape[0] + rows.unsqueeze(-2))
         coefficients = _newton_logits(kernel, signs[rows], c, tol, max_iter)
-        dense = torch.zeros(rows.shape[0], x.shape[0], dtype=torch.float64).scatter_add_(1, rows, coefficients)
+        dense = torch.zeros(rows.shape[0], x.shape[0], dtype=torch.float64).scatter_add_(
+            1, rows, coefficients
+        )
         solutions.append(dense @ augmented)
     solution = torch.cat(solutions).numpy()
     return solution[:, :-1], solution[:, -1]
@@ -233,7 +263,9 @@ def _newton_logits(kernel, signs, c, tol, max_iter):
             factor = None
         last_step = step
     else:
-        raise NotConverged(f"logistic regression: no convergence in {max_iter} Newton steps (last step {step:.2g})")
+        raise NotConverged(
+            f"logistic regression: no convergence in {max_iter} Newton steps (last step {step:.2g})"
+        )
     return a
 
 
@@ -274,7 +306,10 @@ def _line_search(kernel, signs, c, a, f, target, halvings: int = 30):
     current = _penalised_loss(signs, c, a, f)
     size = torch.ones(a.shape[0], 1, dtype=a.dtype)
     for _ in range(halvings):
-        worse = _penalised_loss(signs, c, a + size * step_a, f + size * step_f) > current + 1e-12 * current.abs()
+        worse = (
+            _penalised_loss(signs, c, a + size * step_a, f + size * step_f)
+            > current + 1e-12 * current.abs()
+        )
         if not worse.any():
             break
         size = torch.where(worse.unsqueeze(-1), 0.5 * size, size)
@@ -289,7 +324,9 @@ def _line_search(kernel, signs, c, a, f, target, halvings: int = 30):
 
 def projections(embeddings, weights, bias) -> np.ndarray:
     """(n, runs) logits w.x + b of every embedding under every CAV."""
-    return np.asarray(embeddings, dtype=np.float64) @ np.asarray(weights).T + np.asarray(bias)[None, :]
+    return (
+        np.asarray(embeddings, dtype=np.float64) @ np.asarray(weights).T + np.asarray(bias)[None, :]
+    )
 
 
 def tcav_scores(positive_side, strata, n_strata: int) -> np.ndarray:
@@ -304,7 +341,7 @@ def tcav_scores(positive_side, strata, n_strata: int) -> np.ndarray:
     return (np.asarray(positive_side, dtype=float).T @ onehot) / totals
 
 
-def heldout_sampling_variance(positive_side, split: "BalancedSplit") -> np.ndarray:
+def heldout_sampling_variance(positive_side, split: BalancedSplit) -> np.ndarray:
     """(genres,) variance of the run-averaged TCAV score over fresh test tracks: each track counts
     with the share of runs that put it on the positive side, and a genre's positives and negatives
     are samples of their own cells (within-cell variance of those shares / genre size^2)."""
@@ -329,10 +366,14 @@ def cav_variance(subsets, n_train: int, scores) -> np.ndarray:
     subsets, scores = np.asarray(subsets), np.asarray(scores, dtype=float)
     runs, m = subsets.shape
     if m >= n_train:
-        raise ValueError("the test needs runs on a share of the training data below 1: "
-                         "with every run on all of it, the CAV's own noise cannot be estimated")
+        raise ValueError(
+            "the test needs runs on a share of the training data below 1: "
+            "with every run on all of it, the CAV's own noise cannot be estimated"
+        )
     share = m / n_train
-    if runs < MIN_JACKKNIFE_RUNS:  # too few runs for the jackknife's Monte-Carlo error: the conservative extrapolation
+    if (
+        runs < MIN_JACKKNIFE_RUNS
+    ):  # too few runs for the jackknife's Monte-Carlo error: the conservative extrapolation
         return share / (1.0 - share) * scores.var(axis=0, ddof=1)
     inclusion = np.zeros((runs, n_train))
     inclusion[np.arange(runs)[:, None], subsets] = 1.0
@@ -389,8 +430,15 @@ def paper_p_values(scores) -> np.ndarray:
     return p
 
 
-def score_tests(concepts, genres, scores, test_variance, cav_noise, alpha: float = DEFAULT_ALPHA,
-                method: str = "calibrated") -> TcavTests:
+def score_tests(
+    concepts,
+    genres,
+    scores,
+    test_variance,
+    cav_noise,
+    alpha: float = DEFAULT_ALPHA,
+    method: str = "calibrated",
+) -> TcavTests:
     """Means, standard errors, Bonferroni-corrected CIs and significance for every column of
     `scores` (runs, tests). "calibrated": SE^2 = `test_variance` + `cav_noise` (both (tests,), see
     heldout_sampling_variance and cav_variance). "paper": SE = sd / sqrt(runs), with a t-test."""
@@ -399,12 +447,21 @@ def score_tests(concepts, genres, scores, test_variance, cav_noise, alpha: float
         raise ValueError(f"method must be one of {SIGNIFICANCE_METHODS}, got {method!r}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    if scores.ndim != 2 or scores.shape[0] < 2 or scores.shape[1] != len(concepts) or len(genres) != len(concepts):
-        raise ValueError(f"scores must be (runs >= 2, {len(concepts)}) to match the tests, got {scores.shape}")
+    if (
+        scores.ndim != 2
+        or scores.shape[0] < 2
+        or scores.shape[1] != len(concepts)
+        or len(genres) != len(concepts)
+    ):
+        raise ValueError(
+            f"scores must be (runs >= 2, {len(concepts)}) to match the tests, got {scores.shape}"
+        )
     runs, n_tests = scores.shape
     level = alpha / n_tests
     mean = scores.mean(axis=0)
-    calibrated_se = np.sqrt(np.asarray(test_variance, dtype=float) + np.asarray(cav_noise, dtype=float))
+    calibrated_se = np.sqrt(
+        np.asarray(test_variance, dtype=float) + np.asarray(cav_noise, dtype=float)
+    )
     p_calibrated, p_paper = normal_p_values(mean, calibrated_se), paper_p_values(scores)
     if method == "calibrated":
         se, p_value, critical = calibrated_se, p_calibrated, stats.norm.ppf(1.0 - level / 2.0)
@@ -412,10 +469,19 @@ def score_tests(concepts, genres, scores, test_variance, cav_noise, alpha: float
         se, p_value = scores.std(axis=0, ddof=1) / np.sqrt(runs), p_paper
         critical = stats.t.ppf(1.0 - level / 2.0, runs - 1)
     return TcavTests(
-        concepts=tuple(concepts), genres=tuple(genres), scores=scores, mean=mean, standard_error=se,
-        ci=np.stack([mean - critical * se, mean + critical * se], axis=1), p_value=p_value,
-        p_bonferroni=np.minimum(1.0, p_value * n_tests), p_calibrated=p_calibrated, p_paper=p_paper,
-        significant=p_value < level, alpha=alpha, method=method,
+        concepts=tuple(concepts),
+        genres=tuple(genres),
+        scores=scores,
+        mean=mean,
+        standard_error=se,
+        ci=np.stack([mean - critical * se, mean + critical * se], axis=1),
+        p_value=p_value,
+        p_bonferroni=np.minimum(1.0, p_value * n_tests),
+        p_calibrated=p_calibrated,
+        p_paper=p_paper,
+        significant=p_value < level,
+        alpha=alpha,
+        method=method,
     )
 
 
@@ -457,25 +523,44 @@ class Settings:
     seed: int = 0
 
 
-def analyse_concept(embeddings, genres, values, column: str, value: str, settings: Settings, rng) -> ConceptResult:
+def analyse_concept(
+    embeddings, genres, values, column: str, value: str, settings: Settings, rng
+) -> ConceptResult:
     """CAVs of `column == value` (rows with an empty value are unknown and left out) and their TCAV
     scores per genre, one row per run."""
     values = np.asarray(values).astype(str)
     name = f"{column}={value}"
-    split = balanced_split(name, values == value, values != "", genres, rng, settings.cap_per_cell,
-                           settings.min_per_cell, settings.skip_sparse)
+    split = balanced_split(
+        name,
+        values == value,
+        values != "",
+        genres,
+        rng,
+        settings.cap_per_cell,
+        settings.min_per_cell,
+        settings.skip_sparse,
+    )
     subsets = cell_subsets(split.train_cells, settings.runs, settings.subset_fraction, rng)
     try:
-        weights, bias = fit_logistic(embeddings[split.train], split.train_labels, subsets, settings.c)
+        weights, bias = fit_logistic(
+            embeddings[split.train], split.train_labels, subsets, settings.c
+        )
     except NotConverged as error:
         scale = float(np.abs(embeddings).max())
-        raise NotConverged(f"concept {name}: {error}; the largest |embedding| is {scale:.3g}, so the penalty "
-                           f"C={settings.c:g} barely constrains the fit: standardise the embeddings or lower C") from error
+        raise NotConverged(
+            f"concept {name}: {error}; the largest |embedding| is {scale:.3g}, so the penalty "
+            f"C={settings.c:g} barely constrains the fit: standardise the embeddings or lower C"
+        ) from error
     positive_side = projections(embeddings[split.test], weights, bias) > 0
     accuracy = cav_accuracy(positive_side, split.test_labels)
     scores = tcav_scores(positive_side, split.test_strata, len(split.strata))
     return ConceptResult(
-        column, value, split, subsets.shape[1], accuracy, scores=scores,
+        column,
+        value,
+        split,
+        subsets.shape[1],
+        accuracy,
+        scores=scores,
         test_variance=heldout_sampling_variance(positive_side, split),
         cav_noise=cav_variance(subsets, split.train.size, scores),
         reliable=bool(accuracy.mean() >= settings.min_accuracy),
@@ -488,20 +573,27 @@ def analyse(embeddings, genres, attributes: dict, concepts, settings: Settings =
     embeddings = np.asarray(embeddings, dtype=np.float64)
     genres = np.asarray(genres).astype(str)
     if embeddings.ndim != 2 or genres.shape != (embeddings.shape[0],):
-        raise ValueError(f"embeddings must be (n, d) and genres (n,), got {embeddings.shape} and {genres.shape}")
+        raise ValueError(
+            f"embeddings must be (n, d) and genres (n,), got {embeddings.shape} and {genres.shape}"
+        )
     if settings.runs < 2:
         raise ValueError(f"runs must be at least 2, got {settings.runs}")
     if not concepts:
         raise ValueError("no concept to analyse")
     rng = np.random.default_rng(settings.seed)
-    results = [analyse_concept(embeddings, genres, attributes[column], column, value, settings, rng)
-               for column, value in concepts]
+    results = [
+        analyse_concept(embeddings, genres, attributes[column], column, value, settings, rng)
+        for column, value in concepts
+    ]
     per_test = [(r, genre) for r in results for genre in r.split.strata]
     tests = score_tests(
-        [r.name for r, _ in per_test], [genre for _, genre in per_test],
+        [r.name for r, _ in per_test],
+        [genre for _, genre in per_test],
         np.concatenate([r.scores for r in results], axis=1),
         np.concatenate([r.test_variance for r in results]),
-        np.concatenate([r.cav_noise for r in results]), settings.alpha, settings.method,
+        np.concatenate([r.cav_noise for r in results]),
+        settings.alpha,
+        settings.method,
     )
     return results, tests
 
@@ -517,15 +609,27 @@ def unit(vector) -> np.ndarray:
     return vector / norm
 
 
-def debias_shares(genre_cav, concept_cav, ranked, groups, n_groups: int, lambdas=DEFAULT_LAMBDAS, sign: float = 1.0):
+def debias_shares(
+    genre_cav,
+    concept_cav,
+    ranked,
+    groups,
+    n_groups: int,
+    lambdas=DEFAULT_LAMBDAS,
+    sign: float = 1.0,
+):
     """(len(lambdas), n_groups) share of each group among the top half of `ranked` (n, d) when
     sorted by the projection on (1 - lam) * unit(genre_cav) + sign * lam * unit(concept_cav)."""
     lambdas = np.asarray(lambdas, dtype=float)
     ranked = np.asarray(ranked, dtype=float)
     groups = np.asarray(groups)
     if ranked.shape[0] < 2 or groups.shape != (ranked.shape[0],):
-        raise ValueError(f"need at least 2 ranked tracks with one group each, got {ranked.shape} and {groups.shape}")
-    directions = (1.0 - lambdas)[:, None] * unit(genre_cav) + sign * lambdas[:, None] * unit(concept_cav)
+        raise ValueError(
+            f"need at least 2 ranked tracks with one group each, got {ranked.shape} and {groups.shape}"
+        )
+    directions = (1.0 - lambdas)[:, None] * unit(genre_cav) + sign * lambdas[:, None] * unit(
+        concept_cav
+    )
     top_k = ranked.shape[0] // 2
     order = np.argsort(-(ranked @ directions.T), axis=0, kind="stable")[:top_k]
     return np.eye(n_groups)[groups[order]].sum(axis=0) / top_k
@@ -541,8 +645,17 @@ class DebiasResult:
     n_ranked: int
 
 
-def debias(embeddings, genres, values, genre: str, column: str, toward: str, away: str,
-           settings: Settings = Settings(), lambdas=DEFAULT_LAMBDAS) -> DebiasResult:
+def debias(
+    embeddings,
+    genres,
+    values,
+    genre: str,
+    column: str,
+    toward: str,
+    away: str,
+    settings: Settings = Settings(),
+    lambdas=DEFAULT_LAMBDAS,
+) -> DebiasResult:
     """The paper's post-hoc debiasing of one genre CAV (e.g. hip-hop vs other genres, balanced within
     `column` = toward and `column` = away), moved toward the `toward` concept CAV or away from the
     `away` one.
@@ -557,28 +670,54 @@ def debias(embeddings, genres, values, genre: str, column: str, toward: str, awa
         raise ValueError(f"toward and away must differ, both are {toward!r}")
     rng = np.random.default_rng(settings.seed)
     paired = (values == toward) | (values == away)
-    genre_split = balanced_split(f"genre={genre}", genres == genre, paired, values, rng,
-                                 settings.cap_per_cell, settings.min_per_cell, settings.skip_sparse)
+    genre_split = balanced_split(
+        f"genre={genre}",
+        genres == genre,
+        paired,
+        values,
+        rng,
+        settings.cap_per_cell,
+        settings.min_per_cell,
+        settings.skip_sparse,
+    )
     ranked, groups = _balanced_ranking_set(genre_split, values, (toward, away), rng)
     if ranked.size < 2:
-        raise ValueError(f"genre {genre!r}: no held-out tracks of both {column}={toward} and {column}={away} to rank")
+        raise ValueError(
+            f"genre {genre!r}: no held-out tracks of both {column}={toward} and {column}={away} to rank"
+        )
     available = (values != "") & ~np.isin(np.arange(values.size), ranked)
     concept_splits = [
-        balanced_split(f"{column}={v}", values == v, available, genres, rng, settings.cap_per_cell,
-                       settings.min_per_cell, settings.skip_sparse)
+        balanced_split(
+            f"{column}={v}",
+            values == v,
+            available,
+            genres,
+            rng,
+            settings.cap_per_cell,
+            settings.min_per_cell,
+            settings.skip_sparse,
+        )
         for v in (toward, away)
     ]
-    genre_cav, toward_cav, away_cav = (_full_fit(embeddings, s, settings.c) for s in [genre_split, *concept_splits])
+    genre_cav, toward_cav, away_cav = (
+        _full_fit(embeddings, s, settings.c) for s in [genre_split, *concept_splits]
+    )
     lambdas = np.asarray(lambdas, dtype=float)
     curves = {
-        f"add {column}={toward}": debias_shares(genre_cav, toward_cav, embeddings[ranked], groups, 2, lambdas, 1.0),
-        f"subtract {column}={away}": debias_shares(genre_cav, away_cav, embeddings[ranked], groups, 2, lambdas, -1.0),
+        f"add {column}={toward}": debias_shares(
+            genre_cav, toward_cav, embeddings[ranked], groups, 2, lambdas, 1.0
+        ),
+        f"subtract {column}={away}": debias_shares(
+            genre_cav, away_cav, embeddings[ranked], groups, 2, lambdas, -1.0
+        ),
     }
     return DebiasResult(genre, column, (toward, away), lambdas, curves, int(ranked.size))
 
 
 def _full_fit(embeddings, split: BalancedSplit, c: float) -> np.ndarray:
-    weights, _ = fit_logistic(embeddings[split.train], split.train_labels, np.arange(split.train.size)[None, :], c)
+    weights, _ = fit_logistic(
+        embeddings[split.train], split.train_labels, np.arange(split.train.size)[None, :], c
+    )
     return weights[0]
 
 
@@ -586,4 +725,6 @@ def _balanced_ranking_set(split: BalancedSplit, values, group_values, rng):
     held_out = split.test[split.test_labels]
     members = [rng.permutation(held_out[values[held_out] == v]) for v in group_values]
     size = min(m.size for m in members)
-    return np.concatenate([m[:size] for m in members]), np.repeat(np.arange(len(group_values)), size)
+    return np.concatenate([m[:size] for m in members]), np.repeat(
+        np.arange(len(group_values)), size
+    )

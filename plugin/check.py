@@ -37,7 +37,11 @@ def expand(names: list[str], groups: dict[str, list[str]]) -> list[str]:
 def reported_tasks(run_dir: Path) -> set[str]:
     from symphony_bench.plugin.provenance import read_json
 
-    return {task for path in run_dir.rglob("*results*.json") for task in read_json(path).get("results") or {}}
+    return {
+        task
+        for path in run_dir.rglob("*results*.json")
+        for task in read_json(path).get("results") or {}
+    }
 
 
 def sampled_tasks(run_dir: Path) -> set[str]:
@@ -58,10 +62,16 @@ def missing_outputs(run_dir: Path, requested: list[str]) -> dict[str, list[str]]
     if run_dir.exists() and not run_dir.is_dir():
         raise DataFileError(f"{run_dir}: not a directory (the harness's --output_path)")
     # a run that failed before writing anything leaves no folder: every task is missing
-    reported, sampled = (reported_tasks(run_dir), sampled_tasks(run_dir)) if run_dir.is_dir() else (set(), set())
+    reported, sampled = (
+        (reported_tasks(run_dir), sampled_tasks(run_dir)) if run_dir.is_dir() else (set(), set())
+    )
     missing = {}
     for task in expand(requested, group_members()):
-        gaps = [name for name, found in (("results", reported), ("samples", sampled)) if task not in found]
+        gaps = [
+            name
+            for name, found in (("results", reported), ("samples", sampled))
+            if task not in found
+        ]
         if gaps:
             missing[task] = gaps
     return missing

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 from symphony_bench.metrics.association import (
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_N_BOOTSTRAP,
@@ -98,7 +99,9 @@ def read_run(run_dir: Path) -> dict[str, RunTask]:
             if found is not None:
                 tasks[label] = found
     if not tasks:
-        raise DataFileError(f"{run_dir}: no symphony-bench samples files (run the harness with --log_samples)")
+        raise DataFileError(
+            f"{run_dir}: no symphony-bench samples files (run the harness with --log_samples)"
+        )
     return tasks
 
 
@@ -127,19 +130,27 @@ def read_task(path: Path, task: str) -> RunTask | None:
         return None
     section = SECTION_OF_KIND[kind]
     _, doc_ids, all_records = zip(*lines)
-    if (None not in all_records and section.records_valid(list(all_records)) and set(map(type, doc_ids)) == {int}
-            and len(records := dict(zip(doc_ids, all_records))) == len(all_records)):
+    if (
+        None not in all_records
+        and section.records_valid(list(all_records))
+        and set(map(type, doc_ids)) == {int}
+        and len(records := dict(zip(doc_ids, all_records))) == len(all_records)
+    ):
         return RunTask(task, kind, path, records)
     record_problem = section.record_problem
     records = {}
     for line_number, doc_id, record in lines:
         if record is None or record["kind"] != kind:
-            raise DataFileError(f"{path}, line {line_number}: not a {kind} record like the other lines")
+            raise DataFileError(
+                f"{path}, line {line_number}: not a {kind} record like the other lines"
+            )
         problem = record_problem(record)
         if problem:
             raise DataFileError(f"{path}, line {line_number}: {kind} record: {problem}")
         if type(doc_id) is not int and (not isinstance(doc_id, int) or isinstance(doc_id, bool)):
-            raise DataFileError(f"{path}, line {line_number}: no integer doc_id (needed to pair docs across runs)")
+            raise DataFileError(
+                f"{path}, line {line_number}: no integer doc_id (needed to pair docs across runs)"
+            )
         if doc_id in records:
             raise DataFileError(f"{path}, line {line_number}: doc_id {doc_id} appears twice")
         records[doc_id] = record
@@ -149,7 +160,9 @@ def read_task(path: Path, task: str) -> RunTask | None:
 def same_doc(base: dict, candidate: dict) -> bool:
     """The two records describe the same doc (every field but the answer and the run facts agrees)."""
     layout = tuple(base)
-    if layout == tuple(candidate):  # the usual case: one layout per task; its identity fields compared in C
+    if layout == tuple(
+        candidate
+    ):  # the usual case: one layout per task; its identity fields compared in C
         identity = _IDENTITY_OF_LAYOUT.get(layout)
         if identity is None:
             identity = _identity_getter(layout)
@@ -157,7 +170,8 @@ def same_doc(base: dict, candidate: dict) -> bool:
                 _IDENTITY_OF_LAYOUT[layout] = identity
         return identity(base) == identity(candidate)
     return base.keys() - NOT_IDENTITY_FIELDS == candidate.keys() - NOT_IDENTITY_FIELDS and all(
-        value == candidate[key] for key, value in base.items() if key not in NOT_IDENTITY_FIELDS)
+        value == candidate[key] for key, value in base.items() if key not in NOT_IDENTITY_FIELDS
+    )
 
 
 _IDENTITY_OF_LAYOUT: dict[tuple, object] = {}
@@ -166,7 +180,11 @@ _IDENTITY_OF_LAYOUT: dict[tuple, object] = {}
 def _identity_getter(layout: tuple):
     """A function of a record of this key layout: the tuple of its identity fields."""
     keys = [key for key in layout if key not in NOT_IDENTITY_FIELDS]
-    return (lambda record: tuple(record[key] for key in keys)) if len(keys) < 2 else operator.itemgetter(*keys)
+    return (
+        (lambda record: tuple(record[key] for key in keys))
+        if len(keys) < 2
+        else operator.itemgetter(*keys)
+    )
 
 
 @dataclass
@@ -181,13 +199,19 @@ class Pairing:
 def pair_docs(label: str, base: RunTask, candidate: RunTask) -> Pairing:
     pairing = Pairing()
     if base.kind != candidate.kind:
-        pairing.differences.append(f"{label}: record kind {base.kind} in BASE, {candidate.kind} in CANDIDATE")
+        pairing.differences.append(
+            f"{label}: record kind {base.kind} in BASE, {candidate.kind} in CANDIDATE"
+        )
         return pairing
-    only_base, only_candidate = base.records.keys() - candidate.records.keys(), candidate.records.keys() - base.records.keys()
+    only_base, only_candidate = (
+        base.records.keys() - candidate.records.keys(),
+        candidate.records.keys() - base.records.keys(),
+    )
     if only_base or only_candidate:
         pairing.differences.append(
             f"{label}: {len(base.records)} docs in BASE, {len(candidate.records)} in CANDIDATE ({len(only_base)} only in "
-            f"BASE, {len(only_candidate)} only in CANDIDATE; was --limit or the data different?)")
+            f"BASE, {len(only_candidate)} only in CANDIDATE; was --limit or the data different?)"
+        )
     changed = []
     for doc_id in sorted(base.records.keys() & candidate.records.keys()):
         base_record, candidate_record = base.records[doc_id], candidate.records[doc_id]
@@ -199,15 +223,20 @@ def pair_docs(label: str, base: RunTask, candidate: RunTask) -> Pairing:
     if changed:
         first = changed[0]
         fields = _differing_fields(base.records[first], candidate.records[first])
-        pairing.differences.append(f"{label}: {len(changed)} docs differ between the runs (first: doc {first}, "
-                                   f"{'; '.join(fields)})")
+        pairing.differences.append(
+            f"{label}: {len(changed)} docs differ between the runs (first: doc {first}, "
+            f"{'; '.join(fields)})"
+        )
     return pairing
 
 
 def _differing_fields(base: dict, candidate: dict) -> list[str]:
     keys = sorted((base.keys() | candidate.keys()) - NOT_IDENTITY_FIELDS)
-    return [f"{key} {base.get(key)!r} in BASE, {candidate.get(key)!r} in CANDIDATE" for key in keys
-            if base.get(key) != candidate.get(key)]
+    return [
+        f"{key} {base.get(key)!r} in BASE, {candidate.get(key)!r} in CANDIDATE"
+        for key in keys
+        if base.get(key) != candidate.get(key)
+    ]
 
 
 # ---- provenance ---------------------------------------------------------------------------------
@@ -217,32 +246,51 @@ def run_provenance(run: dict[str, RunTask]) -> dict[str, dict]:
     return {folder: provenance(Path(folder)) for folder in folders}
 
 
-def provenance_differences(label: str, base: RunTask, candidate: RunTask, facts: tuple[dict, dict]) -> list[str]:
+def provenance_differences(
+    label: str, base: RunTask, candidate: RunTask, facts: tuple[dict, dict]
+) -> list[str]:
     """The COMPARED_FIELDS of this task that differ between the runs, named."""
     base_task, candidate_task = (
         (facts_of[str(run_task.path.parent)].get("tasks") or {}).get(run_task.task) or {}
         for facts_of, run_task in zip(facts, (base, candidate), strict=True)
     )
-    return [f"{label}: {name} is {base_task.get(name)!r} in BASE, {candidate_task.get(name)!r} in CANDIDATE"
-            for name in COMPARED_FIELDS if base_task.get(name) != candidate_task.get(name)]
+    return [
+        f"{label}: {name} is {base_task.get(name)!r} in BASE, {candidate_task.get(name)!r} in CANDIDATE"
+        for name in COMPARED_FIELDS
+        if base_task.get(name) != candidate_task.get(name)
+    ]
 
 
 # ---- the comparisons ----------------------------------------------------------------------------
-def likert_comparisons(label: str, base: list[dict], candidate: list[dict], n_boot: int, seed: int) -> dict[str, dict]:
+def likert_comparisons(
+    label: str, base: list[dict], candidate: list[dict], n_boot: int, seed: int
+) -> dict[str, dict]:
     """A Likert task: raw and, with instrument-free control docs, prior-adjusted; a log-prob task:
     raw and calibrated. Flips: valid <-> invalid answers of the instrument docs."""
     kind = base[0]["kind"]
     if kind == LOGPROB:
-        (base_raw, base_calibrated), (candidate_raw, candidate_calibrated) = split_records(base), split_records(candidate)
-        variants = {label: paired_records_to_data(base_raw, candidate_raw),
-                    f"{label}:calibrated": paired_records_to_data(base_calibrated, candidate_calibrated)}
+        (base_raw, base_calibrated), (candidate_raw, candidate_calibrated) = (
+            split_records(base),
+            split_records(candidate),
+        )
+        variants = {
+            label: paired_records_to_data(base_raw, candidate_raw),
+            f"{label}:calibrated": paired_records_to_data(base_calibrated, candidate_calibrated),
+        }
     else:
         base_data, candidate_data = paired_records_to_data(base, candidate)
         variants = {label: (base_data, candidate_data)}
         if base_data.prior is not None and candidate_data.prior is not None:
-            variants[f"{label}:prior_adjusted"] = (prior_adjusted(base_data), prior_adjusted(candidate_data))
-    flips = {"valid": mcnemar([not r["error"] for r in instrument_records(base)],
-                              [not r["error"] for r in instrument_records(candidate)])}
+            variants[f"{label}:prior_adjusted"] = (
+                prior_adjusted(base_data),
+                prior_adjusted(candidate_data),
+            )
+    flips = {
+        "valid": mcnemar(
+            [not r["error"] for r in instrument_records(base)],
+            [not r["error"] for r in instrument_records(candidate)],
+        )
+    }
     comparisons = {}
     for variant, (base_data, candidate_data) in variants.items():
         comparisons[variant] = {
@@ -261,9 +309,15 @@ def _instrument_rows(base_data, candidate_data) -> dict[str, dict]:
     rows = {}
     for k, name in enumerate(base_data.instruments):
         if np.isfinite(base_data.signs[k]):
-            rows[name] = {"category": base_data.categories[k], "change": changes["change"][k],
-                          "stderr": changes["stderr"][k], "ci": list(changes["ci"][k]), "df": changes["df"][k],
-                          "p_value": changes["p_value"][k], "p_holm": changes["p_holm"][k]}
+            rows[name] = {
+                "category": base_data.categories[k],
+                "change": changes["change"][k],
+                "stderr": changes["stderr"][k],
+                "ci": list(changes["ci"][k]),
+                "df": changes["df"][k],
+                "p_value": changes["p_value"][k],
+                "p_holm": changes["p_holm"][k],
+            }
     return rows
 
 
@@ -277,10 +331,21 @@ def recognition_comparison(base: list[dict], candidate: list[dict], n_boot: int,
     """Recognition accuracy, stimuli as the units; flips: recognised <-> not."""
     codes, weights = cluster_weights([r["stimulus_id"] for r in base], n_boot, seed)
     ones = cluster_sums(np.ones(len(base)), codes, weights.shape[1])
-    sums = [(cluster_sums([r["recognised"] for r in records], codes, weights.shape[1]), ones) for records in (base, candidate)]
-    return {"kind": RECOGNITION, "units": "stimuli", "n_paired": len(base),
-            "metrics": {"recognition_accuracy": ratio_change(*sums, weights)},
-            "flips": {"recognised": mcnemar([r["recognised"] for r in base], [r["recognised"] for r in candidate])}}
+    sums = [
+        (cluster_sums([r["recognised"] for r in records], codes, weights.shape[1]), ones)
+        for records in (base, candidate)
+    ]
+    return {
+        "kind": RECOGNITION,
+        "units": "stimuli",
+        "n_paired": len(base),
+        "metrics": {"recognition_accuracy": ratio_change(*sums, weights)},
+        "flips": {
+            "recognised": mcnemar(
+                [r["recognised"] for r in base], [r["recognised"] for r in candidate]
+            )
+        },
+    }
 
 
 def grounding_comparison(base: list[dict], candidate: list[dict], n_boot: int, seed: int) -> dict:
@@ -289,7 +354,10 @@ def grounding_comparison(base: list[dict], candidate: list[dict], n_boot: int, s
     n_clusters = weights.shape[1]
     kind = base[0]["kind"]
     interface = base[0].get("interface", "set")
-    items = [_choice_items(records) if kind == CHOICE else _set_items(records) for records in (base, candidate)]
+    items = [
+        _choice_items(records) if kind == CHOICE else _set_items(records)
+        for records in (base, candidate)
+    ]
     metrics = {}
     for metric in METRICS_BY_INTERFACE[interface]:
         key = SCORE_KEY.get(metric, metric)
@@ -297,11 +365,22 @@ def grounding_comparison(base: list[dict], candidate: list[dict], n_boot: int, s
             counts = [cluster_sums(run["option_counts"], codes, n_clusters) for run in items]
             metrics[metric] = spread_change(*counts, weights)
         else:
-            sums = [(cluster_sums(run[key][0], codes, n_clusters), cluster_sums(run[key][1], codes, n_clusters)) for run in items]
+            sums = [
+                (
+                    cluster_sums(run[key][0], codes, n_clusters),
+                    cluster_sums(run[key][1], codes, n_clusters),
+                )
+                for run in items
+            ]
             metrics[metric] = ratio_change(*sums, weights)
     correct = [run["correct"] for run in items]
-    return {"kind": kind, "units": "clips", "n_paired": len(base), "metrics": metrics,
-            "flips": {"correct": mcnemar(*correct)}}
+    return {
+        "kind": kind,
+        "units": "clips",
+        "n_paired": len(base),
+        "metrics": metrics,
+        "flips": {"correct": mcnemar(*correct)},
+    }
 
 
 def _choice_items(records: list[dict]) -> dict:
@@ -310,9 +389,15 @@ def _choice_items(records: list[dict]) -> dict:
     chosen = np.array([r["chosen"] for r in records])
     n_options = len(records[0]["options"])
     valid, correct, ones = chosen >= 0, chosen == gold, np.ones(len(records))
-    items = {"accuracy": (correct, ones), "invalid_rate": (~valid, ones),
-             "gold_0_accuracy": (correct & (gold == 0), gold == 0), "gold_1_accuracy": (correct & (gold == 1), gold == 1)}
-    option_counts = np.stack([valid & (chosen == k) for k in range(n_options)], axis=1).astype(float)
+    items = {
+        "accuracy": (correct, ones),
+        "invalid_rate": (~valid, ones),
+        "gold_0_accuracy": (correct & (gold == 0), gold == 0),
+        "gold_1_accuracy": (correct & (gold == 1), gold == 1),
+    }
+    option_counts = np.stack([valid & (chosen == k) for k in range(n_options)], axis=1).astype(
+        float
+    )
     for k in range(n_options):
         items[f"option_{k}_rate"] = (option_counts[:, k], valid)
     return {**items, "option_counts": option_counts, "correct": correct}
@@ -321,14 +406,19 @@ def _choice_items(records: list[dict]) -> dict:
 def _set_items(records: list[dict]) -> dict:
     gold = np.array([r["gold"] for r in records], dtype=bool)
     valid = np.array([r["chosen"] is not None for r in records])
-    chosen = np.array([r["chosen"] if r["chosen"] is not None else [False] * gold.shape[1] for r in records], dtype=bool)
+    chosen = np.array(
+        [r["chosen"] if r["chosen"] is not None else [False] * gold.shape[1] for r in records],
+        dtype=bool,
+    )
     ones = np.ones(len(records))
     items = {name: (values, ones) for name, values in set_item_scores(gold, chosen, valid).items()}
     items["invalid_rate"] = (~valid, ones)
     return {**items, "correct": items["exact_set_accuracy"][0] > 0}
 
 
-def task_comparisons(label: str, base: list[dict], candidate: list[dict], n_boot: int, seed: int) -> dict[str, dict]:
+def task_comparisons(
+    label: str, base: list[dict], candidate: list[dict], n_boot: int, seed: int
+) -> dict[str, dict]:
     kind = base[0]["kind"]
     if kind in (LIKERT, LOGPROB):
         return likert_comparisons(label, base, candidate, n_boot, seed)
@@ -338,8 +428,13 @@ def task_comparisons(label: str, base: list[dict], candidate: list[dict], n_boot
 
 
 # ---- the whole comparison ----------------------------------------------------------------------
-def compare_runs(base_dir: Path, candidate_dir: Path, allow_mismatch: bool = False,
-                 n_boot: int = DEFAULT_N_BOOTSTRAP, seed: int = DEFAULT_BOOTSTRAP_SEED) -> dict:
+def compare_runs(
+    base_dir: Path,
+    candidate_dir: Path,
+    allow_mismatch: bool = False,
+    n_boot: int = DEFAULT_N_BOOTSTRAP,
+    seed: int = DEFAULT_BOOTSTRAP_SEED,
+) -> dict:
     """The comparison as a JSON-ready dict. "mismatches" lists every difference that makes the runs
     incomparable; without `allow_mismatch` any of them stops the comparison ("compared": false).
     The samples files read are dropped when it returns (plugin.provenance.forget_samples)."""
@@ -350,30 +445,44 @@ def compare_runs(base_dir: Path, candidate_dir: Path, allow_mismatch: bool = Fal
             forget_samples()
 
 
-def _compare_runs(base_dir: Path, candidate_dir: Path, allow_mismatch: bool, n_boot: int, seed: int) -> dict:
+def _compare_runs(
+    base_dir: Path, candidate_dir: Path, allow_mismatch: bool, n_boot: int, seed: int
+) -> dict:
     base, candidate = read_run(base_dir), read_run(candidate_dir)
     facts = (run_provenance(base), run_provenance(candidate))
     mismatches = [f"task {label} only in BASE" for label in sorted(base.keys() - candidate.keys())]
-    mismatches += [f"task {label} only in CANDIDATE" for label in sorted(candidate.keys() - base.keys())]
+    mismatches += [
+        f"task {label} only in CANDIDATE" for label in sorted(candidate.keys() - base.keys())
+    ]
     pairings = {}
     for label in sorted(base.keys() & candidate.keys()):
         mismatches += provenance_differences(label, base[label], candidate[label], facts)
         pairings[label] = pair_docs(label, base[label], candidate[label])
         mismatches += pairings[label].differences
-    result = {"base": str(base_dir), "candidate": str(candidate_dir), "allow_mismatch": allow_mismatch,
-              "mismatches": mismatches, "compared": not mismatches or allow_mismatch,
-              "provenance": {"base": facts[0], "candidate": facts[1]}, "tasks": {},
-              "method": {"n_boot": n_boot, "seed": seed, "confidence": 0.95}}
+    result = {
+        "base": str(base_dir),
+        "candidate": str(candidate_dir),
+        "allow_mismatch": allow_mismatch,
+        "mismatches": mismatches,
+        "compared": not mismatches or allow_mismatch,
+        "provenance": {"base": facts[0], "candidate": facts[1]},
+        "tasks": {},
+        "method": {"n_boot": n_boot, "seed": seed, "confidence": 0.95},
+    }
     if not result["compared"]:
         return result
     for label, pairing in pairings.items():
         if pairing.base:
-            result["tasks"].update(task_comparisons(label, pairing.base, pairing.candidate, n_boot, seed))
+            result["tasks"].update(
+                task_comparisons(label, pairing.base, pairing.candidate, n_boot, seed)
+            )
     return result
 
 
 # ---- the gate -----------------------------------------------------------------------------------
-RULE = re.compile(r"^(?:(?P<task>.+):)?(?P<metric>[A-Za-z0-9_]+):(?P<sign>[+-])(?P<tolerance>\d+(?:\.\d*)?|\.\d+)$")
+RULE = re.compile(
+    r"^(?:(?P<task>.+):)?(?P<metric>[A-Za-z0-9_]+):(?P<sign>[+-])(?P<tolerance>\d+(?:\.\d*)?|\.\d+)$"
+)
 
 
 @dataclass(frozen=True)
@@ -392,8 +501,16 @@ class GateRule:
     def parse(cls, text: str) -> GateRule:
         match = RULE.match(text.strip())
         if not match:
-            raise ValueError(f"--fail-on {text!r}: expected [TASK:]METRIC:+TOL or [TASK:]METRIC:-TOL, e.g. mean_abs:+0.02")
-        return cls(text, match["task"], match["metric"], 1 if match["sign"] == "+" else -1, float(match["tolerance"]))
+            raise ValueError(
+                f"--fail-on {text!r}: expected [TASK:]METRIC:+TOL or [TASK:]METRIC:-TOL, e.g. mean_abs:+0.02"
+            )
+        return cls(
+            text,
+            match["task"],
+            match["metric"],
+            1 if match["sign"] == "+" else -1,
+            float(match["tolerance"]),
+        )
 
     def regressed(self, ci: list) -> bool | None:
         """True when the whole interval lies beyond the tolerance in the bad direction; None without an interval."""
@@ -406,15 +523,27 @@ def apply_gate(result: dict, rules: list[GateRule]) -> dict:
     """{"rules", "regressions", "undecided", "checked" (passed), "unmatched", "status"}; status is
     "pass", "regression" or "could_not_compare" (refused runs, a rule matching nothing, or a gated
     change without an interval)."""
-    gate = {"rules": [rule.text for rule in rules], "regressions": [], "undecided": [], "checked": [], "unmatched": []}
+    gate = {
+        "rules": [rule.text for rule in rules],
+        "regressions": [],
+        "undecided": [],
+        "checked": [],
+        "unmatched": [],
+    }
     for rule in rules:
-        rows = [row for row in change_rows(result) if row["metric"] == rule.metric and rule.task in (None, row["task"])]
+        rows = [
+            row
+            for row in change_rows(result)
+            if row["metric"] == rule.metric and rule.task in (None, row["task"])
+        ]
         if not rows:
             gate["unmatched"].append(rule.text)
         for row in rows:
             verdict = rule.regressed([row["ci_low"], row["ci_high"]])
             entry = {"rule": rule.text, **row}
-            gate["undecided" if verdict is None else "regressions" if verdict else "checked"].append(entry)
+            gate[
+                "undecided" if verdict is None else "regressions" if verdict else "checked"
+            ].append(entry)
     if not result["compared"] or gate["unmatched"] or gate["undecided"]:
         gate["status"] = "could_not_compare"
     else:
@@ -423,7 +552,9 @@ def apply_gate(result: dict, rules: list[GateRule]) -> dict:
 
 
 def exit_status(gate: dict) -> int:
-    return {"pass": EXIT_PASS, "regression": EXIT_REGRESSION}.get(gate["status"], EXIT_CANNOT_COMPARE)
+    return {"pass": EXIT_PASS, "regression": EXIT_REGRESSION}.get(
+        gate["status"], EXIT_CANNOT_COMPARE
+    )
 
 
 def change_rows(result: dict) -> list[dict]:
@@ -432,10 +563,18 @@ def change_rows(result: dict) -> list[dict]:
     rows = []
     for label, body in result["tasks"].items():
         for metric, change in body["metrics"].items():
-            rows.append({"task": label, "metric": metric, "base": _finite(change["base"]),
-                         "candidate": _finite(change["candidate"]), "change": _finite(change["change"]),
-                         "ci_low": _finite(change["ci"][0]), "ci_high": _finite(change["ci"][1]),
-                         "p": _finite(change["p_value"])})
+            rows.append(
+                {
+                    "task": label,
+                    "metric": metric,
+                    "base": _finite(change["base"]),
+                    "candidate": _finite(change["candidate"]),
+                    "change": _finite(change["change"]),
+                    "ci_low": _finite(change["ci"][0]),
+                    "ci_high": _finite(change["ci"][1]),
+                    "p": _finite(change["p_value"]),
+                }
+            )
     return rows
 
 
@@ -459,36 +598,77 @@ def json_ready(value):
 
 
 # ---- Markdown (short enough for a pull-request comment) ----------------------------------------
-STATUS_LINE = {"pass": "no significant regression beyond the tolerances", "regression": "REGRESSION",
-               "could_not_compare": "could not compare"}
+STATUS_LINE = {
+    "pass": "no significant regression beyond the tolerances",
+    "regression": "REGRESSION",
+    "could_not_compare": "could not compare",
+}
 
 
 def render_markdown(result: dict, gate: dict) -> str:
-    lines = [f"## symphony-bench compare: {STATUS_LINE[gate['status']]}", "",
-             (f"BASE `{result['base']}` vs CANDIDATE `{result['candidate']}`: CANDIDATE - BASE on the docs both ran; "
-              "95% intervals and p-values from a paired bootstrap of the design's units.")]
+    lines = [
+        f"## symphony-bench compare: {STATUS_LINE[gate['status']]}",
+        "",
+        (
+            f"BASE `{result['base']}` vs CANDIDATE `{result['candidate']}`: CANDIDATE - BASE on the docs both ran; "
+            "95% intervals and p-values from a paired bootstrap of the design's units."
+        ),
+    ]
     if result["mismatches"]:
-        heading = "Differences overridden by --allow-mismatch:" if result["allow_mismatch"] else "Refused, the runs differ:"
+        heading = (
+            "Differences overridden by --allow-mismatch:"
+            if result["allow_mismatch"]
+            else "Refused, the runs differ:"
+        )
         lines += ["", heading, *[f"- {text}" for text in result["mismatches"][:10]]]
-        lines += [f"- ... and {len(result['mismatches']) - 10} more"] if len(result["mismatches"]) > 10 else []
+        lines += (
+            [f"- ... and {len(result['mismatches']) - 10} more"]
+            if len(result["mismatches"]) > 10
+            else []
+        )
     lines += _gate_lines(gate)
     if result["tasks"]:
         rows = change_rows(result)
-        gated = {(entry["task"], entry["metric"]) for key in ("regressions", "undecided", "checked") for entry in gate[key]}
-        shown = [row for row in rows if (row["task"], row["metric"]) in gated or (row["p"] is not None and row["p"] < ALPHA)]
-        lines += ["", f"Gated changes and changes with p < {ALPHA} ({len(shown)} of {len(rows)}):", ""]
+        gated = {
+            (entry["task"], entry["metric"])
+            for key in ("regressions", "undecided", "checked")
+            for entry in gate[key]
+        }
+        shown = [
+            row
+            for row in rows
+            if (row["task"], row["metric"]) in gated or (row["p"] is not None and row["p"] < ALPHA)
+        ]
+        lines += [
+            "",
+            f"Gated changes and changes with p < {ALPHA} ({len(shown)} of {len(rows)}):",
+            "",
+        ]
         lines += _change_table(shown) if shown else ["none"]
-        lines += ["", *_notable_lines(result), "", f"<details><summary>all {len(rows)} changes</summary>", "",
-                  *_change_table(rows), "", "</details>"]
+        lines += [
+            "",
+            *_notable_lines(result),
+            "",
+            f"<details><summary>all {len(rows)} changes</summary>",
+            "",
+            *_change_table(rows),
+            "",
+            "</details>",
+        ]
     return "\n".join(lines) + "\n"
 
 
 def _change_table(rows: list[dict]) -> list[str]:
-    lines = ["| task | metric | base | candidate | change | 95% CI | p |", "|---|---|---:|---:|---:|---|---:|"]
+    lines = [
+        "| task | metric | base | candidate | change | 95% CI | p |",
+        "|---|---|---:|---:|---:|---|---:|",
+    ]
     for row in rows:
         ci = "n/a" if row["ci_low"] is None else f"[{fmt(row['ci_low'])}, {fmt(row['ci_high'])}]"
-        lines.append(f"| {row['task']} | {row['metric']} | {fmt(row['base'])} | {fmt(row['candidate'])} | "
-                     f"{_signed(row['change'])} | {ci} | {fmt_p(row['p'])} |")
+        lines.append(
+            f"| {row['task']} | {row['metric']} | {fmt(row['base'])} | {fmt(row['candidate'])} | "
+            f"{_signed(row['change'])} | {ci} | {fmt_p(row['p'])} |"
+        )
     return lines
 
 
@@ -499,9 +679,14 @@ def _signed(value) -> str:
 def _gate_lines(gate: dict) -> list[str]:
     lines = []
     for entry in gate["regressions"]:
-        lines.append(f"- regression ({entry['rule']}): {entry['task']} {entry['metric']} {_signed(entry['change'])} "
-                     f"(95% CI {fmt(entry['ci_low'])} to {fmt(entry['ci_high'])})")
-    lines += [f"- no interval, cannot gate ({entry['rule']}): {entry['task']} {entry['metric']}" for entry in gate["undecided"]]
+        lines.append(
+            f"- regression ({entry['rule']}): {entry['task']} {entry['metric']} {_signed(entry['change'])} "
+            f"(95% CI {fmt(entry['ci_low'])} to {fmt(entry['ci_high'])})"
+        )
+    lines += [
+        f"- no interval, cannot gate ({entry['rule']}): {entry['task']} {entry['metric']}"
+        for entry in gate["undecided"]
+    ]
     lines += [f"- --fail-on {text} matches no compared metric" for text in gate["unmatched"]]
     return ["", *lines] if lines else []
 
@@ -512,21 +697,32 @@ def _notable_lines(result: dict) -> list[str]:
     for label, body in result["tasks"].items():
         for name, row in body.get("instruments", {}).items():
             if row["p_holm"] is not None and np.isfinite(row["p_holm"]) and row["p_holm"] < ALPHA:
-                instruments.append(f"{label} {name} {_signed(row['change'])} (Holm p={fmt_p(row['p_holm'])})")
+                instruments.append(
+                    f"{label} {name} {_signed(row['change'])} (Holm p={fmt_p(row['p_holm'])})"
+                )
         for what, test in body.get("flips", {}).items():
             if test["p_value"] < ALPHA:
-                flips.append(f"{label} {what}: {test['lost']} lost, {test['gained']} gained (McNemar p={fmt_p(test['p_value'])})")
-    return [f"- ABS changes significant after Holm: {'; '.join(instruments) or 'none'}",
-            f"- items that flip more one way than the other: {'; '.join(flips) or 'none'}"]
+                flips.append(
+                    f"{label} {what}: {test['lost']} lost, {test['gained']} gained (McNemar p={fmt_p(test['p_value'])})"
+                )
+    return [
+        f"- ABS changes significant after Holm: {'; '.join(instruments) or 'none'}",
+        f"- items that flip more one way than the other: {'; '.join(flips) or 'none'}",
+    ]
 
 
-def write_outputs(result: dict, gate: dict, json_path: Path | None, markdown_path: Path | None) -> str:
+def write_outputs(
+    result: dict, gate: dict, json_path: Path | None, markdown_path: Path | None
+) -> str:
     """Writes the requested files atomically; returns the Markdown."""
     from symphony_bench.plugin.core.atomic import write_text_atomically
 
     markdown = render_markdown(result, gate)
     if json_path:
-        write_text_atomically(json_path, json.dumps(json_ready({**result, "gate": gate}), indent=2, allow_nan=False) + "\n")
+        write_text_atomically(
+            json_path,
+            json.dumps(json_ready({**result, "gate": gate}), indent=2, allow_nan=False) + "\n",
+        )
     if markdown_path:
         write_text_atomically(markdown_path, markdown)
     return markdown

@@ -17,21 +17,41 @@ SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MK
 def add_command(subparsers) -> None:
     """Adds `compare` to an argparse subparsers object."""
     command = subparsers.add_parser(
-        "compare", help="paired comparison of two runs (CANDIDATE - BASE) with intervals, and a release gate",
+        "compare",
+        help="paired comparison of two runs (CANDIDATE - BASE) with intervals, and a release gate",
         description="Exit status: 0 no significant regression beyond the tolerances, 1 regression (listed), "
-                    "2 could not compare (runs differ, a rule matches nothing, bad input).")
+        "2 could not compare (runs differ, a rule matches nothing, bad input).",
+    )
     command.add_argument("base_run", type=Path, help="the BASE run's --output_path folder")
-    command.add_argument("candidate_run", type=Path, help="the CANDIDATE run's --output_path folder")
-    command.add_argument("--fail-on", action="append", default=[], metavar="[TASK:]METRIC:+TOL",
-                         help="regression when the 95%% CI of the change lies wholly beyond TOL in the bad direction "
-                              "(+: increases are bad, -: decreases are); repeatable, e.g. mean_abs:+0.02")
-    command.add_argument("--allow-mismatch", action="store_true",
-                         help="compare the shared docs even when task versions, data, seeds or docs differ (recorded)")
+    command.add_argument(
+        "candidate_run", type=Path, help="the CANDIDATE run's --output_path folder"
+    )
+    command.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        metavar="[TASK:]METRIC:+TOL",
+        help="regression when the 95%% CI of the change lies wholly beyond TOL in the bad direction "
+        "(+: increases are bad, -: decreases are); repeatable, e.g. mean_abs:+0.02",
+    )
+    command.add_argument(
+        "--allow-mismatch",
+        action="store_true",
+        help="compare the shared docs even when task versions, data, seeds or docs differ (recorded)",
+    )
     command.add_argument("--json", type=Path, help="write the comparison as JSON here")
-    command.add_argument("--markdown", type=Path, help="write a short Markdown summary (a PR comment) here, with a "
-                         "forest plot of the changes in <stem>_plots/ beside it")
-    command.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)")
-    command.add_argument("--seed", type=int, default=20240611, help="bootstrap seed (default 20240611)")
+    command.add_argument(
+        "--markdown",
+        type=Path,
+        help="write a short Markdown summary (a PR comment) here, with a "
+        "forest plot of the changes in <stem>_plots/ beside it",
+    )
+    command.add_argument(
+        "--n-boot", type=int, default=1000, help="bootstrap replicates (default 1000)"
+    )
+    command.add_argument(
+        "--seed", type=int, default=20240611, help="bootstrap seed (default 20240611)"
+    )
     command.set_defaults(run=run_compare)
 
 
@@ -59,13 +79,18 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.n_boot < 2:
         raise ValueError(f"--n-boot must be at least 2, got {args.n_boot}")
     rules = [GateRule.parse(text) for text in args.fail_on]
-    result = compare_runs(args.base_run, args.candidate_run, args.allow_mismatch, args.n_boot, args.seed)
+    result = compare_runs(
+        args.base_run, args.candidate_run, args.allow_mismatch, args.n_boot, args.seed
+    )
     gate = apply_gate(result, rules)
     markdown = write_outputs(result, gate, args.json, None)
     if args.markdown:
         write_markdown_with_plots(markdown, change_rows(result), args.markdown)
     print(markdown)
     if not result["compared"]:
-        print("symphony-bench: error: the runs are not comparable item by item (--allow-mismatch compares the shared "
-              f"docs anyway): {'; '.join(result['mismatches'][:3])}", file=sys.stderr)
+        print(
+            "symphony-bench: error: the runs are not comparable item by item (--allow-mismatch compares the shared "
+            f"docs anyway): {'; '.join(result['mismatches'][:3])}",
+            file=sys.stderr,
+        )
     return exit_status(gate)

@@ -27,14 +27,24 @@ TORCH_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 def add_command(subparsers) -> None:
     """Adds `export` to an argparse subparsers object."""
-    command = subparsers.add_parser("export", help="one model's run as a Hugging Face leaderboard-template results "
-                                    "JSON or as Hub .eval_results YAML files")
+    command = subparsers.add_parser(
+        "export",
+        help="one model's run as a Hugging Face leaderboard-template results "
+        "JSON or as Hub .eval_results YAML files",
+    )
     command.add_argument("run_dir", type=Path, help="the --output_path folder of one model's run")
     command.add_argument("--format", choices=FORMATS, required=True)
-    command.add_argument("--out", type=Path, required=True,
-                         help="hf-leaderboard: the JSON file to write; eval-results: the folder for the YAML files")
-    command.add_argument("--dataset-id", help="eval-results: the Hub benchmark dataset id for tasks whose run does "
-                         "not record one (the text tasks' data is embedded)")
+    command.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="hf-leaderboard: the JSON file to write; eval-results: the folder for the YAML files",
+    )
+    command.add_argument(
+        "--dataset-id",
+        help="eval-results: the Hub benchmark dataset id for tasks whose run does "
+        "not record one (the text tasks' data is embedded)",
+    )
     command.set_defaults(run=_run)
 
 
@@ -55,7 +65,9 @@ def model_rows(run_dir: Path) -> list[dict]:
     rows = run_rows(run_dir)
     runs = sorted({row["run"] for row in rows})
     if len(runs) > 1:
-        raise DataFileError(f"{run_dir}: holds runs of {len(runs)} model folders ({', '.join(runs)}); export one at a time")
+        raise DataFileError(
+            f"{run_dir}: holds runs of {len(runs)} model folders ({', '.join(runs)}); export one at a time"
+        )
     return rows
 
 
@@ -70,8 +82,11 @@ def hf_leaderboard_results(rows: list[dict]) -> dict:
                 scores[name], scores[f"{name}_stderr"] = metric["value"], metric["stderr"]
         results[row["entry"]] = scores
     return {
-        "config": {"model_dtype": hf_dtype(model["dtype"]), "model_name": row_model_name(rows[0]),
-                   "model_sha": model["sha"] or model["revision"]},
+        "config": {
+            "model_dtype": hf_dtype(model["dtype"]),
+            "model_name": row_model_name(rows[0]),
+            "model_sha": model["sha"] or model["revision"],
+        },
         "results": results,
     }
 
@@ -89,7 +104,9 @@ def write_hf_leaderboard(rows: list[dict], out: Path) -> list[Path]:
     from symphony_bench.plugin.core.atomic import write_text_atomically
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(out, json.dumps(hf_leaderboard_results(rows), indent=2, allow_nan=False) + "\n")
+    write_text_atomically(
+        out, json.dumps(hf_leaderboard_results(rows), indent=2, allow_nan=False) + "\n"
+    )
     return [out]
 
 
@@ -104,13 +121,21 @@ def eval_results_entries(rows: list[dict], dataset_id: str | None) -> dict[str, 
         if metric is None or metric["value"] is None:
             continue
         task = row["provenance"]["task"]
-        repo = task["dataset_repo"] if task["dataset_repo"] and HUB_REPO_ID.match(task["dataset_repo"]) else dataset_id
+        repo = (
+            task["dataset_repo"]
+            if task["dataset_repo"] and HUB_REPO_ID.match(task["dataset_repo"])
+            else dataset_id
+        )
         if repo is None:
-            raise DataFileError(f"{row['run']}: {row['entry']} records no Hub dataset id; pass --dataset-id")
+            raise DataFileError(
+                f"{row['run']}: {row['entry']} records no Hub dataset id; pass --dataset-id"
+            )
         dataset = {"id": repo, "task_id": row["entry"]}
         if task["dataset_revision"] and repo == task["dataset_repo"]:
             dataset["revision"] = task["dataset_revision"]
-        files[safe_file_name(row["entry"]) + ".yaml"] = [{"dataset": dataset, "value": metric["value"], "notes": notes(row, metric)}]
+        files[safe_file_name(row["entry"]) + ".yaml"] = [
+            {"dataset": dataset, "value": metric["value"], "notes": notes(row, metric)}
+        ]
     return files
 
 
@@ -118,9 +143,11 @@ def notes(row: dict, metric: dict) -> str:
     low, high = metric["ci"]
     interval = "n/a" if low is None else f"[{low:.4f}, {high:.4f}]"
     invalid = row["invalid_rate"]["value"] if row["invalid_rate"] else None
-    return (f"{row['rank']['metric']}; 95% CI {interval}; invalid rate "
-            f"{'n/a' if invalid is None else f'{invalid:.4f}'}; n={row['n']}; symphony-bench config "
-            f"{row['provenance']['config_hash'][:12]}")
+    return (
+        f"{row['rank']['metric']}; 95% CI {interval}; invalid rate "
+        f"{'n/a' if invalid is None else f'{invalid:.4f}'}; n={row['n']}; symphony-bench config "
+        f"{row['provenance']['config_hash'][:12]}"
+    )
 
 
 def safe_file_name(entry: str) -> str:
@@ -135,6 +162,8 @@ def write_eval_results(rows: list[dict], out: Path, dataset_id: str | None) -> l
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, entries in eval_results_entries(rows, dataset_id).items():
-        write_text_atomically(out / name, yaml.safe_dump(entries, sort_keys=False, allow_unicode=True))
+        write_text_atomically(
+            out / name, yaml.safe_dump(entries, sort_keys=False, allow_unicode=True)
+        )
         written.append(out / name)
     return written

@@ -43,10 +43,24 @@ PAIRED_MARGIN = 1.25  # see clearly_apart
 
 def add_command(subparsers) -> None:
     """Adds `leaderboard` to an argparse subparsers object."""
-    command = subparsers.add_parser("leaderboard", help="one row per model x task with 95%% intervals, tie-aware "
-                                    "ranks and provenance: leaderboard.json, .csv, .md")
-    command.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="lm_eval / lmms-eval --output_path folders")
-    command.add_argument("--out", type=Path, required=True, help="folder for leaderboard.json, leaderboard.csv, leaderboard.md")
+    command = subparsers.add_parser(
+        "leaderboard",
+        help="one row per model x task with 95%% intervals, tie-aware "
+        "ranks and provenance: leaderboard.json, .csv, .md",
+    )
+    command.add_argument(
+        "run_dirs",
+        nargs="+",
+        type=Path,
+        metavar="RUN_DIR",
+        help="lm_eval / lmms-eval --output_path folders",
+    )
+    command.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="folder for leaderboard.json, leaderboard.csv, leaderboard.md",
+    )
     command.set_defaults(run=_run)
 
 
@@ -74,12 +88,25 @@ def build_leaderboard(run_dirs: list[Path]) -> dict:
 
     with without_cyclic_gc():
         try:
-            rows = list({(Path(row["run"]).resolve(), row["entry"]): row for run_dir in run_dirs for row in run_rows(run_dir)}.values())
+            rows = list(
+                {
+                    (Path(row["run"]).resolve(), row["entry"]): row
+                    for run_dir in run_dirs
+                    for row in run_rows(run_dir)
+                }.values()
+            )
             rank_rows(rows, PairedTests().not_significant)
         finally:
             forget_samples()
     unranked = len(rows) + 1  # after every rank (computed here: a list is empty while it sorts)
-    rows.sort(key=lambda row: (row["task"], row["variant"] or "", row["rank"]["position"] or unranked, row["model"]))
+    rows.sort(
+        key=lambda row: (
+            row["task"],
+            row["variant"] or "",
+            row["rank"]["position"] or unranked,
+            row["model"],
+        )
+    )
     return {"rows": rows, "rank_rule": RANK_RULE}
 
 
@@ -89,7 +116,9 @@ def run_rows(run_dir: Path) -> list[dict]:
     from symphony_bench.plugin.report import build_report, latest_sample_files
 
     report = build_report(run_dir)
-    folder_of_label = {label: (task, path.parent) for label, (task, path) in latest_sample_files(run_dir).items()}
+    folder_of_label = {
+        label: (task, path.parent) for label, (task, path) in latest_sample_files(run_dir).items()
+    }
     facts_of_folder: dict[Path, dict] = {}
     rows = []
     for label, entry in report.entries.items():
@@ -106,7 +135,9 @@ def split_label(label: str) -> tuple[str, str | None]:
     return (base, variant) if base and variant in VARIANTS else (label, None)
 
 
-def entry_row(label: str, task: str, variant: str | None, entry: dict, folder: Path, facts: dict) -> dict:
+def entry_row(
+    label: str, task: str, variant: str | None, entry: dict, folder: Path, facts: dict
+) -> dict:
     metrics, invalid, ranking = entry_metrics(entry)
     return {
         "model": facts["model"]["id"] or folder.name,
@@ -118,7 +149,13 @@ def entry_row(label: str, task: str, variant: str | None, entry: dict, folder: P
         "metrics": metrics,
         "invalid_rate": invalid,
         "n": entry["summary"]["n_docs"],
-        "rank": {"metric": ranking.metric, "better": ranking.better, "position": None, "tied": False, "tied_with": []},
+        "rank": {
+            "metric": ranking.metric,
+            "better": ranking.better,
+            "position": None,
+            "tied": False,
+            "tied_with": [],
+        },
         "provenance": {
             "model": facts["model"],
             "versions": facts["versions"],
@@ -145,15 +182,32 @@ def entry_metrics(entry: dict) -> tuple[dict, dict | None, Ranking]:
     summary = entry["summary"]
     kind = family(entry)
     if kind == "likert":
-        metrics = {name: estimate(summary[name], summary[f"{name}_stderr"], summary[f"{name}_ci"]) for name in LIKERT_METRICS}
+        metrics = {
+            name: estimate(summary[name], summary[f"{name}_stderr"], summary[f"{name}_ci"])
+            for name in LIKERT_METRICS
+        }
         invalid = normal_estimate(summary["invalid_rate"], summary["invalid_rate_stderr"])
         return metrics, invalid, Ranking("mean_abs", "closer_to_zero")
     if kind == "recognition":
-        metrics = {"recognition_accuracy": normal_estimate(summary["recognition_accuracy"], summary["recognition_accuracy_stderr"])}
+        metrics = {
+            "recognition_accuracy": normal_estimate(
+                summary["recognition_accuracy"], summary["recognition_accuracy_stderr"]
+            )
+        }
         return metrics, None, Ranking("recognition_accuracy", "higher")
-    names = [name for name in summary if not name.endswith("_stderr") and name not in ("n_docs", "invalid_rate")]
-    metrics = {name: normal_estimate(summary[name], summary.get(f"{name}_stderr")) for name in names}
-    invalid = normal_estimate(summary["invalid_rate"], summary.get("invalid_rate_stderr")) if "invalid_rate" in summary else None
+    names = [
+        name
+        for name in summary
+        if not name.endswith("_stderr") and name not in ("n_docs", "invalid_rate")
+    ]
+    metrics = {
+        name: normal_estimate(summary[name], summary.get(f"{name}_stderr")) for name in names
+    }
+    invalid = (
+        normal_estimate(summary["invalid_rate"], summary.get("invalid_rate_stderr"))
+        if "invalid_rate" in summary
+        else None
+    )
     return metrics, invalid, Ranking("accuracy" if "accuracy" in metrics else "f1", "higher")
 
 
@@ -180,15 +234,30 @@ def rank_rows(rows: list[dict], paired_not_significant=lambda better, worse: Fal
     for group in groups.values():
         intervals = [(row, ranking_interval(row)) for row in group]
         scored = [(row, interval) for row, interval in intervals if interval is not None]
-        beats = {(id(better), id(worse)) for better, better_interval in scored for worse, worse_interval in scored
-                 if better_interval[1] < worse_interval[0]
-                 and (clearly_apart(better_interval, worse_interval) or not paired_not_significant(better, worse))}
+        beats = {
+            (id(better), id(worse))
+            for better, better_interval in scored
+            for worse, worse_interval in scored
+            if better_interval[1] < worse_interval[0]
+            and (
+                clearly_apart(better_interval, worse_interval)
+                or not paired_not_significant(better, worse)
+            )
+        }
         for row, _ in scored:
             beaten_by = [other for other, _ in scored if (id(other), id(row)) in beats]
-            tied = [other for other, _ in scored if other is not row
-                    and (id(other), id(row)) not in beats and (id(row), id(other)) not in beats]
-            row["rank"].update(position=1 + len(beaten_by), tied=bool(tied),
-                               tied_with=sorted(other["model"] for other in tied))
+            tied = [
+                other
+                for other, _ in scored
+                if other is not row
+                and (id(other), id(row)) not in beats
+                and (id(row), id(other)) not in beats
+            ]
+            row["rank"].update(
+                position=1 + len(beaten_by),
+                tied=bool(tied),
+                tied_with=sorted(other["model"] for other in tied),
+            )
 
 
 def clearly_apart(better: tuple[float, float], worse: tuple[float, float]) -> bool:
@@ -234,10 +303,17 @@ class PairedTests:
         if key not in self.comparisons:
             facts = [row["provenance"]["task"] for row in (first, second)]
             same_facts = all(facts[0][name] == facts[1][name] for name in COMPARED_FIELDS)
-            pairing = pair_docs(first["task"], self.run_task(first), self.run_task(second)) if same_facts else None
+            pairing = (
+                pair_docs(first["task"], self.run_task(first), self.run_task(second))
+                if same_facts
+                else None
+            )
             usable = pairing is not None and pairing.base and not pairing.differences
-            self.comparisons[key] = task_comparisons(first["task"], pairing.base, pairing.candidate,
-                                                     *self.bootstrap()) if usable else None
+            self.comparisons[key] = (
+                task_comparisons(first["task"], pairing.base, pairing.candidate, *self.bootstrap())
+                if usable
+                else None
+            )
         return self.comparisons[key]
 
     def run_task(self, row: dict):
@@ -251,8 +327,11 @@ class PairedTests:
             path = newest_samples_files(Path(row["run"]))[row["task"]]
             content = SamplesContent.read(path)
             complete = content.records and len(content.records_by_doc_id) == len(content.records)
-            self.tasks[key] = (RunTask(row["task"], content.records[0]["kind"], path, content.records_by_doc_id)
-                               if complete else read_task(path, row["task"]))
+            self.tasks[key] = (
+                RunTask(row["task"], content.records[0]["kind"], path, content.records_by_doc_id)
+                if complete
+                else read_task(path, row["task"])
+            )
         return self.tasks[key]
 
     def bootstrap(self) -> tuple[int, int]:
@@ -290,7 +369,9 @@ def write_leaderboard(board: dict, out: Path) -> str:
 
     out.mkdir(parents=True, exist_ok=True)
     markdown = render_markdown(board)
-    write_text_atomically(out / "leaderboard.json", json.dumps(board, indent=2, allow_nan=False) + "\n")
+    write_text_atomically(
+        out / "leaderboard.json", json.dumps(board, indent=2, allow_nan=False) + "\n"
+    )
     write_text_atomically(out / "leaderboard.csv", render_csv(board))
     write_text_atomically(out / "leaderboard.md", markdown)
     write_leaderboard_page(board, out)
@@ -299,13 +380,27 @@ def write_leaderboard(board: dict, out: Path) -> str:
 
 def flat_row(row: dict) -> dict:
     """A row as one level of columns (CSV): metric value / stderr / CI ends, provenance fields."""
-    flat = {"model": row["model"], "run": row["run"], "task": row["task"], "variant": row["variant"],
-            "family": row["family"], "rank": rank_label(row["rank"]), "rank_metric": row["rank"]["metric"],
-            "tied_with": ";".join(row["rank"]["tied_with"]), "n": row["n"]}
+    flat = {
+        "model": row["model"],
+        "run": row["run"],
+        "task": row["task"],
+        "variant": row["variant"],
+        "family": row["family"],
+        "rank": rank_label(row["rank"]),
+        "rank_metric": row["rank"]["metric"],
+        "tied_with": ";".join(row["rank"]["tied_with"]),
+        "n": row["n"],
+    }
     for name, metric in [*row["metrics"].items(), ("invalid_rate", row["invalid_rate"])]:
         metric = metric or estimate(None, None, None)
-        flat.update({name: metric["value"], f"{name}_stderr": metric["stderr"],
-                     f"{name}_ci_low": metric["ci"][0], f"{name}_ci_high": metric["ci"][1]})
+        flat.update(
+            {
+                name: metric["value"],
+                f"{name}_stderr": metric["stderr"],
+                f"{name}_ci_low": metric["ci"][0],
+                f"{name}_ci_high": metric["ci"][1],
+            }
+        )
     provenance = row["provenance"]
     for group in ("model", "versions", "task"):
         flat.update({f"{group}_{key}": value for key, value in provenance[group].items()})
@@ -320,7 +415,9 @@ def render_csv(board: dict) -> str:
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for row in flat_rows:
-        writer.writerow({column: "" if row.get(column) is None else row[column] for column in columns})
+        writer.writerow(
+            {column: "" if row.get(column) is None else row[column] for column in columns}
+        )
     return buffer.getvalue()
 
 
@@ -341,15 +438,29 @@ def _entry_name(row: dict) -> str:
 
 def _entry_table(name: str, rows: list[dict]) -> list[str]:
     metric_names = list(dict.fromkeys(metric for row in rows for metric in row["metrics"]))
-    lines = [f"## {name}", "", f"ranked by {rows[0]['rank']['metric']} ({rows[0]['rank']['better'].replace('_', ' ')})", "",
-             "| rank | model | " + " | ".join(f"{metric} [95% CI]" for metric in metric_names) + " | invalid rate | n | config |",
-             "|---|---|" + "---:|" * len(metric_names) + "---:|---:|---|"]
-    repeated = {model for model in (row["model"] for row in rows) if sum(row["model"] == model for row in rows) > 1}
+    lines = [
+        f"## {name}",
+        "",
+        f"ranked by {rows[0]['rank']['metric']} ({rows[0]['rank']['better'].replace('_', ' ')})",
+        "",
+        "| rank | model | "
+        + " | ".join(f"{metric} [95% CI]" for metric in metric_names)
+        + " | invalid rate | n | config |",
+        "|---|---|" + "---:|" * len(metric_names) + "---:|---:|---|",
+    ]
+    repeated = {
+        model
+        for model in (row["model"] for row in rows)
+        if sum(row["model"] == model for row in rows) > 1
+    }
     for row in rows:
         cells = [_fmt_estimate(row["metrics"].get(metric)) for metric in metric_names]
         model = f"{row['model']} ({row['run']})" if row["model"] in repeated else row["model"]
-        lines.append(f"| {rank_label(row['rank'])} | {model} | " + " | ".join(cells)
-                     + f" | {_fmt_estimate(row['invalid_rate'])} | {row['n']} | {row['provenance']['config_hash'][:12]} |")
+        lines.append(
+            f"| {rank_label(row['rank'])} | {model} | "
+            + " | ".join(cells)
+            + f" | {_fmt_estimate(row['invalid_rate'])} | {row['n']} | {row['provenance']['config_hash'][:12]} |"
+        )
     return lines + [""]
 
 
@@ -363,24 +474,63 @@ def _fmt_estimate(metric: dict | None) -> str:
 
 def _provenance_table(rows: list[dict]) -> list[str]:
     """One line per model folder and task: everything the config hash covers."""
-    header = ("model", "revision", "sha", "dtype", "chat template", "lm-eval", "lmms-eval", "symphony-bench",
-              "task", "task version", "task hash", "dataset", "stereotype table", "scenario set", "seed", "config")
+    header = (
+        "model",
+        "revision",
+        "sha",
+        "dtype",
+        "chat template",
+        "lm-eval",
+        "lmms-eval",
+        "symphony-bench",
+        "task",
+        "task version",
+        "task hash",
+        "dataset",
+        "stereotype table",
+        "scenario set",
+        "seed",
+        "config",
+    )
     lines = ["## Provenance", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     seen = set()
     for row in rows:
         if (row["run"], row["task"]) in seen:
             continue
         seen.add((row["run"], row["task"]))
-        model, versions, task = row["provenance"]["model"], row["provenance"]["versions"], row["provenance"]["task"]
-        dataset = task["dataset_repo"] and (f"{task['dataset_repo']}@{task['dataset_revision']}" if task["dataset_revision"]
-                                            else task["dataset_repo"])
+        model, versions, task = (
+            row["provenance"]["model"],
+            row["provenance"]["versions"],
+            row["provenance"]["task"],
+        )
+        dataset = task["dataset_repo"] and (
+            f"{task['dataset_repo']}@{task['dataset_revision']}"
+            if task["dataset_revision"]
+            else task["dataset_repo"]
+        )
         if task.get("dataset_commit"):
             dataset += f" ({_short(task['dataset_commit'])})"
-        cells = (model["id"], model["revision"], _short(model["sha"]), model["dtype"], _short(model["chat_template_sha"]),
-                 versions["lm_eval"], versions["lmms_eval"], versions["symphony_bench"], row["task"], task["version"],
-                 _short(task["hash"]), dataset, _short(task["stereotype_table_sha256"]),
-                 _short(task["scenario_set_sha256"]), task["seed"], _short(row["provenance"]["config_hash"]))
-        lines.append("| " + " | ".join("n/a" if cell is None else str(cell) for cell in cells) + " |")
+        cells = (
+            model["id"],
+            model["revision"],
+            _short(model["sha"]),
+            model["dtype"],
+            _short(model["chat_template_sha"]),
+            versions["lm_eval"],
+            versions["lmms_eval"],
+            versions["symphony_bench"],
+            row["task"],
+            task["version"],
+            _short(task["hash"]),
+            dataset,
+            _short(task["stereotype_table_sha256"]),
+            _short(task["scenario_set_sha256"]),
+            task["seed"],
+            _short(row["provenance"]["config_hash"]),
+        )
+        lines.append(
+            "| " + " | ".join("n/a" if cell is None else str(cell) for cell in cells) + " |"
+        )
     return lines + [""]
 
 

@@ -86,23 +86,27 @@ def page_html(leaderboard: dict) -> str:
     entries = rows_by_entry(rows)
     body = [
         "<h1>symphony-bench leaderboard</h1>",
-        (f"<p>{len(rows)} rows (model &times; entry). Metrics: value [95% interval]. Ranks: "
-         f"{html.escape(leaderboard.get('rank_rule', ''))}. Click a column header to sort.</p>"),
+        (
+            f"<p>{len(rows)} rows (model &times; entry). Metrics: value [95% interval]. Ranks: "
+            f"{html.escape(leaderboard.get('rank_rule', ''))}. Click a column header to sort.</p>"
+        ),
     ]
     for index, (name, entry_rows) in enumerate(entries.items(), start=1):
         body += entry_section(f"entry-{index}", name, entry_rows)
     body += ["<h2>Provenance</h2>", provenance_table(rows)]
-    return "\n".join([
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        "<title>symphony-bench leaderboard</title>",
-        f"<style>{STYLE}</style></head><body>",
-        *body,
-        f"<script>{SCRIPT}</script>",
-        "</body></html>",
-        "",
-    ])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            "<title>symphony-bench leaderboard</title>",
+            f"<style>{STYLE}</style></head><body>",
+            *body,
+            f"<script>{SCRIPT}</script>",
+            "</body></html>",
+            "",
+        ]
+    )
 
 
 def entry_name(row: dict) -> str:
@@ -124,16 +128,33 @@ def metric_names(rows: list[dict]) -> list[str]:
 def entry_section(table_id: str, name: str, rows: list[dict]) -> list[str]:
     metrics = metric_names(rows)
     rank = rows[0]["rank"]
-    plots = [forest_svg(f"{name}: {metric}", [row["model"] for row in rows],
-                        [row["metrics"].get(metric) for row in rows], leaders(rows)) for metric in metrics]
-    plots.append(forest_svg(f"{name}: invalid rate", [row["model"] for row in rows],
-                            [row.get("invalid_rate") for row in rows], leaders(rows)))
+    plots = [
+        forest_svg(
+            f"{name}: {metric}",
+            [row["model"] for row in rows],
+            [row["metrics"].get(metric) for row in rows],
+            leaders(rows),
+        )
+        for metric in metrics
+    ]
+    plots.append(
+        forest_svg(
+            f"{name}: invalid rate",
+            [row["model"] for row in rows],
+            [row.get("invalid_rate") for row in rows],
+            leaders(rows),
+        )
+    )
     return [
         f"<h2>{html.escape(name)}</h2>",
-        (f"<p>ranked by {html.escape(rank['metric'])} ({html.escape(rank['better'].replace('_', ' '))}); "
-         '<span class="tie">=</span> marks a rank shared with another model</p>'),
+        (
+            f"<p>ranked by {html.escape(rank['metric'])} ({html.escape(rank['better'].replace('_', ' '))}); "
+            '<span class="tie">=</span> marks a rank shared with another model</p>'
+        ),
         results_table(table_id, rows, metrics),
-        '<div class="plots">', *(svg for svg in plots if svg), "</div>",
+        '<div class="plots">',
+        *(svg for svg in plots if svg),
+        "</div>",
     ]
 
 
@@ -147,8 +168,11 @@ def results_table(table_id: str, rows: list[dict], metrics: list[str]) -> str:
     for row in rows:
         cells = [_rank_cell(row["rank"]), _cell(row["model"])]
         cells += [_estimate_cell(row["metrics"].get(name)) for name in metrics]
-        cells += [_estimate_cell(row.get("invalid_rate")), _cell(row["n"], number=True),
-                  _cell((row["provenance"].get("config_hash") or "")[:12] or None)]
+        cells += [
+            _estimate_cell(row.get("invalid_rate")),
+            _cell(row["n"], number=True),
+            _cell((row["provenance"].get("config_hash") or "")[:12] or None),
+        ]
         lines.append("<tr>" + "".join(cells) + "</tr>")
     return "\n".join(lines + ["</tbody></table></div>"])
 
@@ -194,7 +218,9 @@ def _estimate_cell(estimate: dict | None) -> str:
     if estimate is None or estimate.get("value") is None:
         return '<td class="number" data-sort="">null</td>'
     low, high = estimate.get("ci") or (None, None)
-    text = f"{estimate['value']:.3f}" + ("" if low is None or high is None else f" [{low:.3f}, {high:.3f}]")
+    text = f"{estimate['value']:.3f}" + (
+        "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
+    )
     return f'<td class="number" data-sort="{estimate["value"]!r}">{html.escape(text)}</td>'
 
 
@@ -203,7 +229,11 @@ def _rank_cell(rank: dict) -> str:
     if position is None:
         return '<td class="number" data-sort="">null</td>'
     tie = '<span class="tie">=</span>' if rank.get("tied") else ""
-    title = f' title="tied with {html.escape(", ".join(rank["tied_with"]))}"' if rank.get("tied_with") else ""
+    title = (
+        f' title="tied with {html.escape(", ".join(rank["tied_with"]))}"'
+        if rank.get("tied_with")
+        else ""
+    )
     return f'<td class="number" data-sort="{position}"{title}>{tie}{position}</td>'
 
 
@@ -211,12 +241,17 @@ def _rank_cell(rank: dict) -> str:
 WIDTH, ROW, TOP, BOTTOM, RIGHT = 560, 20, 28, 34, 16
 
 
-def forest_svg(title: str, labels: list[str], estimates: list[dict | None], leader: list[bool]) -> str | None:
+def forest_svg(
+    title: str, labels: list[str], estimates: list[dict | None], leader: list[bool]
+) -> str | None:
     """Each label's value (circle, filled for rank 1) and 95% interval (line), top to bottom in the
     given order; labels without a value are left out. Ticks carry their values in data-value, so
     the drawing can be read back. None when nothing has a value."""
-    kept = [(label, estimate, first) for label, estimate, first in zip(labels, estimates, leader, strict=True)
-            if estimate and estimate.get("value") is not None and math.isfinite(estimate["value"])]
+    kept = [
+        (label, estimate, first)
+        for label, estimate, first in zip(labels, estimates, leader, strict=True)
+        if estimate and estimate.get("value") is not None and math.isfinite(estimate["value"])
+    ]
     if not kept:
         return None
     ends = [v for _, e, _ in kept for v in (e["value"], *(e.get("ci") or ())) if v is not None]
@@ -224,23 +259,39 @@ def forest_svg(title: str, labels: list[str], estimates: list[dict | None], lead
     left = min(260, 12 + 6.2 * max(len(label) for label, _, _ in kept))
     height = TOP + ROW * len(kept) + BOTTOM
     x = _scale(ticks[0], ticks[-1], left, WIDTH - RIGHT)
-    parts = [(f'<svg class="forest" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-              f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{html.escape(title)}">'),
-             f'<text class="title" x="{WIDTH / 2}" y="16" text-anchor="middle">{html.escape(title)}</text>']
+    parts = [
+        (
+            f'<svg class="forest" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+            f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{html.escape(title)}">'
+        ),
+        f'<text class="title" x="{WIDTH / 2}" y="16" text-anchor="middle">{html.escape(title)}</text>',
+    ]
     axis_y = TOP + ROW * len(kept)
     for tick in ticks:
-        parts += [f'<line class="grid" x1="{x(tick):.2f}" x2="{x(tick):.2f}" y1="{TOP}" y2="{axis_y}"/>',
-                  (f'<text class="tick" data-value="{tick!r}" x="{x(tick):.2f}" y="{axis_y + 14}" '
-                   f'text-anchor="middle">{_tick_text(tick)}</text>')]
-    parts.append(f'<line class="axis" x1="{left}" x2="{WIDTH - RIGHT}" y1="{axis_y}" y2="{axis_y}"/>')
+        parts += [
+            f'<line class="grid" x1="{x(tick):.2f}" x2="{x(tick):.2f}" y1="{TOP}" y2="{axis_y}"/>',
+            (
+                f'<text class="tick" data-value="{tick!r}" x="{x(tick):.2f}" y="{axis_y + 14}" '
+                f'text-anchor="middle">{_tick_text(tick)}</text>'
+            ),
+        ]
+    parts.append(
+        f'<line class="axis" x1="{left}" x2="{WIDTH - RIGHT}" y1="{axis_y}" y2="{axis_y}"/>'
+    )
     if ticks[0] <= 0 <= ticks[-1]:
-        parts.append(f'<line class="zero" x1="{x(0):.2f}" x2="{x(0):.2f}" y1="{TOP}" y2="{axis_y}"/>')
+        parts.append(
+            f'<line class="zero" x1="{x(0):.2f}" x2="{x(0):.2f}" y1="{TOP}" y2="{axis_y}"/>'
+        )
     for k, (label, estimate, first) in enumerate(kept):
         y = TOP + ROW * k + ROW / 2
-        parts.append(f'<text class="label" x="{left - 6}" y="{y + 4}" text-anchor="end">{html.escape(label)}</text>')
+        parts.append(
+            f'<text class="label" x="{left - 6}" y="{y + 4}" text-anchor="end">{html.escape(label)}</text>'
+        )
         low, high = estimate.get("ci") or (None, None)
         if low is not None and high is not None:
-            parts.append(f'<line class="ci" x1="{x(low):.2f}" x2="{x(high):.2f}" y1="{y}" y2="{y}"/>')
+            parts.append(
+                f'<line class="ci" x1="{x(low):.2f}" x2="{x(high):.2f}" y1="{y}" y2="{y}"/>'
+            )
         css = "point leader" if first else "point"
         parts.append(f'<circle class="{css}" cx="{x(estimate["value"]):.2f}" cy="{y}" r="4"/>')
     return "".join(parts + ["</svg>"])
@@ -251,7 +302,9 @@ def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
     if high - low < 1e-12:
         low, high = low - 0.5 * max(abs(low), 1e-3), high + 0.5 * max(abs(high), 1e-3)
     smallest_step = (high - low) / (most - 1)
-    magnitude = 10 ** math.floor(math.log10(smallest_step))  # smallest_step / magnitude lies in [1, 10)
+    magnitude = 10 ** math.floor(
+        math.log10(smallest_step)
+    )  # smallest_step / magnitude lies in [1, 10)
     step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= smallest_step)
     first, last = math.floor(low / step), math.ceil(high / step)
     decimals = max(0, 2 - math.floor(math.log10(step)))

@@ -22,7 +22,12 @@ FORMATS = ("png", "svg")
 GENDER_LABELS = {"male": "male", "female": "female", "non_binary": "non-binary"}
 # headline Likert tasks per modality; a text task and an audio/image task of one model folder pair up
 MODALITY_TASK = re.compile(r"^symphony_bias_(?P<modality>text|audio|image)(?:_mini)?$")
-INTERFACE_AXIS = {"yes_no": "yes / no", "time": "time segment", "name": "position or answer", "letter": "position or answer"}
+INTERFACE_AXIS = {
+    "yes_no": "yes / no",
+    "time": "time segment",
+    "name": "position or answer",
+    "letter": "position or answer",
+}
 SIGNIFICANT_COLOR, PLAIN_COLOR, CI_COLOR = "#b2182b", "#4d4d4d", "#878787"
 
 
@@ -50,7 +55,10 @@ def gas_heatmap(label: str, entry: dict):
 
     names = list(entry["instruments"])
     genders = list(GENDER_LABELS)
-    gas = np.array([[_nan(entry["instruments"][name]["gas"][g]) for g in genders] for name in names], dtype=float)
+    gas = np.array(
+        [[_nan(entry["instruments"][name]["gas"][g]) for g in genders] for name in names],
+        dtype=float,
+    )
     masked = np.ma.masked_invalid(gas)
     limit = max(float(np.abs(masked).max()) if masked.count() else 0.0, 1e-3)
     figure, ax = _figure(5.2, _row_height(len(names)))
@@ -59,8 +67,15 @@ def gas_heatmap(label: str, entry: dict):
     image.set_gid("heatmap")
     for (row, column), value in np.ndenumerate(gas):
         text = "invalid" if np.isnan(value) else f"{value:+.2f}"
-        ax.text(column, row, text, ha="center", va="center", fontsize=7,
-                color="white" if abs(np.nan_to_num(value)) > 0.6 * limit else "black")
+        ax.text(
+            column,
+            row,
+            text,
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="white" if abs(np.nan_to_num(value)) > 0.6 * limit else "black",
+        )
     ax.set_xticks(range(len(genders)), [GENDER_LABELS[g] for g in genders])
     ax.set_yticks(range(len(names)), names, fontsize=8)
     ax.set_title(f"GAS: {label}", fontsize=9)
@@ -77,8 +92,13 @@ def abs_forest(label: str, entry: dict):
     rows.sort(key=lambda item: item[1]["abs"])
     significant = [row["p_holm"] is not None and row["p_holm"] < SIGNIFICANCE for _, row in rows]
     figure, ax = _figure(6.0, _row_height(len(rows)))
-    _forest(ax, [name for name, _ in rows], [row["abs"] for _, row in rows],
-            [row["abs_ci"] for _, row in rows], significant)
+    _forest(
+        ax,
+        [name for name, _ in rows],
+        [row["abs"] for _, row in rows],
+        [row["abs_ci"] for _, row in rows],
+        significant,
+    )
     ax.set_xlabel("ABS (> 0: answers follow the stereotype), 95% CI")
     ax.set_title(f"ABS: {label} (filled red: significant after Holm)", fontsize=9)
     return figure
@@ -90,11 +110,15 @@ def _forest(ax, names: list[str], values: list[float], cis: list, significant: l
 
     y = np.arange(len(names), dtype=float)
     with_ci = [k for k, ci in enumerate(cis) if ci and ci[0] is not None and ci[1] is not None]
-    segments = ax.hlines(y[with_ci], [cis[k][0] for k in with_ci], [cis[k][1] for k in with_ci], color=CI_COLOR)
+    segments = ax.hlines(
+        y[with_ci], [cis[k][0] for k in with_ci], [cis[k][1] for k in with_ci], color=CI_COLOR
+    )
     segments.set_gid("ci")
     values = np.array(values, dtype=float)
     flags = np.array(significant, dtype=bool)
-    plain = ax.scatter(values[~flags], y[~flags], facecolors="white", edgecolors=PLAIN_COLOR, zorder=3)
+    plain = ax.scatter(
+        values[~flags], y[~flags], facecolors="white", edgecolors=PLAIN_COLOR, zorder=3
+    )
     plain.set_gid("points")
     marked = ax.scatter(values[flags], y[flags], color=SIGNIFICANT_COLOR, zorder=3)
     marked.set_gid("significant")
@@ -108,9 +132,11 @@ def invalid_rate_bars(entries: dict[str, dict]):
     if no entry has an invalid rate."""
     import numpy as np
 
-    rows = [(label, summary["invalid_rate"], summary.get("invalid_rate_stderr"))
-            for label, entry in entries.items()
-            if (summary := entry.get("summary")) and summary.get("invalid_rate") is not None]
+    rows = [
+        (label, summary["invalid_rate"], summary.get("invalid_rate_stderr"))
+        for label, entry in entries.items()
+        if (summary := entry.get("summary")) and summary.get("invalid_rate") is not None
+    ]
     if not rows:
         return None
     rates = np.array([rate for _, rate, _ in rows], dtype=float)
@@ -119,8 +145,12 @@ def invalid_rate_bars(entries: dict[str, dict]):
     y = np.arange(len(rows), dtype=float)
     ax.barh(y, rates, color="#92c5de", gid="bars")
     known = np.isfinite(stderrs)
-    ci = ax.hlines(y[known], np.clip(rates[known] - Z95 * stderrs[known], 0, 1),
-                   np.clip(rates[known] + Z95 * stderrs[known], 0, 1), color="black")
+    ci = ax.hlines(
+        y[known],
+        np.clip(rates[known] - Z95 * stderrs[known], 0, 1),
+        np.clip(rates[known] + Z95 * stderrs[known], 0, 1),
+        color="black",
+    )
     ci.set_gid("ci")
     ax.set_yticks(y, [label for label, _, _ in rows], fontsize=8)
     ax.set_xlim(0, 1)
@@ -131,8 +161,11 @@ def invalid_rate_bars(entries: dict[str, dict]):
 
 def agreement_scatter(logprob_label: str, likert_label: str, agreement: dict):
     """Per-instrument ABS, Likert (x) against log-prob (y), with the agreement statistics."""
-    pairs = [(name, pair["likert"], pair["logprob"]) for name, pair in agreement["instruments"].items()
-             if pair["likert"] is not None and pair["logprob"] is not None]
+    pairs = [
+        (name, pair["likert"], pair["logprob"])
+        for name, pair in agreement["instruments"].items()
+        if pair["likert"] is not None and pair["logprob"] is not None
+    ]
     figure, ax = _figure(5.5, 5.0)
     points = ax.scatter([x for _, x, _ in pairs], [y for _, _, y in pairs], color="#2166ac")
     points.set_gid("points")
@@ -157,7 +190,9 @@ def modality_abs(tasks: dict[str, tuple[str, dict]]):
     and at least one of audio / image), on the instruments the text task has an ABS for."""
     import numpy as np
 
-    names = [name for name, row in tasks["text"][1]["instruments"].items() if row["abs"] is not None]
+    names = [
+        name for name, row in tasks["text"][1]["instruments"].items() if row["abs"] is not None
+    ]
     figure, ax = _figure(6.5, _row_height(len(names)))
     markers = {"text": ("o", "#4d4d4d"), "audio": ("s", "#d6604d"), "image": ("^", "#4393c3")}
     offsets = np.linspace(-0.2, 0.2, len(tasks))
@@ -170,7 +205,9 @@ def modality_abs(tasks: dict[str, tuple[str, dict]]):
         marker, color = markers[modality]
         ci = ax.hlines(y, low, high, color=color, alpha=0.6)
         ci.set_gid(f"ci_{modality}")
-        points = ax.scatter(values, y, marker=marker, color=color, label=f"{modality}: {label}", zorder=3)
+        points = ax.scatter(
+            values, y, marker=marker, color=color, label=f"{modality}: {label}", zorder=3
+        )
         points.set_gid(f"points_{modality}")
     ax.axvline(0.0, color="black", linewidth=0.8)
     ax.set_yticks(range(len(names)), names, fontsize=8)
@@ -190,8 +227,11 @@ def modality_groups(entries: dict[str, dict]) -> dict[str, dict[str, tuple[str, 
         if match and _is_likert(entry):
             groups.setdefault(prefix, {}).setdefault(match["modality"], (label, entry))
     order = ("text", "audio", "image")
-    return {prefix: dict(sorted(tasks.items(), key=lambda item: order.index(item[0])))
-            for prefix, tasks in groups.items() if "text" in tasks and len(tasks) > 1 and _has_abs(tasks["text"][1])}
+    return {
+        prefix: dict(sorted(tasks.items(), key=lambda item: order.index(item[0])))
+        for prefix, tasks in groups.items()
+        if "text" in tasks and len(tasks) > 1 and _has_abs(tasks["text"][1])
+    }
 
 
 def _has_abs(entry: dict) -> bool:
@@ -205,13 +245,22 @@ def confusion_heatmap(label: str, group: str, rows: dict[str, dict[str, float]])
 
     golds = list(rows)
     answers = sorted({answer for row in rows.values() for answer in row})
-    shares = np.array([[rows[gold].get(answer, 0.0) for answer in answers] for gold in golds], dtype=float)
+    shares = np.array(
+        [[rows[gold].get(answer, 0.0) for answer in answers] for gold in golds], dtype=float
+    )
     figure, ax = _figure(1.8 + 0.9 * len(answers), 1.4 + 0.5 * len(golds))
     image = ax.imshow(shares, cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")
     image.set_gid("heatmap")
     for (row, column), value in np.ndenumerate(shares):
-        ax.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=7,
-                color="white" if value > 0.6 else "black")
+        ax.text(
+            column,
+            row,
+            f"{value:.2f}",
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="white" if value > 0.6 else "black",
+        )
     ax.set_xticks(range(len(answers)), answers, rotation=30, ha="right", fontsize=7)
     ax.set_yticks(range(len(golds)), golds, fontsize=7)
     ax.set_xlabel("answer")
@@ -232,8 +281,20 @@ def prediction_distribution(label: str, entry: dict):
     gold = np.array([entry["gold_rates"][o] for o in options], dtype=float)
     figure, ax = _figure(1.8 + 1.1 * len(options), 3.6)
     x = np.arange(len(options), dtype=float)
-    ax.bar(x - 0.2, np.nan_to_num(rates), width=0.4, color="#4393c3", label="answers (valid)", gid="bars")
-    ci = ax.vlines(x - 0.2, np.clip(rates - Z95 * stderrs, 0, 1), np.clip(rates + Z95 * stderrs, 0, 1), color="black")
+    ax.bar(
+        x - 0.2,
+        np.nan_to_num(rates),
+        width=0.4,
+        color="#4393c3",
+        label="answers (valid)",
+        gid="bars",
+    )
+    ci = ax.vlines(
+        x - 0.2,
+        np.clip(rates - Z95 * stderrs, 0, 1),
+        np.clip(rates + Z95 * stderrs, 0, 1),
+        color="black",
+    )
     ci.set_gid("ci")
     ax.bar(x + 0.2, gold, width=0.4, color="#d9d9d9", label="gold", gid="gold")
     ax.set_xticks(x, options, rotation=20, ha="right", fontsize=7)
@@ -253,9 +314,13 @@ def change_forest(rows: list[dict], title: str = "CAND - BASE"):
     if not kept:
         return None
     figure, ax = _figure(7.0, _row_height(len(kept)))
-    _forest(ax, [f"{row['task']}: {row['metric']}" for row in kept], [row["change"] for row in kept],
-            [[row["ci_low"], row["ci_high"]] for row in kept],
-            [row["p"] is not None and row["p"] < SIGNIFICANCE for row in kept])
+    _forest(
+        ax,
+        [f"{row['task']}: {row['metric']}" for row in kept],
+        [row["change"] for row in kept],
+        [[row["ci_low"], row["ci_high"]] for row in kept],
+        [row["p"] is not None and row["p"] < SIGNIFICANCE for row in kept],
+    )
     ax.set_xlabel("change, 95% CI (paired resampling)")
     # y given: the title sits on the axes top (no ticks or labels up there), so matplotlib need not
     # measure every tick label to place it, once per draw (a third of the drawing time for ~100 rows)
@@ -269,18 +334,32 @@ def report_figures(entries: dict[str, dict]) -> dict[str, Callable]:
     plots: dict[str, Callable] = {}
     for label, entry in entries.items():
         if _is_likert(entry) and entry["instruments"]:
-            plots[f"GAS heatmap, {label}"] = lambda label=label, entry=entry: gas_heatmap(label, entry)
-            plots[f"ABS forest plot, {label}"] = lambda label=label, entry=entry: abs_forest(label, entry)
+            plots[f"GAS heatmap, {label}"] = lambda label=label, entry=entry: gas_heatmap(
+                label, entry
+            )
+            plots[f"ABS forest plot, {label}"] = lambda label=label, entry=entry: abs_forest(
+                label, entry
+            )
             for likert, agreement in entry.get("agreement", {}).items():
                 plots[f"Likert vs log-prob ABS, {label} vs {likert}"] = (
-                    lambda label=label, likert=likert, agreement=agreement: agreement_scatter(label, likert, agreement))
+                    lambda label=label, likert=likert, agreement=agreement: agreement_scatter(
+                        label, likert, agreement
+                    )
+                )
         if entry.get("grounding") and "prediction_rates" in entry:
-            plots[f"Answer distribution, {label}"] = lambda label=label, entry=entry: prediction_distribution(label, entry)
+            plots[f"Answer distribution, {label}"] = lambda label=label, entry=entry: (
+                prediction_distribution(label, entry)
+            )
             for group, rows in entry.get("confusion", {}).items():
                 plots[f"Confusion, {label}, group {group}"] = (
-                    lambda label=label, group=group, rows=rows: confusion_heatmap(label, group, rows))
+                    lambda label=label, group=group, rows=rows: confusion_heatmap(
+                        label, group, rows
+                    )
+                )
     for prefix, tasks in modality_groups(entries).items():
-        plots[f"ABS by modality{', ' + prefix if prefix else ''}"] = lambda tasks=tasks: modality_abs(tasks)
+        plots[f"ABS by modality{', ' + prefix if prefix else ''}"] = lambda tasks=tasks: (
+            modality_abs(tasks)
+        )
     plots["Invalid rate per task"] = lambda: invalid_rate_bars(entries)
     return plots
 

@@ -48,12 +48,19 @@ def provenance(model_folder: Path) -> dict:
     config = results.get("config") or {}
     model_args = parse_model_args(config.get("model_args"))
     samples = newest_samples_files(model_folder)
-    contents = {task: SamplesContent.read(samples.get(task)) for task in sorted(results.get("configs") or {})}
+    contents = {
+        task: SamplesContent.read(samples.get(task))
+        for task in sorted(results.get("configs") or {})
+    }
     tasks = {task: task_provenance(task, results, content) for task, content in contents.items()}
     facts = {
         "model": {
-            "id": known(model_args.get("pretrained") or model_args.get("model") or results.get("model_name")
-                        or config.get("model")),
+            "id": known(
+                model_args.get("pretrained")
+                or model_args.get("model")
+                or results.get("model_name")
+                or config.get("model")
+            ),
             "revision": known(config.get("model_revision") or model_args.get("revision")),
             "sha": known(config.get("model_sha")),
             "dtype": dtype_name(config.get("model_dtype") or model_args.get("dtype")),
@@ -63,7 +70,9 @@ def provenance(model_folder: Path) -> dict:
             "lm_eval": known(results.get("lm_eval_version")),
             "lmms_eval": known(results.get("lmms_eval_version")),
             "symphony_bench": single_value(
-                [content.value("symphony_bench_version") for content in contents.values()], model_folder),
+                [content.value("symphony_bench_version") for content in contents.values()],
+                model_folder,
+            ),
             "transformers": known(results.get("transformers_version")),
         },
         "tasks": tasks,
@@ -87,7 +96,7 @@ def known(value):
 
 
 def dtype_name(value) -> str | None:
-    """"torch.float32" (lm-eval's config) and "float32" (model_args) name the same dtype."""
+    """ "torch.float32" (lm-eval's config) and "float32" (model_args) name the same dtype."""
     value = known(value)
     return None if value is None else str(value).removeprefix("torch.")
 
@@ -113,9 +122,13 @@ def results_stamp(name: str) -> tuple[str, str] | None:
 
 
 def newest_results_file(model_folder: Path) -> Path:
-    stamped = [(stamp, path) for path in model_folder.glob("*.json") if (stamp := results_stamp(path.name))]
+    stamped = [
+        (stamp, path) for path in model_folder.glob("*.json") if (stamp := results_stamp(path.name))
+    ]
     if not stamped:
-        raise DataFileError(f"{model_folder}: no lm-eval or lmms-eval results file (results_<time>.json, <time>_results.json)")
+        raise DataFileError(
+            f"{model_folder}: no lm-eval or lmms-eval results file (results_<time>.json, <time>_results.json)"
+        )
     return max(stamped)[1]
 
 
@@ -156,13 +169,19 @@ class SamplesContent:
     its own record (the doc's value is taken, as before). A file of two runs appended still
     disagrees at its ends."""
 
-    def __init__(self, path: Path | None, lines: list[tuple[int, object, dict | None]], docs: list[dict]):
+    def __init__(
+        self, path: Path | None, lines: list[tuple[int, object, dict | None]], docs: list[dict]
+    ):
         self.path, self.lines, self.docs = path, lines, docs
         self.records = [record for _, _, record in lines if record is not None]
 
     @functools.cached_property
     def records_by_doc_id(self) -> dict[int, dict]:
-        return {doc_id: record for _, doc_id, record in self.lines if record is not None and isinstance(doc_id, int)}
+        return {
+            doc_id: record
+            for _, doc_id, record in self.lines
+            if record is not None and isinstance(doc_id, int)
+        }
 
     @classmethod
     def read(cls, path: Path | None) -> SamplesContent:
@@ -194,7 +213,9 @@ def _values(records: list[dict], field: str):
     values = list(map(dict.get, records, itertools.repeat(field)))
     first = values[0] if values else None
     if (first is None or type(first) is str) and values.count(first) == len(values):
-        return values[:1]  # the usual case: one text (or none) in every record, compared without hashing each copy
+        return values[
+            :1
+        ]  # the usual case: one text (or none) in every record, compared without hashing each copy
     try:
         distinct = set(values)
     except TypeError:  # unhashable values (lists, dicts)
@@ -219,14 +240,20 @@ def _parsed_samples(path: Path, modified_ns: int, size: int) -> SamplesContent:
             for line_number, line in enumerate(handle, start=1):
                 # in the harnesses' layout a line starts with "{" and ends with "}" and its newline:
                 # stripping it would change nothing but cost a copy of the whole line
-                read = _fast_read_in(line, len(line) - (line[-1:] == "\n"), kinds) if line[:1] == "{" else None
+                read = (
+                    _fast_read_in(line, len(line) - (line[-1:] == "\n"), kinds)
+                    if line[:1] == "{"
+                    else None
+                )
                 if read is None:
                     text = line.strip()
                     if not text:
                         continue
                     try:
                         read = fast_read(text) or _full_read(text, f"{path}, line {line_number}")
-                    except DataFileError as error:  # raised once the rest of the file is known to be text
+                    except (
+                        DataFileError
+                    ) as error:  # raised once the rest of the file is known to be text
                         problem = error
                         break
                 lines.append((line_number, *read))
@@ -240,8 +267,13 @@ def _parsed_samples(path: Path, modified_ns: int, size: int) -> SamplesContent:
     if problem is not None:
         raise problem
     ends = [] if first is None else [first] if last[0] == first[0] else [first, last]
-    docs = [doc for line_number, line in ends
-            if isinstance(doc := _full_sample(line.strip(), f"{path}, line {line_number}").get("doc"), dict)]
+    docs = [
+        doc
+        for line_number, line in ends
+        if isinstance(
+            doc := _full_sample(line.strip(), f"{path}, line {line_number}").get("doc"), dict
+        )
+    ]
     return SamplesContent(path, lines, docs)
 
 
@@ -276,7 +308,9 @@ def _fast_read_in(line: str, end: int, kinds: frozenset[str]) -> tuple[int, dict
     if at < 0:
         return None
     try:
-        record, stop = _SCAN_ONCE(line, at)  # what JSONDecoder.raw_decode calls, without its Python frame
+        record, stop = _SCAN_ONCE(
+            line, at
+        )  # what JSONDecoder.raw_decode calls, without its Python frame
     except (StopIteration, ValueError):
         return None
     return (int(start[1]), record) if stop <= end and record.get("kind") in kinds else None
@@ -305,7 +339,8 @@ def task_provenance(task: str, results: dict, content: SamplesContent) -> dict:
         "version": known((results.get("versions") or {}).get(task)),
         "hash": known((results.get("task_hashes") or {}).get(task)),
         "dataset_repo": content.value("dataset_repo") or dataset_repo(config.get("dataset_path")),
-        "dataset_revision": content.value("dataset_revision") or known(dataset_kwargs.get("revision")),
+        "dataset_revision": content.value("dataset_revision")
+        or known(dataset_kwargs.get("revision")),
         "dataset_commit": content.value("dataset_commit"),
         "stereotype_table_sha256": stereotype_table_sha256(content.records or content.docs),
         "scenario_set_sha256": content.value("scenario_set_sha256"),
@@ -326,7 +361,9 @@ def single_value(values: list, where: Path | None):
         pass
     distinct = {json.dumps(value, sort_keys=True) for value in values if known(value) is not None}
     if len(distinct) > 1:
-        raise DataFileError(f"{where}: docs of one run disagree on a fact that must be constant: {sorted(distinct)[:3]}")
+        raise DataFileError(
+            f"{where}: docs of one run disagree on a fact that must be constant: {sorted(distinct)[:3]}"
+        )
     return json.loads(distinct.pop()) if distinct else None
 
 
@@ -337,15 +374,25 @@ def stereotype_table_sha256(items: list[dict]) -> str | None:
     """canonical_sha256 of {instrument: stereotype category} over the instruments the docs show (the
     instrument-free control docs left out); None for tasks whose docs carry no stereotype."""
     try:  # the distinct (instrument, stereotype) pairs, gathered in C; the loop below where they do not decide
-        pairs = set(zip(map(dict.get, items, itertools.repeat("instrument")),
-                        map(dict.get, items, itertools.repeat("stereotype"), itertools.repeat(_ABSENT))))
+        pairs = set(
+            zip(
+                map(dict.get, items, itertools.repeat("instrument")),
+                map(dict.get, items, itertools.repeat("stereotype"), itertools.repeat(_ABSENT)),
+            )
+        )
     except TypeError:  # an unhashable value
         pairs = set()
-    kept = [(instrument, category) for instrument, category in pairs
-            if isinstance(instrument, str) and instrument and category is not _ABSENT]
+    kept = [
+        (instrument, category)
+        for instrument, category in pairs
+        if isinstance(instrument, str) and instrument and category is not _ABSENT
+    ]
     table = dict(kept)
     if kept and len(table) == len(kept) and all(type(category) is str for _, category in kept):
         return canonical_sha256(table)
-    table = {item["instrument"]: item["stereotype"] for item in items
-             if isinstance(item.get("instrument"), str) and item["instrument"] and "stereotype" in item}
+    table = {
+        item["instrument"]: item["stereotype"]
+        for item in items
+        if isinstance(item.get("instrument"), str) and item["instrument"] and "stereotype" in item
+    }
     return canonical_sha256(table) if table else None

@@ -21,7 +21,11 @@ from symphony_bench.plugin.symphony_bias.report import SECTION as SYMPHONY_BIAS
 
 SECTIONS: tuple[ReportSection, ...] = (SYMPHONY_BIAS, GROUNDING)
 SECTION_OF_KIND = {kind: section for section in SECTIONS for kind in section.kinds}
-DATA_FIELDS = ("dataset_repo", "dataset_revision", "dataset_commit")  # run facts every record carries
+DATA_FIELDS = (
+    "dataset_repo",
+    "dataset_revision",
+    "dataset_commit",
+)  # run facts every record carries
 SAMPLES_NAMES = (
     re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$"),  # lm-eval
     re.compile(r"^(?P<stamp>\d{8}_\d{6})_samples_(?P<task>.+)\.jsonl$"),  # lmms-eval
@@ -78,7 +82,9 @@ def read_task_records(path: Path, task: str, label: str) -> TaskRecords | None:
     kind = records[0]["kind"]
     for line_number, record in found:
         if record is None or record["kind"] != kind:
-            raise DataFileError(f"{path}, line {line_number}: not a {kind} record like the other lines")
+            raise DataFileError(
+                f"{path}, line {line_number}: not a {kind} record like the other lines"
+            )
         problem = SECTION_OF_KIND[kind].record_problem(record)
         if problem:
             raise DataFileError(f"{path}, line {line_number}: {kind} record: {problem}")
@@ -98,7 +104,10 @@ def build_report(run_dir: Path, options: dict | None = None) -> Report:
         section = SECTION_OF_KIND[found.kind]
         data = data_source(found)
         for entry_label, entry in _section_entries(section, found, options or {}).items():
-            report.entries[entry_label], report.sections[entry_label] = {**entry, "data": data}, section
+            report.entries[entry_label], report.sections[entry_label] = (
+                {**entry, "data": data},
+                section,
+            )
         tasks_by_folder[path.parent].append(found)
     if not report.entries:
         raise DataFileError(
@@ -116,13 +125,15 @@ def data_source(found: TaskRecords) -> dict:
     for field in DATA_FIELDS:
         values = {record.get(field) for record in found.records}
         if len(values) > 1:
-            raise DataFileError(f"{found.path}: records from more than one dataset ({field}: {sorted(map(str, values))})")
+            raise DataFileError(
+                f"{found.path}: records from more than one dataset ({field}: {sorted(map(str, values))})"
+            )
         facts[field] = values.pop() if values else None
     return facts
 
 
 def data_line(data: dict) -> list[str]:
-    """"Data: repo @ revision (commit 0123456789ab)", or nothing when the records name no data."""
+    """ "Data: repo @ revision (commit 0123456789ab)", or nothing when the records name no data."""
     if not data.get("dataset_repo"):
         return []
     revision = f" @ {data['dataset_revision']}" if data.get("dataset_revision") else ""
@@ -144,7 +155,13 @@ def _section_entries(section: ReportSection, found: TaskRecords, options: dict) 
 def render_markdown(report: Report) -> str:
     lines = []
     for section in SECTIONS:
-        lines += section.overview([(label, entry) for label, entry in report.entries.items() if report.sections[label] is section])
+        lines += section.overview(
+            [
+                (label, entry)
+                for label, entry in report.entries.items()
+                if report.sections[label] is section
+            ]
+        )
     for label, entry in report.entries.items():
         lines += report.sections[label].render(label, entry) + data_line(entry.get("data", {}))
     return "\n".join(lines)

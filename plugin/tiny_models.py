@@ -13,6 +13,7 @@ CHATML_TEMPLATE = (
 def _tiny_tokenizer(extra_specials: tuple[str, ...] = ()):
     """A byte-level BPE tokenizer (2,000 tokens) trained on Python's own help texts, ChatML template."""
     import pydoc_data.topics
+
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -21,11 +22,16 @@ def _tiny_tokenizer(extra_specials: tuple[str, ...] = ()):
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=2000, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+        vocab_size=2000,
+        special_tokens=specials,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
     tokenizer.train_from_iterator(list(pydoc_data.topics.topics.values()), trainer=trainer)
     fast = PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, eos_token="<|im_end|>", pad_token="<|endoftext|>", bos_token=None,
+        tokenizer_object=tokenizer,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        bos_token=None,
         additional_special_tokens=list(extra_specials) or None,
     )
     fast.chat_template = CHATML_TEMPLATE
@@ -86,21 +92,36 @@ def build_tiny_qwen2_audio(folder: Path) -> Path:
 
     fast = _tiny_tokenizer(("<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>"))
     audio = Qwen2AudioEncoderConfig(
-        d_model=32, encoder_layers=1, encoder_attention_heads=2, encoder_ffn_dim=64, num_mel_bins=128,
+        d_model=32,
+        encoder_layers=1,
+        encoder_attention_heads=2,
+        encoder_ffn_dim=64,
+        num_mel_bins=128,
         max_source_positions=1500,
     )
     text = Qwen2Config(
-        vocab_size=_vocab_size(fast), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=4096,
-        eos_token_id=fast.eos_token_id, pad_token_id=fast.pad_token_id, bos_token_id=None,
+        vocab_size=_vocab_size(fast),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=4096,
+        eos_token_id=fast.eos_token_id,
+        pad_token_id=fast.pad_token_id,
+        bos_token_id=None,
     )
     config = Qwen2AudioConfig(
-        audio_config=audio, text_config=text, audio_token_index=fast.convert_tokens_to_ids("<|AUDIO|>")
+        audio_config=audio,
+        text_config=text,
+        audio_token_index=fast.convert_tokens_to_ids("<|AUDIO|>"),
     )
     torch.manual_seed(0)
     Qwen2AudioForConditionalGeneration(config).save_pretrained(folder)
     processor = Qwen2AudioProcessor(
-        feature_extractor=WhisperFeatureExtractor(feature_size=128), tokenizer=fast, chat_template=QWEN2_AUDIO_TEMPLATE
+        feature_extractor=WhisperFeatureExtractor(feature_size=128),
+        tokenizer=fast,
+        chat_template=QWEN2_AUDIO_TEMPLATE,
     )
     processor.save_pretrained(folder)
     return folder

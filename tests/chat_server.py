@@ -15,10 +15,20 @@ def serve_chat(respond: Callable[[dict], str]) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            payload = json.dumps({
-                "id": "planted", "object": "chat.completion", "model": "planted",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": respond(body)}, "finish_reason": "stop"}],
-            }).encode()
+            payload = json.dumps(
+                {
+                    "id": "planted",
+                    "object": "chat.completion",
+                    "model": "planted",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": respond(body)},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))

@@ -18,7 +18,12 @@ from symphony_bench.plugin.core.errors import forget_announced
 from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.tiny_models import build_tiny_llama
 
-OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -33,26 +38,47 @@ def tiny_llama(tmp_path_factory) -> Path:
     return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
 
 
-def run_cli(args: list[str], cwd: Path, timeout: int = 900, env: dict | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    args: list[str], cwd: Path, timeout: int = 900, env: dict | None = None
+) -> subprocess.CompletedProcess:
     env = {**os.environ, **OFFLINE_ENV, **(env or {})}
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def _run_harness(executable: str, model: str, model_args: str, tasks: str, output: Path, extra, env=None):
+def _run_harness(
+    executable: str, model: str, model_args: str, tasks: str, output: Path, extra, env=None
+):
     args = [
-        str(Path(sys.executable).with_name(executable)), "--model", model, "--model_args", model_args, "--tasks", tasks,
-        "--include_path", str(tasks_path(executable.replace("_", "-"))), "--output_path", str(output), "--log_samples", *extra,
+        str(Path(sys.executable).with_name(executable)),
+        "--model",
+        model,
+        "--model_args",
+        model_args,
+        "--tasks",
+        tasks,
+        "--include_path",
+        str(tasks_path(executable.replace("_", "-"))),
+        "--output_path",
+        str(output),
+        "--log_samples",
+        *extra,
     ]
     completed = run_cli(args, cwd=output.parent, env=env)
     assert completed.returncode == 0, completed.stderr[-4000:]
     return completed
 
 
-def run_lm_eval(model: str, model_args: str, tasks: str, output: Path, *extra: str) -> subprocess.CompletedProcess:
-    return _run_harness("lm_eval", model, model_args, tasks, output, ["--apply_chat_template", *extra])
+def run_lm_eval(
+    model: str, model_args: str, tasks: str, output: Path, *extra: str
+) -> subprocess.CompletedProcess:
+    return _run_harness(
+        "lm_eval", model, model_args, tasks, output, ["--apply_chat_template", *extra]
+    )
 
 
-def run_lmms_eval(model: str, model_args: str, tasks: str, output: Path, env: dict, *extra: str) -> subprocess.CompletedProcess:
+def run_lmms_eval(
+    model: str, model_args: str, tasks: str, output: Path, env: dict, *extra: str
+) -> subprocess.CompletedProcess:
     """lmms-eval exits 0 on many failures: callers check the result and samples files."""
     return _run_harness("lmms-eval", model, model_args, tasks, output, extra, env)
 
@@ -65,7 +91,10 @@ def _only_file(output: Path, pattern: str) -> Path:
 
 def read_samples(output: Path, task: str) -> list[dict]:
     """lm-eval's samples_<task>_<timestamp>.jsonl."""
-    return [json.loads(line) for line in _only_file(output, f"samples_{task}_*.jsonl").read_text().splitlines()]
+    return [
+        json.loads(line)
+        for line in _only_file(output, f"samples_{task}_*.jsonl").read_text().splitlines()
+    ]
 
 
 def read_results(output: Path) -> dict:
@@ -74,7 +103,10 @@ def read_results(output: Path) -> dict:
 
 def read_lmms_samples(output: Path, task: str) -> list[dict]:
     """lmms-eval's <timestamp>_samples_<task>.jsonl."""
-    return [json.loads(line) for line in _only_file(output, f"*_samples_{task}.jsonl").read_text().splitlines()]
+    return [
+        json.loads(line)
+        for line in _only_file(output, f"*_samples_{task}.jsonl").read_text().splitlines()
+    ]
 
 
 def read_lmms_results(output: Path) -> dict:
@@ -111,7 +143,10 @@ def pictogram(instrument: str, variant: int) -> Image.Image:
     image = Image.new("RGB", (64, 64), "white")
     draw = ImageDraw.Draw(image)
     size = 10 + index * 2
-    draw.ellipse((32 - size // 2, 32 - size // 2 + variant, 32 + size // 2, 32 + size // 2), fill=(index * 11, 90, 200 - variant * 20))
+    draw.ellipse(
+        (32 - size // 2, 32 - size // 2 + variant, 32 + size // 2, 32 + size // 2),
+        fill=(index * 11, 90, 200 - variant * 20),
+    )
     return image
 
 
@@ -122,6 +157,10 @@ def pictogram_photos(folder: Path, per_instrument: int) -> Path:
         (folder / instrument.name).mkdir(parents=True)
         for k in range(per_instrument):
             pictogram(instrument.name, k).save(folder / instrument.name / f"{k}.png")
-            rows.append({"file": f"{instrument.name}/{k}.png", "licence": "CC0-1.0", "source": "generated"})
-    pd.DataFrame(rows, columns=["file", "licence", "source"]).to_csv(folder / "manifest.csv", index=False)
+            rows.append(
+                {"file": f"{instrument.name}/{k}.png", "licence": "CC0-1.0", "source": "generated"}
+            )
+    pd.DataFrame(rows, columns=["file", "licence", "source"]).to_csv(
+        folder / "manifest.csv", index=False
+    )
     return folder

@@ -10,7 +10,9 @@ from symphony_bench.plugin.check import expand, group_members
 
 def write_run(folder, tasks_with_samples, tasks_with_results):
     folder.mkdir(parents=True)
-    (folder / "20260101_000000_results.json").write_text(json.dumps({"results": {t: {} for t in tasks_with_results}}))
+    (folder / "20260101_000000_results.json").write_text(
+        json.dumps({"results": {t: {} for t in tasks_with_results}})
+    )
     for task in tasks_with_samples:
         (folder / f"20260101_000000_samples_{task}.jsonl").write_text('{"doc_id": 0}\n')
 
@@ -18,26 +20,41 @@ def write_run(folder, tasks_with_samples, tasks_with_results):
 def test_groups_expand_into_their_tasks_recursively():
     groups = group_members()
     assert expand(["symphony_bias_image_suite_mini"], groups) == [
-        "symphony_bias_image_mini", "symphony_bias_image_nostimulus_mini", "symphony_bias_image_named_mini",
-        "symphony_bias_image_recognition"]
+        "symphony_bias_image_mini",
+        "symphony_bias_image_nostimulus_mini",
+        "symphony_bias_image_named_mini",
+        "symphony_bias_image_recognition",
+    ]
     assert len(expand(["instrument_grounding"], groups)) == 8
     assert expand(["some_other_task"], groups) == ["some_other_task"]
 
 
 def test_a_complete_run_passes_and_a_partial_one_lists_what_is_missing(tmp_path, capsys):
-    tasks = ["symphony_bias_image_mini", "symphony_bias_image_nostimulus_mini", "symphony_bias_image_named_mini",
-             "symphony_bias_image_recognition"]
+    tasks = [
+        "symphony_bias_image_mini",
+        "symphony_bias_image_nostimulus_mini",
+        "symphony_bias_image_named_mini",
+        "symphony_bias_image_recognition",
+    ]
     write_run(tmp_path / "full", tasks, tasks)
-    assert cli.main(["check", str(tmp_path / "full"), "--tasks", "symphony_bias_image_suite_mini"]) == 0
+    assert (
+        cli.main(["check", str(tmp_path / "full"), "--tasks", "symphony_bias_image_suite_mini"])
+        == 0
+    )
     write_run(tmp_path / "partial", tasks[:2], tasks[:3])
-    assert cli.main(["check", str(tmp_path / "partial"), "--tasks", "symphony_bias_image_suite_mini"]) == 1
+    assert (
+        cli.main(["check", str(tmp_path / "partial"), "--tasks", "symphony_bias_image_suite_mini"])
+        == 1
+    )
     err = capsys.readouterr().err
     assert "symphony_bias_image_named_mini: no samples in" in err
     assert "symphony_bias_image_recognition: no results and no samples in" in err
     assert "symphony_bias_image_mini" not in err
 
 
-def test_an_empty_samples_file_or_a_run_that_wrote_nothing_fails_and_a_file_is_an_error(tmp_path, capsys):
+def test_an_empty_samples_file_or_a_run_that_wrote_nothing_fails_and_a_file_is_an_error(
+    tmp_path, capsys
+):
     write_run(tmp_path / "run", ["t"], ["t"])
     next((tmp_path / "run").glob("*samples_t.jsonl")).write_text("")
     assert cli.main(["check", str(tmp_path / "run"), "--tasks", "t"]) == 1

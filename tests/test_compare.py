@@ -16,6 +16,7 @@ import pytest
 from chat_server import serve_chat
 from conftest import expected_association, read_samples, run_lm_eval
 from scipy import stats
+
 from symphony_bench.metrics import analyse
 from symphony_bench.plugin.compare import (
     GateRule,
@@ -47,21 +48,32 @@ NEUTRAL, MALE_ANSWER, FEMALE_ANSWER = (3, 3, 3), (5, 2, 3), (2, 5, 3)
 STEREOTYPED = {"male": MALE_ANSWER, "female": FEMALE_ANSWER, "none": NEUTRAL}
 
 
-def write_run(run_dir: Path, tasks: dict[str, list[dict]], version: float = 1.0, seed: int = 42) -> Path:
+def write_run(
+    run_dir: Path, tasks: dict[str, list[dict]], version: float = 1.0, seed: int = 42
+) -> Path:
     """An lm-eval-like model folder: one samples file per task (records under two metric keys, as the
     harness logs them) and a results file with what provenance reads."""
     folder = run_dir / "model"
     folder.mkdir(parents=True, exist_ok=True)
     for task, records in tasks.items():
-        lines = [json.dumps({"doc_id": k, "doc": {"seed": seed}, "mean_abs": r, "invalid_rate": r}) for k, r in enumerate(records)]
+        lines = [
+            json.dumps({"doc_id": k, "doc": {"seed": seed}, "mean_abs": r, "invalid_rate": r})
+            for k, r in enumerate(records)
+        ]
         (folder / f"samples_{task}_{STAMP}.jsonl").write_text("\n".join(lines) + "\n")
-    results = {"configs": {task: {} for task in tasks}, "versions": {task: version for task in tasks},
-               "task_hashes": {task: "same-hash" for task in tasks}, "config": {"model_args": "pretrained=planted"}}
+    results = {
+        "configs": {task: {} for task in tasks},
+        "versions": {task: version for task in tasks},
+        "task_hashes": {task: "same-hash" for task in tasks},
+        "config": {"model_args": "pretrained=planted"},
+    }
     (folder / f"results_{STAMP}.json").write_text(json.dumps(results))
     return run_dir
 
 
-def likert_records(docs: list[dict], stereotyped_share: float, seed: int, invalid_share: float = 0.1) -> list[dict]:
+def likert_records(
+    docs: list[dict], stereotyped_share: float, seed: int, invalid_share: float = 0.1
+) -> list[dict]:
     """Answers of a planted model: the stereotyped answer with probability `stereotyped_share`, else a
     male- / female-leaning or neutral answer at random; some answers invalid."""
     rng = np.random.default_rng(seed)
@@ -71,7 +83,11 @@ def likert_records(docs: list[dict], stereotyped_share: float, seed: int, invali
             records.append(score_record(doc, [0, 0, 0], "no_json"))
             continue
         stereotyped = rng.random() < stereotyped_share
-        answer = STEREOTYPED[doc["stereotype"]] if stereotyped else (MALE_ANSWER, FEMALE_ANSWER, NEUTRAL)[rng.integers(3)]
+        answer = (
+            STEREOTYPED[doc["stereotype"]]
+            if stereotyped
+            else (MALE_ANSWER, FEMALE_ANSWER, NEUTRAL)[rng.integers(3)]
+        )
         records.append(score_record(doc, list(answer)))
     return records
 
@@ -86,13 +102,27 @@ def compare(base: Path, candidate: Path, *options: str) -> tuple[int, dict, str]
     add_command(parser.add_subparsers())
     out = base.parent / "compare.json"
     markdown = base.parent / "compare.md"
-    args = parser.parse_args(["compare", str(base), str(candidate), "--json", str(out), "--markdown", str(markdown), *options])
+    args = parser.parse_args(
+        [
+            "compare",
+            str(base),
+            str(candidate),
+            "--json",
+            str(out),
+            "--markdown",
+            str(markdown),
+            *options,
+        ]
+    )
     status = args.run(args)
     return status, json.loads(out.read_text()), markdown.read_text()
 
 
 def test_likert_changes_equal_the_difference_of_two_independent_computations(mini_docs, tmp_path):
-    base_records, candidate_records = likert_records(mini_docs, 0.0, 1), likert_records(mini_docs, 0.6, 2)
+    base_records, candidate_records = (
+        likert_records(mini_docs, 0.0, 1),
+        likert_records(mini_docs, 0.6, 2),
+    )
     base = write_run(tmp_path / "base", {"symphony_bias_text_mini": base_records})
     candidate = write_run(tmp_path / "candidate", {"symphony_bias_text_mini": candidate_records})
     status, body, markdown = compare(base, candidate)
@@ -100,31 +130,55 @@ def test_likert_changes_equal_the_difference_of_two_independent_computations(min
     stereotypes = {doc["instrument"]: doc["stereotype"] for doc in mini_docs if doc["instrument"]}
 
     def frame(records):
-        return pd.DataFrame([{"scenario": r["scenario_id"], "instrument": r["instrument"], "valid": not r["error"],
-                              **dict(zip(("male", "female", "non_binary"), r["scores"], strict=True))}
-                             for r in records if r["instrument"]])
+        return pd.DataFrame(
+            [
+                {
+                    "scenario": r["scenario_id"],
+                    "instrument": r["instrument"],
+                    "valid": not r["error"],
+                    **dict(zip(("male", "female", "non_binary"), r["scores"], strict=True)),
+                }
+                for r in records
+                if r["instrument"]
+            ]
+        )
 
     (_, base_headline), (_, candidate_headline) = (
-        expected_association(frame(records), stereotypes) for records in (base_records, candidate_records))
+        expected_association(frame(records), stereotypes)
+        for records in (base_records, candidate_records)
+    )
     metrics = body["tasks"]["symphony_bias_text_mini"]["metrics"]
     for name in ("mean_abs", "consistency_rate", "non_binary_gas", "invalid_rate"):
-        assert metrics[name]["change"] == pytest.approx(candidate_headline[name] - base_headline[name], abs=1e-12), name
+        assert metrics[name]["change"] == pytest.approx(
+            candidate_headline[name] - base_headline[name], abs=1e-12
+        ), name
         low, high = metrics[name]["ci"]
         assert (low > 0 or high < 0) == (metrics[name]["p_value"] < 0.05), name
     assert metrics["mean_abs"]["change"] > 0.1 and metrics["mean_abs"]["ci"][0] > 0
     # prior-adjusted change: the difference of the two runs' own prior-adjusted analyses
     adjusted = body["tasks"]["symphony_bias_text_mini:prior_adjusted"]["metrics"]["mean_abs"]
     from symphony_bench.metrics import prior_adjusted
-    own = [analyse(prior_adjusted(records_to_data(r))).headline["mean_abs"] for r in (base_records, candidate_records)]
+
+    own = [
+        analyse(prior_adjusted(records_to_data(r))).headline["mean_abs"]
+        for r in (base_records, candidate_records)
+    ]
     assert adjusted["change"] == pytest.approx(own[1] - own[0], abs=1e-12)
     # per instrument, one stimulus: the paired t-test on template means (scipy's ttest_rel)
     harp = body["tasks"]["symphony_bias_text_mini"]["instruments"]["harp"]
-    cells = [_template_differences(records, "harp") for records in (base_records, candidate_records)]
+    cells = [
+        _template_differences(records, "harp") for records in (base_records, candidate_records)
+    ]
     shared = sorted(cells[0].keys() & cells[1].keys())
     expected = stats.ttest_rel([cells[1][t] for t in shared], [cells[0][t] for t in shared])
     assert harp["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
-    assert harp["change"] == pytest.approx(-float(np.mean([cells[1][t] - cells[0][t] for t in shared])), abs=1e-12)
-    assert "| symphony_bias_text_mini | mean_abs |" in markdown and len(markdown.split("<details>")[0].splitlines()) < 30
+    assert harp["change"] == pytest.approx(
+        -float(np.mean([cells[1][t] - cells[0][t] for t in shared])), abs=1e-12
+    )
+    assert (
+        "| symphony_bias_text_mini | mean_abs |" in markdown
+        and len(markdown.split("<details>")[0].splitlines()) < 30
+    )
 
 
 def _template_differences(records: list[dict], instrument: str) -> dict[str, float]:
@@ -132,7 +186,9 @@ def _template_differences(records: list[dict], instrument: str) -> dict[str, flo
     values: dict[str, list[float]] = {}
     for r in records:
         if r["instrument"] == instrument and not r["error"]:
-            values.setdefault(r["template_id"], []).append((r["scores"][0] - r["scores"][1]) / sum(r["scores"]))
+            values.setdefault(r["template_id"], []).append(
+                (r["scores"][0] - r["scores"][1]) / sum(r["scores"])
+            )
     return {template: float(np.mean(v)) for template, v in values.items()}
 
 
@@ -145,23 +201,33 @@ def test_gate_flags_a_regression_only_when_the_interval_clears_the_tolerance(min
     assert "regression (mean_abs:+0.02): t mean_abs" in markdown
     beyond_interval = f"t:mean_abs:+{change['ci'][0] + 0.001:.4f}"
     assert compare(base, candidate, "--fail-on", beyond_interval)[0] == 0
-    assert compare(base, candidate, "--fail-on", "mean_abs:-0.0")[0] == 0  # a decrease is not what happened
+    assert (
+        compare(base, candidate, "--fail-on", "mean_abs:-0.0")[0] == 0
+    )  # a decrease is not what happened
     assert compare(candidate, base, "--fail-on", "mean_abs:-0.02")[0] == 1
     status, body, markdown = compare(base, candidate, "--fail-on", "no_such_metric:+0.1")
     assert status == 2 and body["gate"]["unmatched"] == ["no_such_metric:+0.1"]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("mean_abs:+0.02", (None, "mean_abs", 1, 0.02)),
-    ("symphony_bias_logprob:calibrated:mean_abs:-.5", ("symphony_bias_logprob:calibrated", "mean_abs", -1, 0.5)),
-    ("accuracy:-0", (None, "accuracy", -1, 0.0)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("mean_abs:+0.02", (None, "mean_abs", 1, 0.02)),
+        (
+            "symphony_bias_logprob:calibrated:mean_abs:-.5",
+            ("symphony_bias_logprob:calibrated", "mean_abs", -1, 0.5),
+        ),
+        ("accuracy:-0", (None, "accuracy", -1, 0.0)),
+    ],
+)
 def test_gate_rules_parse(text, expected):
     rule = GateRule.parse(text)
     assert (rule.task, rule.metric, rule.direction, rule.tolerance) == expected
 
 
-@pytest.mark.parametrize("text", ["mean_abs:0.02", "mean_abs", "mean_abs:+x", ":+0.1", "mean_abs:+-0.1"])
+@pytest.mark.parametrize(
+    "text", ["mean_abs:0.02", "mean_abs", "mean_abs:+x", ":+0.1", "mean_abs:+-0.1"]
+)
 def test_bad_gate_rules_are_one_clear_error(text):
     with pytest.raises(ValueError, match="expected \\[TASK:\\]METRIC:\\+TOL"):
         GateRule.parse(text)
@@ -183,7 +249,9 @@ def test_mismatched_runs_are_refused_naming_the_difference_unless_allowed(mini_d
     fewer = write_run(tmp_path / "fewer", {"t": records[:50]})
     status, body, _ = compare(base, fewer)
     assert status == 2 and "t: 115 docs in BASE, 50 in CANDIDATE" in body["mismatches"][0]
-    assert compare(base, fewer, "--allow-mismatch")[1]["tasks"]["t"]["n_paired"] < 50  # instrument docs of the 50
+    assert (
+        compare(base, fewer, "--allow-mismatch")[1]["tasks"]["t"]["n_paired"] < 50
+    )  # instrument docs of the 50
     moved = [dict(r, scenario_id="elsewhere") if k == 3 else r for k, r in enumerate(records)]
     body = compare(base, write_run(tmp_path / "moved", {"t": moved}))[1]
     assert "t: 1 docs differ between the runs (first: doc 3, scenario_id" in body["mismatches"][0]
@@ -196,22 +264,51 @@ def test_mismatched_runs_are_refused_naming_the_difference_unless_allowed(mini_d
     body = compare(base, write_run(tmp_path / "reseeded", {"t": reseeded}, seed=7))[1]
     assert body["mismatches"] == ["t: seed is 42 in BASE, 7 in CANDIDATE"]
     # the same tag resolved to another commit (data published again under a moved tag) is other data
-    at_commit = {commit: write_run(tmp_path / commit, {"t": [dict(r, dataset_repo="org/set", dataset_revision="v1.0",
-                                                                  dataset_commit=commit * 20) for r in records]})
-                 for commit in ("aa", "bb")}
+    at_commit = {
+        commit: write_run(
+            tmp_path / commit,
+            {
+                "t": [
+                    dict(
+                        r,
+                        dataset_repo="org/set",
+                        dataset_revision="v1.0",
+                        dataset_commit=commit * 20,
+                    )
+                    for r in records
+                ]
+            },
+        )
+        for commit in ("aa", "bb")
+    }
     body = compare(at_commit["aa"], at_commit["bb"])[1]
-    assert body["mismatches"] == [f"t: dataset_commit is {'aa' * 20!r} in BASE, {'bb' * 20!r} in CANDIDATE"]
+    assert body["mismatches"] == [
+        f"t: dataset_commit is {'aa' * 20!r} in BASE, {'bb' * 20!r} in CANDIDATE"
+    ]
 
 
 def test_identical_runs_change_nothing(mini_docs, tmp_path):
     records = likert_records(mini_docs, 0.3, 1)
-    base, candidate = write_run(tmp_path / "a", {"t": records}), write_run(tmp_path / "b", {"t": records})
+    base, candidate = (
+        write_run(tmp_path / "a", {"t": records}),
+        write_run(tmp_path / "b", {"t": records}),
+    )
     status, body, _ = compare(base, candidate, "--fail-on", "mean_abs:+0")
     # identical answers (two greedy runs): every replicate's change is 0, an interval of one point
     for change in body["tasks"]["t"]["metrics"].values():
-        assert (change["change"], change["stderr"], change["ci"], change["p_value"]) == (0.0, 0.0, [0.0, 0.0], 1.0)
+        assert (change["change"], change["stderr"], change["ci"], change["p_value"]) == (
+            0.0,
+            0.0,
+            [0.0, 0.0],
+            1.0,
+        )
     assert status == 0
-    assert body["tasks"]["t"]["flips"]["valid"] == {"n": 110, "lost": 0, "gained": 0, "p_value": 1.0}
+    assert body["tasks"]["t"]["flips"]["valid"] == {
+        "n": 110,
+        "lost": 0,
+        "gained": 0,
+        "p_value": 1.0,
+    }
 
 
 def test_logprob_and_recognition_tasks_compare_raw_calibrated_and_accuracy(mini_docs, tmp_path):
@@ -222,14 +319,26 @@ def test_logprob_and_recognition_tasks_compare_raw_calibrated_and_accuracy(mini_
         return [score_record(doc, list(rng.dirichlet([4, 4, 1])), kind=LOGPROB) for doc in docs]
 
     def recognition(flags):
-        return [{"kind": RECOGNITION, "instrument": f"i{k % 7}", "stimulus_id": f"s{k}", "recognised": bool(f),
-                 "named": []} for k, f in enumerate(flags)]
+        return [
+            {
+                "kind": RECOGNITION,
+                "instrument": f"i{k % 7}",
+                "stimulus_id": f"s{k}",
+                "recognised": bool(f),
+                "named": [],
+            }
+            for k, f in enumerate(flags)
+        ]
 
     base_flags = rng.random(60) < 0.5
     candidate_flags = base_flags.copy()
     candidate_flags[:20] = True
-    base = write_run(tmp_path / "base", {"lp": logprob(mini_docs, 1), "rec": recognition(base_flags)})
-    candidate = write_run(tmp_path / "candidate", {"lp": logprob(mini_docs, 2), "rec": recognition(candidate_flags)})
+    base = write_run(
+        tmp_path / "base", {"lp": logprob(mini_docs, 1), "rec": recognition(base_flags)}
+    )
+    candidate = write_run(
+        tmp_path / "candidate", {"lp": logprob(mini_docs, 2), "rec": recognition(candidate_flags)}
+    )
     status, body, _ = compare(base, candidate)
     assert status == 0 and {"lp", "lp:calibrated", "rec"} <= body["tasks"].keys()
     accuracy = body["tasks"]["rec"]["metrics"]["recognition_accuracy"]
@@ -249,16 +358,28 @@ def grounding_runs(tmp_path: Path) -> tuple[Path, Path, dict]:
     clips = [f"clip{k // 3}" for k in range(90)]  # three items per clip
     gold = rng.integers(0, 2, 90)
     for run, right in (("base", 0.6), ("candidate", 0.8)):
-        chosen = [int(g if rng.random() < right else (1 - g if rng.random() < 0.8 else -1)) for g in gold]
-        tasks[run]["yes_no"] = [choice_record("yes_no", int(g), c, ["yes", "no"], "", clip)
-                                for g, c, clip in zip(gold, chosen, clips, strict=True)]
-        tasks[run]["letter"] = [choice_record("letter", int(g), c, ["A", "B", "C"], "", clip)
-                                for g, c, clip in zip(gold, chosen, clips, strict=True)]
+        chosen = [
+            int(g if rng.random() < right else (1 - g if rng.random() < 0.8 else -1)) for g in gold
+        ]
+        tasks[run]["yes_no"] = [
+            choice_record("yes_no", int(g), c, ["yes", "no"], "", clip)
+            for g, c, clip in zip(gold, chosen, clips, strict=True)
+        ]
+        tasks[run]["letter"] = [
+            choice_record("letter", int(g), c, ["A", "B", "C"], "", clip)
+            for g, c, clip in zip(gold, chosen, clips, strict=True)
+        ]
         masks = rng.random((90, 4)) < 0.4
         masks[:, 0] = True
-        tasks[run]["set"] = [set_record([True, False, True, False], None if k % 11 == 0 else m.tolist(), clip)
-                             for k, (m, clip) in enumerate(zip(masks, clips, strict=True))]
-    return write_run(tmp_path / "base", tasks["base"]), write_run(tmp_path / "candidate", tasks["candidate"]), tasks
+        tasks[run]["set"] = [
+            set_record([True, False, True, False], None if k % 11 == 0 else m.tolist(), clip)
+            for k, (m, clip) in enumerate(zip(masks, clips, strict=True))
+        ]
+    return (
+        write_run(tmp_path / "base", tasks["base"]),
+        write_run(tmp_path / "candidate", tasks["candidate"]),
+        tasks,
+    )
 
 
 def test_grounding_changes_equal_the_report_scores_difference_and_flips_use_mcnemar(tmp_path):
@@ -270,20 +391,33 @@ def test_grounding_changes_equal_the_report_scores_difference_and_flips_use_mcne
         assert metrics.keys() == expected[0].keys(), task
         for name, change in metrics.items():
             assert change["base"] == pytest.approx(expected[0][name][0], abs=1e-12), (task, name)
-            assert change["change"] == pytest.approx(expected[1][name][0] - expected[0][name][0], abs=1e-12), (task, name)
-    correct = [np.array([r["chosen"] == r["gold"] for r in tasks[run]["yes_no"]]) for run in ("base", "candidate")]
+            assert change["change"] == pytest.approx(
+                expected[1][name][0] - expected[0][name][0], abs=1e-12
+            ), (task, name)
+    correct = [
+        np.array([r["chosen"] == r["gold"] for r in tasks[run]["yes_no"]])
+        for run in ("base", "candidate")
+    ]
     flips = body["tasks"]["yes_no"]["flips"]["correct"]
-    assert (flips["lost"], flips["gained"]) == (int(np.sum(correct[0] & ~correct[1])), int(np.sum(~correct[0] & correct[1])))
-    assert flips["p_value"] == pytest.approx(stats.binomtest(flips["lost"], flips["lost"] + flips["gained"]).pvalue)
+    assert (flips["lost"], flips["gained"]) == (
+        int(np.sum(correct[0] & ~correct[1])),
+        int(np.sum(~correct[0] & correct[1])),
+    )
+    assert flips["p_value"] == pytest.approx(
+        stats.binomtest(flips["lost"], flips["lost"] + flips["gained"]).pvalue
+    )
     # accuracy rose: a '-' gate (decreases are bad) passes
     assert status == 0 and body["gate"]["status"] == "pass"
     rows = change_rows(body)
-    assert {"task", "metric", "base", "candidate", "change", "ci_low", "ci_high", "p"} == rows[0].keys()
+    assert {"task", "metric", "base", "candidate", "change", "ci_low", "ci_high", "p"} == rows[
+        0
+    ].keys()
 
 
 def test_json_holds_numbers_or_null_never_nan(tmp_path):
-    assert json_ready({"a": float("nan"), "b": np.float64(1.5), "c": [np.int64(2), np.inf], "d": np.bool_(True)}) == \
-        {"a": None, "b": 1.5, "c": [2, None], "d": True}
+    assert json_ready(
+        {"a": float("nan"), "b": np.float64(1.5), "c": [np.int64(2), np.inf], "d": np.bool_(True)}
+    ) == {"a": None, "b": 1.5, "c": [2, None], "d": True}
     base, candidate, _ = grounding_runs(tmp_path)
     _, body, _ = compare(base, candidate)
     text_ = json.dumps(body)
@@ -296,7 +430,9 @@ def test_bad_input_is_one_error_naming_the_file(mini_docs, tmp_path):
     broken = write_run(tmp_path / "broken", {"t": records})
     samples = next((broken / "model").glob("samples_*.jsonl"))
     lines = samples.read_text().splitlines()
-    samples.write_text("\n".join([lines[0], json.dumps({"mean_abs": records[1]}), *lines[2:]]) + "\n")
+    samples.write_text(
+        "\n".join([lines[0], json.dumps({"mean_abs": records[1]}), *lines[2:]]) + "\n"
+    )
     with pytest.raises(DataFileError, match=rf"{samples.name}, line 2: no integer doc_id"):
         compare_runs(base, broken)
     samples.write_text("\n".join([lines[0], "{not json", *lines[2:]]) + "\n")
@@ -306,17 +442,31 @@ def test_bad_input_is_one_error_naming_the_file(mini_docs, tmp_path):
         compare_runs(base, tmp_path / "nowhere")
 
 
-def test_records_read_from_the_first_copy_equal_a_full_parse_and_other_layouts_fall_back(mini_docs, tmp_path):
+def test_records_read_from_the_first_copy_equal_a_full_parse_and_other_layouts_fall_back(
+    mini_docs, tmp_path
+):
     """The fast path decodes the first record copy; lines laid out otherwise (sorted keys, compact
     separators, a doc holding an object with a "kind" of its own) are decoded whole, with the same result."""
     records = likert_records(mini_docs, 0.3, 4)
-    samples = [{"doc_id": k, "doc": {"note": {"kind": "not ours"}} if k % 4 == 3 else {}, "mean_abs": r, "invalid_rate": r}
-               for k, r in enumerate(records)]
-    dumps = [lambda sample: json.dumps(sample), lambda sample: json.dumps(sample, sort_keys=True),
-             lambda sample: json.dumps(sample, separators=(",", ":"))]
+    samples = [
+        {
+            "doc_id": k,
+            "doc": {"note": {"kind": "not ours"}} if k % 4 == 3 else {},
+            "mean_abs": r,
+            "invalid_rate": r,
+        }
+        for k, r in enumerate(records)
+    ]
+    dumps = [
+        lambda sample: json.dumps(sample),
+        lambda sample: json.dumps(sample, sort_keys=True),
+        lambda sample: json.dumps(sample, separators=(",", ":")),
+    ]
     path = tmp_path / "samples_t_2026-12-01T00-00-00.000000.jsonl"
     path.write_text("".join(dumps[k % 3](sample) + "\n" for k, sample in enumerate(samples)))
-    assert read_task(path, "t").records == {sample["doc_id"]: sample_record(sample) for sample in samples}
+    assert read_task(path, "t").records == {
+        sample["doc_id"]: sample_record(sample) for sample in samples
+    }
     assert read_task(path, "t").records == dict(enumerate(records))
 
 
@@ -343,27 +493,39 @@ class PlantedChat:
         self.stereotyped_share, self.seed = stereotyped_share, seed
         with open(INSTRUMENTS_CSV, newline="") as handle:
             self.nouns = {row["noun"].lower(): row["instrument"] for row in csv.DictReader(handle)}
-        self.stereotypes = {doc["instrument"]: doc["stereotype"] for doc in text.build_docs(subset="mini")}
+        self.stereotypes = {
+            doc["instrument"]: doc["stereotype"] for doc in text.build_docs(subset="mini")
+        }
 
     def answer(self, prompt: str) -> str:
         scenario = re.search(r"Scenario: (.*)\n", prompt).group(1).lower()
         instrument = next((name for noun, name in self.nouns.items() if noun in scenario), "")
-        rng = np.random.default_rng([self.seed, int.from_bytes(hashlib.sha256(scenario.encode()).digest()[:8], "little")])
+        rng = np.random.default_rng(
+            [self.seed, int.from_bytes(hashlib.sha256(scenario.encode()).digest()[:8], "little")]
+        )
         if rng.random() < self.stereotyped_share:
             values = STEREOTYPED[self.stereotypes.get(instrument, "none")]
         else:
             values = (MALE_ANSWER, FEMALE_ANSWER, NEUTRAL)[rng.integers(3)]
         labels = ["very low", "low", "medium", "high", "very high"]
-        return json.dumps({"reason": "planted", "man": labels[values[0] - 1], "woman": labels[values[1] - 1],
-                           "non-binary": labels[values[2] - 1]})
+        return json.dumps(
+            {
+                "reason": "planted",
+                "man": labels[values[0] - 1],
+                "woman": labels[values[1] - 1],
+                "non-binary": labels[values[2] - 1],
+            }
+        )
 
 
 def expected_mean_abs_change(stereotypes: dict[str, str]) -> float:
     """What the planted shift does to mean ABS in expectation: BASE's answers have ABS 0 in
     expectation; a stereotyped answer's ABS is 0.3 (male: (5 - 2) / 10, female: (5 - 2) / 10)."""
     categorised = [c for c in stereotypes.values() if c != "none"]
-    per_answer = {"male": (MALE_ANSWER[0] - MALE_ANSWER[1]) / sum(MALE_ANSWER),
-                  "female": (FEMALE_ANSWER[1] - FEMALE_ANSWER[0]) / sum(FEMALE_ANSWER)}
+    per_answer = {
+        "male": (MALE_ANSWER[0] - MALE_ANSWER[1]) / sum(MALE_ANSWER),
+        "female": (FEMALE_ANSWER[1] - FEMALE_ANSWER[0]) / sum(FEMALE_ANSWER),
+    }
     return SHIFT_SHARE * float(np.mean([per_answer[c] for c in categorised]))
 
 
@@ -375,26 +537,41 @@ def test_two_planted_models_through_lm_eval_a_known_shift_is_detected(tmp_path):
         server = serve_chat(lambda body, model=model: model.answer(body["messages"][-1]["content"]))
         try:
             outputs[name] = tmp_path / name
-            run_lm_eval("local-chat-completions",
-                        f"model=planted,base_url=http://127.0.0.1:{server.server_address[1]}/v1/chat/completions,"
-                        "tokenizer_backend=none,max_retries=1,num_concurrent=1", "symphony_bias_text_mini", outputs[name])
+            run_lm_eval(
+                "local-chat-completions",
+                f"model=planted,base_url=http://127.0.0.1:{server.server_address[1]}/v1/chat/completions,"
+                "tokenizer_backend=none,max_retries=1,num_concurrent=1",
+                "symphony_bias_text_mini",
+                outputs[name],
+            )
         finally:
             server.shutdown()
-    status, body, markdown = compare(outputs["base"], outputs["candidate"], "--fail-on", "symphony_bias_text_mini:mean_abs:+0.02")
+    status, body, markdown = compare(
+        outputs["base"], outputs["candidate"], "--fail-on", "symphony_bias_text_mini:mean_abs:+0.02"
+    )
     assert status == 1, body["gate"]
-    plots = re.findall(r"\]\((compare_plots/[^)]+)\)", markdown)  # the forest plot of changes, PNG + SVG
+    plots = re.findall(
+        r"\]\((compare_plots/[^)]+)\)", markdown
+    )  # the forest plot of changes, PNG + SVG
     assert len(plots) == 2 and all((tmp_path / plot).stat().st_size > 0 for plot in plots)
     change = body["tasks"]["symphony_bias_text_mini"]["metrics"]["mean_abs"]
-    stereotypes = {s["doc"]["instrument"]: s["doc"]["stereotype"]
-                   for s in read_samples(outputs["base"], "symphony_bias_text_mini") if s["doc"]["instrument"]}
+    stereotypes = {
+        s["doc"]["instrument"]: s["doc"]["stereotype"]
+        for s in read_samples(outputs["base"], "symphony_bias_text_mini")
+        if s["doc"]["instrument"]
+    }
     planted = expected_mean_abs_change(stereotypes)
     assert change["change"] > 0 and change["ci"][0] <= planted <= change["ci"][1], (change, planted)
     assert change["p_value"] < 0.05 and body["gate"]["regressions"][0]["metric"] == "mean_abs"
     assert body["mismatches"] == []
     samples_file = next(outputs["base"].rglob("samples_symphony_bias_text_mini_*.jsonl"))
     lines = [line.strip() for line in samples_file.read_text().splitlines() if line.strip()]
-    assert all(fast_read(line) for line in lines)  # lm-eval's layout takes the fast path (the speed claim)
+    assert all(
+        fast_read(line) for line in lines
+    )  # lm-eval's layout takes the fast path (the speed claim)
     (facts,) = body["provenance"]["base"].values()
     assert facts["tasks"]["symphony_bias_text_mini"]["version"] is not None
-    print(f"planted mean ABS change {planted:.4f}: measured {change['change']:.4f} "
-          f"(95% CI {change['ci'][0]:.4f} to {change['ci'][1]:.4f}, p={change['p_value']:.2g})")
+    print(
+        f"planted mean ABS change {planted:.4f}: measured {change['change']:.4f} "
+        f"(95% CI {change['ci'][0]:.4f} to {change['ci'][1]:.4f}, p={change['p_value']:.2g})"
+    )

@@ -14,7 +14,13 @@ import yaml
 from test_leaderboard import TASK, planted_records, write_run
 
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.export import add_command, hf_leaderboard_results, model_rows, write_eval_results, write_hf_leaderboard
+from symphony_bench.plugin.export import (
+    add_command,
+    hf_leaderboard_results,
+    model_rows,
+    write_eval_results,
+    write_hf_leaderboard,
+)
 from symphony_bench.plugin.leaderboard import build_leaderboard
 
 # Hugging Face's leaderboard template (huggingface.co/spaces/demo-leaderboard/leaderboard, README.md,
@@ -39,7 +45,10 @@ HF_LEADERBOARD_SCHEMA = {
         "results": {
             "type": "object",
             "minProperties": 1,
-            "additionalProperties": {"type": "object", "additionalProperties": {"type": ["number", "null"]}},
+            "additionalProperties": {
+                "type": "object",
+                "additionalProperties": {"type": ["number", "null"]},
+            },
         },
     },
 }
@@ -60,14 +69,24 @@ EVAL_RESULTS_SCHEMA = {
                 "type": "object",
                 "required": ["id", "task_id"],
                 "additionalProperties": False,
-                "properties": {"id": {"type": "string", "pattern": r"^[\w.-]+/[\w.-]+$"},
-                               "task_id": {"type": "string", "minLength": 1}, "revision": {"type": "string"}},
+                "properties": {
+                    "id": {"type": "string", "pattern": r"^[\w.-]+/[\w.-]+$"},
+                    "task_id": {"type": "string", "minLength": 1},
+                    "revision": {"type": "string"},
+                },
             },
             "value": {"type": "number"},
             "verifyToken": {"type": "string"},
             "date": {"type": "string"},
-            "source": {"type": "object", "required": ["url"],
-                       "properties": {"url": {"type": "string"}, "name": {"type": "string"}, "user": {"type": "string"}}},
+            "source": {
+                "type": "object",
+                "required": ["url"],
+                "properties": {
+                    "url": {"type": "string"},
+                    "name": {"type": "string"},
+                    "user": {"type": "string"},
+                },
+            },
             "notes": {"type": "string"},
         },
     },
@@ -86,14 +105,23 @@ def test_hf_leaderboard_matches_the_template(one_run, tmp_path):
     document = json.loads(written[0].read_text())
     jsonschema.validate(document, HF_LEADERBOARD_SCHEMA)
     row = build_leaderboard([one_run])["rows"][0]
-    assert document["config"] == {"model_dtype": "torch.bfloat16", "model_name": "org/model", "model_sha": "0123abcd"}
+    assert document["config"] == {
+        "model_dtype": "torch.bfloat16",
+        "model_name": "org/model",
+        "model_sha": "0123abcd",
+    }
     scores = document["results"][TASK]
-    assert scores["mean_abs"] == row["metrics"]["mean_abs"]["value"] and scores["mean_abs_stderr"] == row["metrics"]["mean_abs"]["stderr"]
+    assert (
+        scores["mean_abs"] == row["metrics"]["mean_abs"]["value"]
+        and scores["mean_abs_stderr"] == row["metrics"]["mean_abs"]["stderr"]
+    )
     assert scores["invalid_rate"] == row["invalid_rate"]["value"] > 0
 
 
 def test_eval_results_match_the_hub_format(one_run, tmp_path):
-    written = write_eval_results(model_rows(one_run), tmp_path / ".eval_results", "org/symphony-bias")
+    written = write_eval_results(
+        model_rows(one_run), tmp_path / ".eval_results", "org/symphony-bias"
+    )
     assert [path.name for path in written] == [f"{TASK}.yaml"]
     entries = yaml.safe_load(written[0].read_text())
     jsonschema.validate(entries, EVAL_RESULTS_SCHEMA)
@@ -110,8 +138,13 @@ def test_eval_results_match_the_hub_format(one_run, tmp_path):
 def test_the_schemas_reject_what_the_documents_forbid():
     """The schemas can fail: a score given as text, an entry without a value."""
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"config": {"model_dtype": "torch.float16", "model_name": "m", "model_sha": ""},
-                             "results": {"t": {"acc": "N/A"}}}, HF_LEADERBOARD_SCHEMA)
+        jsonschema.validate(
+            {
+                "config": {"model_dtype": "torch.float16", "model_name": "m", "model_sha": ""},
+                "results": {"t": {"acc": "N/A"}},
+            },
+            HF_LEADERBOARD_SCHEMA,
+        )
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate([{"dataset": {"id": "org/d", "task_id": "t"}}], EVAL_RESULTS_SCHEMA)
 
@@ -135,7 +168,11 @@ def test_one_model_folder_at_a_time(tmp_path):
 def test_command(one_run, tmp_path, capsys):
     parser = argparse.ArgumentParser()
     add_command(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["export", str(one_run), "--format", "hf-leaderboard", "--out", str(tmp_path / "r.json")])
+    args = parser.parse_args(
+        ["export", str(one_run), "--format", "hf-leaderboard", "--out", str(tmp_path / "r.json")]
+    )
     args.run(args)
-    assert json.loads((tmp_path / "r.json").read_text()) == hf_leaderboard_results(model_rows(one_run))
+    assert json.loads((tmp_path / "r.json").read_text()) == hf_leaderboard_results(
+        model_rows(one_run)
+    )
     assert str(tmp_path / "r.json") in capsys.readouterr().out

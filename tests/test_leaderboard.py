@@ -17,12 +17,18 @@ import pytest
 from conftest import run_lm_eval
 from scipy import stats
 
-from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.compare import compare_runs
-from symphony_bench.plugin.leaderboard import PairedTests, add_command, build_leaderboard, rank_rows, write_leaderboard
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.run_facts import package_version
+from symphony_bench.plugin.leaderboard import (
+    PairedTests,
+    add_command,
+    build_leaderboard,
+    rank_rows,
+    write_leaderboard,
+)
 from symphony_bench.plugin.provenance import provenance
 from symphony_bench.plugin.report import build_report
-from symphony_bench.plugin.core.run_facts import package_version
 from symphony_bench.plugin.symphony_bias.scenarios import scenario_set_sha256, select_scenarios
 
 STAMP = "2026-12-01T04-36-42.029562"
@@ -30,7 +36,9 @@ INSTRUMENTS = {"harp": "female", "flute": "female", "drums": "male", "trumpet": 
 TASK = "symphony_bias_text_mini"
 
 
-def planted_records(effect: float, rng: random.Random, n_templates: int = 8, invalid_share: float = 0.0) -> list[dict]:
+def planted_records(
+    effect: float, rng: random.Random, n_templates: int = 8, invalid_share: float = 0.0
+) -> list[dict]:
     """Likert records whose stereotyped gender gets `effect` more on average (plus template noise)."""
     records = []
     for t in range(n_templates):
@@ -41,9 +49,18 @@ def planted_records(effect: float, rng: random.Random, n_templates: int = 8, inv
                 male, female = (favoured, other) if category == "male" else (other, favoured)
                 scores = [min(5, max(1, round(value))) for value in (male, female, 3)]
                 error = "no_json" if rng.random() < invalid_share else ""
-                records.append({"kind": "symphony_bias.likert", "scenario_id": f"t{t}-{scenario}", "template_id": f"t{t}",
-                                "instrument": instrument, "stereotype": category, "error": error,
-                                "scores": [0, 0, 0] if error else scores, "stimulus_id": None})
+                records.append(
+                    {
+                        "kind": "symphony_bias.likert",
+                        "scenario_id": f"t{t}-{scenario}",
+                        "template_id": f"t{t}",
+                        "instrument": instrument,
+                        "stereotype": category,
+                        "error": error,
+                        "scores": [0, 0, 0] if error else scores,
+                        "stimulus_id": None,
+                    }
+                )
     return records
 
 
@@ -54,16 +71,28 @@ def write_run(run_dir: Path, model_id: str, records: list[dict], seed: int = 123
     results = {
         "results": {TASK: {"mean_abs,likert_json": 0.0}},
         "configs": {TASK: {"task": TASK, "metadata": {"version": 1.1}}},
-        "versions": {TASK: 1.1}, "task_hashes": {TASK: "ab" * 32},
-        "config": {"model": "hf", "model_args": {"pretrained": model_id}, "model_dtype": "torch.bfloat16",
-                   "model_revision": "main", "model_sha": "0123abcd"},
-        "lm_eval_version": "0.4.13", "transformers_version": "5.24.0", "chat_template_sha": "cd" * 32,
+        "versions": {TASK: 1.1},
+        "task_hashes": {TASK: "ab" * 32},
+        "config": {
+            "model": "hf",
+            "model_args": {"pretrained": model_id},
+            "model_dtype": "torch.bfloat16",
+            "model_revision": "main",
+            "model_sha": "0123abcd",
+        },
+        "lm_eval_version": "0.4.13",
+        "transformers_version": "5.24.0",
+        "chat_template_sha": "cd" * 32,
     }
     (folder / f"results_{STAMP}.json").write_text(json.dumps(results))
     lines = []
     for doc_id, record in enumerate(records):
-        doc = {key: record[key] for key in ("scenario_id", "template_id", "instrument", "stereotype")} | {"seed": seed}
-        lines.append(json.dumps({"doc_id": doc_id, "doc": doc, "mean_abs": record, "invalid_rate": record}))
+        doc = {
+            key: record[key] for key in ("scenario_id", "template_id", "instrument", "stereotype")
+        } | {"seed": seed}
+        lines.append(
+            json.dumps({"doc_id": doc_id, "doc": doc, "mean_abs": record, "invalid_rate": record})
+        )
     (folder / f"samples_{TASK}_{STAMP}.jsonl").write_text("\n".join(lines) + "\n")
     return folder
 
@@ -74,9 +103,18 @@ def planted_runs(tmp_path_factory) -> list[Path]:
     whose every answer is invalid."""
     root = tmp_path_factory.mktemp("runs")
     rng = random.Random(7)
-    specs = [("org/strong", 1.5, 0.0), ("org/neutral", 0.0, 0.1), ("org/slight", 0.25, 0.0), ("org/broken", 0.0, 1.0)]
+    specs = [
+        ("org/strong", 1.5, 0.0),
+        ("org/neutral", 0.0, 0.1),
+        ("org/slight", 0.25, 0.0),
+        ("org/broken", 0.0, 1.0),
+    ]
     for model_id, effect, invalid in specs:
-        write_run(root / model_id.split("/")[1], model_id, planted_records(effect, rng, invalid_share=invalid))
+        write_run(
+            root / model_id.split("/")[1],
+            model_id,
+            planted_records(effect, rng, invalid_share=invalid),
+        )
     return [root / model_id.split("/")[1] for model_id, _, _ in specs]
 
 
@@ -88,21 +126,35 @@ def test_rows_carry_the_report_numbers_and_provenance(planted_runs):
         summary = build_report(run_dir).entries[TASK]["summary"]
         row = next(row for row in board["rows"] if row["run"].startswith(str(run_dir)))
         for name in ("mean_abs", "consistency_rate", "non_binary_gas"):
-            assert row["metrics"][name] == {"value": summary[name], "stderr": summary[f"{name}_stderr"],
-                                            "ci": summary[f"{name}_ci"] if summary[f"{name}_ci"][0] is not None else [None, None]}
+            assert row["metrics"][name] == {
+                "value": summary[name],
+                "stderr": summary[f"{name}_stderr"],
+                "ci": summary[f"{name}_ci"]
+                if summary[f"{name}_ci"][0] is not None
+                else [None, None],
+            }
         assert row["n"] == summary["n_docs"] == 64
         folder = Path(row["run"])
         facts = provenance(folder)
-        assert row["provenance"] == {"model": facts["model"], "versions": facts["versions"],
-                                     "task": facts["tasks"][TASK], "config_hash": facts["config_hash"]}
+        assert row["provenance"] == {
+            "model": facts["model"],
+            "versions": facts["versions"],
+            "task": facts["tasks"][TASK],
+            "config_hash": facts["config_hash"],
+        }
     assert rows["org/strong"]["provenance"]["model"]["dtype"] == "bfloat16"
     assert rows["org/strong"]["provenance"]["task"]["seed"] == 1234
 
 
 def test_invalid_rate_interval_is_the_normal_one(planted_runs):
-    row = next(row for row in build_leaderboard(planted_runs)["rows"] if row["model"] == "org/neutral")
+    row = next(
+        row for row in build_leaderboard(planted_runs)["rows"] if row["model"] == "org/neutral"
+    )
     invalid = row["invalid_rate"]
-    records = [json.loads(line)["mean_abs"] for line in next(Path(row["run"]).glob("samples_*")).read_text().splitlines()]
+    records = [
+        json.loads(line)["mean_abs"]
+        for line in next(Path(row["run"]).glob("samples_*")).read_text().splitlines()
+    ]
     flags = [bool(record["error"]) for record in records]
     rate = sum(flags) / len(flags)
     stderr = stats.sem(flags)
@@ -120,7 +172,9 @@ def test_planted_models_rank_in_order_and_the_broken_one_has_nulls(planted_runs)
     assert abs(neutral["metrics"]["mean_abs"]["value"]) < 0.1
     assert neutral["rank"]["position"] == 1 and strong["rank"]["position"] == 3
     assert "org/strong" not in neutral["rank"]["tied_with"] and not strong["rank"]["tied"]
-    assert rows["org/slight"]["rank"]["tied"]  # a small effect overlaps the neutral model's interval
+    assert rows["org/slight"]["rank"][
+        "tied"
+    ]  # a small effect overlaps the neutral model's interval
     broken = rows["org/broken"]
     assert broken["metrics"]["mean_abs"] == {"value": None, "stderr": None, "ci": [None, None]}
     assert broken["rank"]["position"] is None and broken["invalid_rate"]["value"] == 1.0
@@ -128,25 +182,43 @@ def test_planted_models_rank_in_order_and_the_broken_one_has_nulls(planted_runs)
 
 
 def rank_row(model: str, low, high, value=0.0, better="closer_to_zero") -> dict:
-    return {"model": model, "task": "t", "variant": None, "metrics": {"m": {"value": value, "stderr": None, "ci": [low, high]}},
-            "rank": {"metric": "m", "better": better, "position": None, "tied": False, "tied_with": []}}
+    return {
+        "model": model,
+        "task": "t",
+        "variant": None,
+        "metrics": {"m": {"value": value, "stderr": None, "ci": [low, high]}},
+        "rank": {"metric": "m", "better": better, "position": None, "tied": False, "tied_with": []},
+    }
 
 
 def test_ranks_hand_worked():
     """|ABS| intervals (folded): A [0, 0.03], B [0.02, 0.05], C [0.1, 0.2], D [0.25, 0.3], E none.
     A and B overlap (rank 1, tied); C lies wholly above A and B -> rank 3; D above A, B, C -> 4;
     E has no interval, so it overlaps everyone and no one lies wholly beside it."""
-    rows = [rank_row("A", -0.01, 0.03), rank_row("B", 0.02, 0.05), rank_row("C", 0.1, 0.2),
-            rank_row("D", -0.3, -0.25), rank_row("E", None, None)]
+    rows = [
+        rank_row("A", -0.01, 0.03),
+        rank_row("B", 0.02, 0.05),
+        rank_row("C", 0.1, 0.2),
+        rank_row("D", -0.3, -0.25),
+        rank_row("E", None, None),
+    ]
     rank_rows(rows)
     got = {row["model"]: (row["rank"]["position"], row["rank"]["tied_with"]) for row in rows}
-    assert got == {"A": (1, ["B", "E"]), "B": (1, ["A", "E"]), "C": (3, ["E"]), "D": (4, ["E"]),
-                   "E": (1, ["A", "B", "C", "D"])}
+    assert got == {
+        "A": (1, ["B", "E"]),
+        "B": (1, ["A", "E"]),
+        "C": (3, ["E"]),
+        "D": (4, ["E"]),
+        "E": (1, ["A", "B", "C", "D"]),
+    }
 
 
 def test_ranks_higher_is_better():
-    rows = [rank_row("low", 0.2, 0.4, better="higher"), rank_row("high", 0.6, 0.9, better="higher"),
-            rank_row("mid", 0.35, 0.65, better="higher")]
+    rows = [
+        rank_row("low", 0.2, 0.4, better="higher"),
+        rank_row("high", 0.6, 0.9, better="higher"),
+        rank_row("mid", 0.35, 0.65, better="higher"),
+    ]
     rank_rows(rows)
     got = {row["model"]: (row["rank"]["position"], row["rank"]["tied"]) for row in rows}
     assert got == {"high": (1, True), "mid": (1, True), "low": (2, True)}
@@ -154,7 +226,11 @@ def test_ranks_higher_is_better():
 
 def test_a_paired_test_that_cannot_separate_two_close_rows_ties_them():
     """Intervals apart but close: the paired verdict decides; far apart: no paired test is run."""
-    rows = [rank_row("A", 0.10, 0.20, 0.15), rank_row("B", 0.21, 0.31, 0.26), rank_row("far", 0.9, 1.0, 0.95)]
+    rows = [
+        rank_row("A", 0.10, 0.20, 0.15),
+        rank_row("B", 0.21, 0.31, 0.26),
+        rank_row("far", 0.9, 1.0, 0.95),
+    ]
     asked = []
 
     def not_significant(better, worse):
@@ -167,17 +243,28 @@ def test_a_paired_test_that_cannot_separate_two_close_rows_ties_them():
     assert got == {"A": (1, ["B"]), "B": (1, ["A"]), "far": (3, [])}
     rows = [rank_row("A", 0.10, 0.20, 0.15), rank_row("B", 0.21, 0.31, 0.26)]
     rank_rows(rows, lambda better, worse: False)
-    assert [(row["rank"]["position"], row["rank"]["tied"]) for row in rows] == [(1, False), (2, False)]
+    assert [(row["rank"]["position"], row["rank"]["tied"]) for row in rows] == [
+        (1, False),
+        (2, False),
+    ]
 
 
 def test_paired_p_value_is_compares(planted_runs, tmp_path):
     rows = {row["model"]: row for row in build_leaderboard(planted_runs)["rows"]}
-    expected = compare_runs(planted_runs[0], planted_runs[2])["tasks"][TASK]["metrics"]["mean_abs"]["p_value"]
-    assert PairedTests().p_value(rows["org/strong"], rows["org/slight"]) == pytest.approx(expected, abs=0)
+    expected = compare_runs(planted_runs[0], planted_runs[2])["tasks"][TASK]["metrics"]["mean_abs"][
+        "p_value"
+    ]
+    assert PairedTests().p_value(rows["org/strong"], rows["org/slight"]) == pytest.approx(
+        expected, abs=0
+    )
     assert 0 <= expected < 0.05
-    write_run(tmp_path / "reseeded", "org/reseeded", planted_records(0.25, random.Random(2)), seed=99)
+    write_run(
+        tmp_path / "reseeded", "org/reseeded", planted_records(0.25, random.Random(2)), seed=99
+    )
     reseeded = build_leaderboard([tmp_path / "reseeded"])["rows"][0]
-    assert PairedTests().p_value(rows["org/strong"], reseeded) is None  # another seed: not the same docs
+    assert (
+        PairedTests().p_value(rows["org/strong"], reseeded) is None
+    )  # another seed: not the same docs
 
 
 def test_files_agree_and_hold_no_text_for_numbers(planted_runs, tmp_path):
@@ -191,17 +278,34 @@ def test_files_agree_and_hold_no_text_for_numbers(planted_runs, tmp_path):
     for row, line in zip(board["rows"], table):
         for name, metric in row["metrics"].items():
             expected = metric["value"]
-            assert (line[name] == "") if expected is None else math.isclose(float(line[name]), expected)
-        assert line["config_hash"] == row["provenance"]["config_hash"] and line["task_seed"] == "1234"
+            assert (
+                (line[name] == "")
+                if expected is None
+                else math.isclose(float(line[name]), expected)
+            )
+        assert (
+            line["config_hash"] == row["provenance"]["config_hash"] and line["task_seed"] == "1234"
+        )
     assert (tmp_path / "board" / "leaderboard.md").read_text() == markdown
-    assert "| =1 | org/neutral |" in markdown and "| 3 | org/strong |" in markdown and "| - | org/broken |" in markdown and "## Provenance" in markdown
+    assert (
+        "| =1 | org/neutral |" in markdown
+        and "| 3 | org/strong |" in markdown
+        and "| - | org/broken |" in markdown
+        and "## Provenance" in markdown
+    )
 
 
-def test_a_folder_reached_twice_gives_its_rows_once_and_repeated_models_show_their_run(planted_runs, tmp_path):
-    board = build_leaderboard([planted_runs[0], planted_runs[0].parent / "strong" / ".."/ "strong"])
+def test_a_folder_reached_twice_gives_its_rows_once_and_repeated_models_show_their_run(
+    planted_runs, tmp_path
+):
+    board = build_leaderboard(
+        [planted_runs[0], planted_runs[0].parent / "strong" / ".." / "strong"]
+    )
     assert [row["model"] for row in board["rows"]] == ["org/strong"]
     write_run(tmp_path / "again", "org/strong", planted_records(1.5, random.Random(5)))
-    markdown = write_leaderboard(build_leaderboard([planted_runs[0], tmp_path / "again"]), tmp_path / "board")
+    markdown = write_leaderboard(
+        build_leaderboard([planted_runs[0], tmp_path / "again"]), tmp_path / "board"
+    )
     assert f"org/strong ({planted_runs[0] / 'org__strong'})" in markdown
     assert f"org/strong ({tmp_path / 'again' / 'org__strong'})" in markdown
 
@@ -209,9 +313,16 @@ def test_a_folder_reached_twice_gives_its_rows_once_and_repeated_models_show_the
 def test_command_writes_the_files(planted_runs, tmp_path, capsys):
     parser = argparse.ArgumentParser()
     add_command(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["leaderboard", *map(str, planted_runs[:2]), "--out", str(tmp_path / "out")])
+    args = parser.parse_args(
+        ["leaderboard", *map(str, planted_runs[:2]), "--out", str(tmp_path / "out")]
+    )
     args.run(args)
-    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["index.html", "leaderboard.csv", "leaderboard.json", "leaderboard.md"]
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [
+        "index.html",
+        "leaderboard.csv",
+        "leaderboard.json",
+        "leaderboard.md",
+    ]
     assert "org/strong" in capsys.readouterr().out
 
 
@@ -232,8 +343,16 @@ def real_runs(tiny_llama, tmp_path_factory) -> list[Path]:
     runs = []
     for seed in (1234, 7):
         output = root / f"seed{seed}"
-        run_lm_eval("hf", f"pretrained={tiny_llama},dtype=float32", "symphony_bias_logprob_mini", output,
-                    "--metadata", json.dumps({"symphony_seed": seed}), "--device", "cpu")
+        run_lm_eval(
+            "hf",
+            f"pretrained={tiny_llama},dtype=float32",
+            "symphony_bias_logprob_mini",
+            output,
+            "--metadata",
+            json.dumps({"symphony_seed": seed}),
+            "--device",
+            "cpu",
+        )
         runs.append(output)
     return runs
 
@@ -243,18 +362,29 @@ def test_leaderboard_of_real_runs(real_runs, tiny_llama, tmp_path):
     board = build_leaderboard(real_runs)
     write_leaderboard(board, tmp_path)
     rows = board["rows"]
-    assert sorted(row["entry"] for row in rows) == ["symphony_bias_logprob_mini"] * 2 + ["symphony_bias_logprob_mini:calibrated"] * 2
+    assert (
+        sorted(row["entry"] for row in rows)
+        == ["symphony_bias_logprob_mini"] * 2 + ["symphony_bias_logprob_mini:calibrated"] * 2
+    )
     seeds = {row["provenance"]["task"]["seed"] for row in rows}
     assert seeds == {1234, 7}
     assert len({row["provenance"]["config_hash"] for row in rows}) == 2
     for row in rows:
         facts = row["provenance"]
         assert facts["model"]["id"] == str(tiny_llama) and facts["model"]["dtype"] == "float32"
-        assert facts["versions"]["lm_eval"] == "0.4.13" and facts["task"]["hash"] and facts["task"]["stereotype_table_sha256"]
-        assert facts["task"]["scenario_set_sha256"] == scenario_set_sha256(select_scenarios("mini", None, facts["task"]["seed"]))
+        assert (
+            facts["versions"]["lm_eval"] == "0.4.13"
+            and facts["task"]["hash"]
+            and facts["task"]["stereotype_table_sha256"]
+        )
+        assert facts["task"]["scenario_set_sha256"] == scenario_set_sha256(
+            select_scenarios("mini", None, facts["task"]["seed"])
+        )
         assert facts["versions"]["symphony_bench"] == package_version() is not None
         entry = build_report(Path(row["run"]).parent).entries[row["entry"]]["summary"]
-        assert row["metrics"]["mean_abs"]["value"] == entry["mean_abs"] and row["n"] == entry["n_docs"]
+        assert (
+            row["metrics"]["mean_abs"]["value"] == entry["mean_abs"] and row["n"] == entry["n_docs"]
+        )
         assert row["rank"]["position"] is not None
     assert "N/A" not in (tmp_path / "leaderboard.json").read_text()
     assert "symphony_bias_logprob_mini:calibrated" in (tmp_path / "index.html").read_text()
@@ -272,6 +402,9 @@ def test_export_of_a_real_run(real_runs, tmp_path):
     document = json.loads(write_hf_leaderboard(rows, tmp_path / "results.json")[0].read_text())
     jsonschema.validate(document, HF_LEADERBOARD_SCHEMA)
     assert document["config"]["model_dtype"] == "torch.float32"
-    assert set(document["results"]) == {"symphony_bias_logprob_mini", "symphony_bias_logprob_mini:calibrated"}
+    assert set(document["results"]) == {
+        "symphony_bias_logprob_mini",
+        "symphony_bias_logprob_mini:calibrated",
+    }
     for path in write_eval_results(rows, tmp_path / ".eval_results", "org/symphony-bias"):
         jsonschema.validate(yaml.safe_load(path.read_text()), EVAL_RESULTS_SCHEMA)

@@ -16,8 +16,19 @@ ROOT = Path(__file__).resolve().parents[1]
 def wheel(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(folder), str(ROOT)],
-        check=True, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(folder),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
     )
     (built,) = folder.glob("symphony_bench-*.whl")
     return built
@@ -25,7 +36,9 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_wheel_has_one_package_with_task_yaml_and_data(wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    top_level = {
+        name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")
+    }
     assert top_level == {"symphony_bench"}
     for required in (
         "symphony_bench/tasks/lm_eval/symphony_bias/_symphony_bias_common_yaml",
@@ -45,8 +58,9 @@ def test_wheel_has_one_package_with_task_yaml_and_data(wheel):
         assert required in names
     assert not any(name.startswith("symphony_bench/tests/") for name in names)
     (entry_points,) = [name for name in names if name.endswith(".dist-info/entry_points.txt")]
-    assert "[lmms_eval.models]\nsymphony_bench = symphony_bench.plugin.lmms.manifests:MODEL_MANIFESTS" in (
-        zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert (
+        "[lmms_eval.models]\nsymphony_bench = symphony_bench.plugin.lmms.manifests:MODEL_MANIFESTS"
+        in (zipfile.ZipFile(wheel).read(entry_points).decode())
     )
 
 
@@ -58,15 +72,22 @@ def test_every_module_of_the_source_tree_is_in_the_wheel_and_imports_from_it(whe
     }
     source_modules = {name.removesuffix(".__init__") for name in source_modules}
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target), str(wheel)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
     script = (
         "import importlib, sys\n"
         "for name in sys.argv[1:]:\n"
         "    module = importlib.import_module(name)\n"
         f"    assert module.__file__.startswith({str(target)!r}), (name, module.__file__)\n"
     )
-    completed = subprocess.run([sys.executable, "-c", script, *sorted(source_modules)], capture_output=True, text=True,
-                               env={**os.environ, "PYTHONPATH": str(target)})
+    completed = subprocess.run(
+        [sys.executable, "-c", script, *sorted(source_modules)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(target)},
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert len(source_modules) > 40

@@ -15,7 +15,11 @@ from symphony_bench.plugin import plots
 from symphony_bench.plugin.grounding.records import CHOICE, choice_record
 from symphony_bench.plugin.grounding.report import grounding_report
 from symphony_bench.plugin.symphony_bias.records import score_record
-from symphony_bench.plugin.symphony_bias.report import agreement_report, task_report, truncation_summary
+from symphony_bench.plugin.symphony_bias.report import (
+    agreement_report,
+    task_report,
+    truncation_summary,
+)
 
 Z95 = 1.959963984540054
 GENDERS = ("male", "female", "non_binary")
@@ -34,7 +38,11 @@ def likert_records(seed: int, n_scenarios: int = 16, shift: float = 0.0) -> list
     records = []
     for scenario in range(n_scenarios):
         for instrument, (stereotype, means) in PLANTED.items():
-            doc = {"scenario_id": f"s{scenario}", "instrument": instrument, "stereotype": stereotype}
+            doc = {
+                "scenario_id": f"s{scenario}",
+                "instrument": instrument,
+                "stereotype": stereotype,
+            }
             if means is None:
                 records.append(score_record(doc, [0, 0, 0], error="no_json"))
                 continue
@@ -57,7 +65,9 @@ def as_json(value):
 
 
 def drawn(figure, gid: str):
-    found = [artist for ax in figure.axes for artist in ax.get_children() if artist.get_gid() == gid]
+    found = [
+        artist for ax in figure.axes for artist in ax.get_children() if artist.get_gid() == gid
+    ]
     assert len(found) == 1, f"{gid}: {len(found)} artists"
     return found[0]
 
@@ -68,7 +78,9 @@ def bars(figure, gid: str) -> list:
 
 def segments(collection) -> np.ndarray:
     """(n, 2, 2) end points of an hlines / vlines collection."""
-    return np.array([segment for segment in collection.get_segments()], dtype=float).reshape(-1, 2, 2)
+    return np.array([segment for segment in collection.get_segments()], dtype=float).reshape(
+        -1, 2, 2
+    )
 
 
 def tick_labels(axis) -> list[str]:
@@ -85,9 +97,13 @@ def test_gas_heatmap_draws_the_reports_gas_centred_at_zero_with_invalid_cells_ma
     array = image.get_array()
     assert np.array_equal(array.mask, [[value is None for value in row] for row in expected])
     assert array.mask[names.index("cello")].all() and not array.mask[names.index("harp")].any()
-    assert np.allclose(array.filled(np.nan), np.array(expected, dtype=float), equal_nan=True, rtol=0, atol=1e-12)
+    assert np.allclose(
+        array.filled(np.nan), np.array(expected, dtype=float), equal_nan=True, rtol=0, atol=1e-12
+    )
     low, high = image.get_clim()
-    assert low == -high and high == pytest.approx(max(abs(v) for row in expected for v in row if v is not None))
+    assert low == -high and high == pytest.approx(
+        max(abs(v) for row in expected for v in row if v is not None)
+    )
     texts = [text.get_text() for text in figure.axes[0].texts]
     assert texts == ["invalid" if v is None else f"{v:+.2f}" for row in expected for v in row]
     assert tick_labels(figure.axes[0].yaxis) == names
@@ -99,12 +115,16 @@ def test_gas_heatmap_draws_the_reports_gas_centred_at_zero_with_invalid_cells_ma
 def test_abs_forest_is_sorted_with_the_reports_cis_and_holm_significant_ones_marked():
     entry = likert_entry()
     figure = plots.abs_forest("symphony_bias_text", entry)
-    rows = sorted(((name, row) for name, row in entry["instruments"].items() if row["abs"] is not None),
-                  key=lambda item: item[1]["abs"])
+    rows = sorted(
+        ((name, row) for name, row in entry["instruments"].items() if row["abs"] is not None),
+        key=lambda item: item[1]["abs"],
+    )
     names = [name for name, _ in rows]
     assert tick_labels(figure.axes[0].yaxis) == names and "cello" not in names
     ci = segments(drawn(figure, "ci"))
-    assert np.allclose(ci[:, :, 0], [row["abs_ci"] for _, row in rows]) and np.allclose(ci[:, 0, 1], range(len(rows)))
+    assert np.allclose(ci[:, :, 0], [row["abs_ci"] for _, row in rows]) and np.allclose(
+        ci[:, 0, 1], range(len(rows))
+    )
     significant = {name for name, row in rows if row["p_holm"] < 0.05}
     assert significant == {"harp", "drums"}  # the planted ones, not the null flute
     marked = drawn(figure, "significant").get_offsets()
@@ -115,19 +135,33 @@ def test_abs_forest_is_sorted_with_the_reports_cis_and_holm_significant_ones_mar
 
 
 def test_no_abs_forest_without_any_abs_and_no_heatmap_without_instruments():
-    entry = as_json(task_report([score_record({"scenario_id": "s0", "instrument": "cello", "stereotype": "female"},
-                                              [0, 0, 0], error="no_json")]))
+    entry = as_json(
+        task_report(
+            [
+                score_record(
+                    {"scenario_id": "s0", "instrument": "cello", "stereotype": "female"},
+                    [0, 0, 0],
+                    error="no_json",
+                )
+            ]
+        )
+    )
     assert plots.abs_forest("t", entry) is None
     assert "GAS heatmap, t" in plots.report_figures({"t": entry})
     assert "GAS heatmap, t" not in plots.report_figures({"t": {**entry, "instruments": {}}})
 
 
 def test_invalid_rate_bars_show_each_tasks_rate_and_a_clipped_95_ci():
-    entries = {"symphony_bias_text": likert_entry(), "grounding_binary": as_json(grounding_report(choices(), CHOICE))}
+    entries = {
+        "symphony_bias_text": likert_entry(),
+        "grounding_binary": as_json(grounding_report(choices(), CHOICE)),
+    }
     figure = plots.invalid_rate_bars(entries)
     heights = [patch.get_width() for patch in bars(figure, "bars")]
     rates = [entry["summary"]["invalid_rate"] for entry in entries.values()]
-    assert np.allclose(heights, rates) and rates[0] == pytest.approx(1 / 5)  # cello: 1 of 5 instruments
+    assert np.allclose(heights, rates) and rates[0] == pytest.approx(
+        1 / 5
+    )  # cello: 1 of 5 instruments
     stderrs = np.array([entry["summary"]["invalid_rate_stderr"] for entry in entries.values()])
     ci = segments(drawn(figure, "ci"))
     assert np.allclose(ci[:, 0, 0], np.clip(np.array(rates) - Z95 * stderrs, 0, 1))
@@ -138,23 +172,43 @@ def test_agreement_scatter_plots_both_protocols_abs_and_states_the_statistics():
     likert, logprob = likert_entry(seed=1), likert_entry(seed=2, shift=0.3)
     agreement = as_json(agreement_report(likert, logprob))
     figure = plots.agreement_scatter("symphony_bias_logprob", "symphony_bias_text", agreement)
-    expected = [(likert["instruments"][n]["abs"], logprob["instruments"][n]["abs"])
-                for n in likert["instruments"] if likert["instruments"][n]["abs"] is not None]
+    expected = [
+        (likert["instruments"][n]["abs"], logprob["instruments"][n]["abs"])
+        for n in likert["instruments"]
+        if likert["instruments"][n]["abs"] is not None
+    ]
     assert np.allclose(drawn(figure, "points").get_offsets(), expected)
     x, y = np.array(expected).T
     title = figure.axes[0].get_title()
     assert f"Pearson r {np.corrcoef(x, y)[0, 1]:.3f}" in title
-    assert f"sign agreement {np.mean(np.sign(x) == np.sign(y)):.3f}" in title and f"n={len(x)}" in title
+    assert (
+        f"sign agreement {np.mean(np.sign(x) == np.sign(y)):.3f}" in title
+        and f"n={len(x)}" in title
+    )
 
 
 def test_modality_plot_pairs_text_with_audio_and_image_of_the_same_model_folder():
     text, audio, image = likert_entry(seed=3), likert_entry(seed=4, shift=1.0), likert_entry(seed=5)
-    entries = {"a/symphony_bias_text": text, "a/symphony_bias_audio": audio, "a/symphony_bias_image_mini": image,
-               "b/symphony_bias_text": text, "c/symphony_bias_audio": audio}
+    entries = {
+        "a/symphony_bias_text": text,
+        "a/symphony_bias_audio": audio,
+        "a/symphony_bias_image_mini": image,
+        "b/symphony_bias_text": text,
+        "c/symphony_bias_audio": audio,
+    }
     groups = plots.modality_groups(entries)
     assert list(groups) == ["a"] and list(groups["a"]) == ["text", "audio", "image"]
-    no_abs = as_json(task_report([score_record({"scenario_id": "s0", "instrument": "cello", "stereotype": "female"},
-                                               [0, 0, 0], error="no_json")]))
+    no_abs = as_json(
+        task_report(
+            [
+                score_record(
+                    {"scenario_id": "s0", "instrument": "cello", "stereotype": "female"},
+                    [0, 0, 0],
+                    error="no_json",
+                )
+            ]
+        )
+    )
     assert plots.modality_groups({"symphony_bias_text": no_abs, "symphony_bias_audio": audio}) == {}
     figure = plots.modality_abs(groups["a"])
     names = [name for name, row in text["instruments"].items() if row["abs"] is not None]
@@ -178,7 +232,9 @@ def choices(n_clips: int = 30, seed: int = 0) -> list[dict]:
     for clip in range(n_clips):
         for gold in (0, 0, 1):
             chosen = -1 if rng.random() < 0.1 else int(rng.random() > 0.8)
-            records.append(choice_record("yes_no", gold, chosen, ["yes", "no"], "", f"{clip:03d}_0"))
+            records.append(
+                choice_record("yes_no", gold, chosen, ["yes", "no"], "", f"{clip:03d}_0")
+            )
     return records
 
 
@@ -187,9 +243,22 @@ def confusable_choices() -> list[dict]:
     unreadably), guitar always right."""
     records = []
     for clip in range(12):
-        records.append(choice_record("letter", 0, 0, ["guitar", "banjo"], "plucked", f"{clip:03d}_0"))
-        records.append(choice_record("letter", 1, 0, ["guitar", "banjo"], "plucked", f"{clip:03d}_1"))
-        records.append(choice_record("letter", 0, -1 if clip % 4 == 0 else 1, ["banjo", "guitar"], "plucked", f"{clip:03d}_2"))
+        records.append(
+            choice_record("letter", 0, 0, ["guitar", "banjo"], "plucked", f"{clip:03d}_0")
+        )
+        records.append(
+            choice_record("letter", 1, 0, ["guitar", "banjo"], "plucked", f"{clip:03d}_1")
+        )
+        records.append(
+            choice_record(
+                "letter",
+                0,
+                -1 if clip % 4 == 0 else 1,
+                ["banjo", "guitar"],
+                "plucked",
+                f"{clip:03d}_2",
+            )
+        )
     return records
 
 
@@ -215,10 +284,17 @@ def test_prediction_distribution_draws_answer_and_gold_shares_with_cis():
     rates = np.array(list(entry["prediction_rates"].values()))
     stderrs = np.array(list(entry["prediction_rate_stderrs"].values()))
     assert np.allclose([p.get_height() for p in bars(figure, "bars")], rates)
-    assert np.allclose([p.get_height() for p in bars(figure, "gold")], list(entry["gold_rates"].values()))
+    assert np.allclose(
+        [p.get_height() for p in bars(figure, "gold")], list(entry["gold_rates"].values())
+    )
     ci = segments(drawn(figure, "ci"))
-    assert np.allclose(ci[:, :, 1], np.clip(np.column_stack([rates - Z95 * stderrs, rates + Z95 * stderrs]), 0, 1))
-    assert tick_labels(figure.axes[0].xaxis) == ["yes", "no"] and figure.axes[0].get_xlabel() == "yes / no"
+    assert np.allclose(
+        ci[:, :, 1], np.clip(np.column_stack([rates - Z95 * stderrs, rates + Z95 * stderrs]), 0, 1)
+    )
+    assert (
+        tick_labels(figure.axes[0].xaxis) == ["yes", "no"]
+        and figure.axes[0].get_xlabel() == "yes / no"
+    )
     assert rates[0] > entry["gold_rates"]["yes"]  # the planted yes-bias shows
 
 
@@ -227,7 +303,10 @@ def test_confusion_heatmap_draws_the_row_normalised_shares():
     rows = entry["confusion"]["plucked"]
     figure = plots.confusion_heatmap("grounding_confusable_ab", "plucked", rows)
     answers = tick_labels(figure.axes[0].xaxis)
-    assert answers == ["(invalid)", "guitar"] and tick_labels(figure.axes[0].yaxis) == ["banjo", "guitar"]
+    assert answers == ["(invalid)", "guitar"] and tick_labels(figure.axes[0].yaxis) == [
+        "banjo",
+        "guitar",
+    ]
     # by hand: banjo gold (24 docs) -> 3 unreadable, 21 "guitar"; guitar gold (12 docs) -> "guitar"
     assert np.allclose(drawn(figure, "heatmap").get_array(), [[3 / 24, 21 / 24], [0, 1]])
 
@@ -235,26 +314,67 @@ def test_confusion_heatmap_draws_the_row_normalised_shares():
 # ---- compare -----------------------------------------------------------------------------------
 def test_change_forest_sorts_changes_marks_p_below_005_and_skips_missing_changes():
     rows = [
-        {"metric": "mean_abs", "task": "symphony_bias_text", "change": 0.05, "ci_low": 0.02, "ci_high": 0.08, "p": 0.001},
-        {"metric": "accuracy", "task": "grounding_binary", "change": -0.01, "ci_low": -0.04, "ci_high": 0.02, "p": 0.5},
-        {"metric": "f1", "task": "grounding_multilabel_30s", "change": None, "ci_low": None, "ci_high": None, "p": None},
-        {"metric": "invalid_rate", "task": "symphony_bias_text", "change": 0.0, "ci_low": None, "ci_high": None, "p": None},
+        {
+            "metric": "mean_abs",
+            "task": "symphony_bias_text",
+            "change": 0.05,
+            "ci_low": 0.02,
+            "ci_high": 0.08,
+            "p": 0.001,
+        },
+        {
+            "metric": "accuracy",
+            "task": "grounding_binary",
+            "change": -0.01,
+            "ci_low": -0.04,
+            "ci_high": 0.02,
+            "p": 0.5,
+        },
+        {
+            "metric": "f1",
+            "task": "grounding_multilabel_30s",
+            "change": None,
+            "ci_low": None,
+            "ci_high": None,
+            "p": None,
+        },
+        {
+            "metric": "invalid_rate",
+            "task": "symphony_bias_text",
+            "change": 0.0,
+            "ci_low": None,
+            "ci_high": None,
+            "p": None,
+        },
     ]
     figure = plots.change_forest(rows)
     assert tick_labels(figure.axes[0].yaxis) == [
-        "grounding_binary: accuracy", "symphony_bias_text: invalid_rate", "symphony_bias_text: mean_abs"]
+        "grounding_binary: accuracy",
+        "symphony_bias_text: invalid_rate",
+        "symphony_bias_text: mean_abs",
+    ]
     assert np.allclose(drawn(figure, "significant").get_offsets(), [[0.05, 2]])
     assert np.allclose(drawn(figure, "points").get_offsets(), [[-0.01, 0], [0.0, 1]])
-    assert np.allclose(segments(drawn(figure, "ci")), [[[-0.04, 0], [0.02, 0]], [[0.02, 2], [0.08, 2]]])
+    assert np.allclose(
+        segments(drawn(figure, "ci")), [[[-0.04, 0], [0.02, 0]], [[0.02, 2], [0.08, 2]]]
+    )
     assert plots.change_forest(rows[2:3]) is None
-
 
 
 def test_change_forest_title_is_placed_without_measuring_every_row_and_draws_the_same(tmp_path):
     """A full suite has ~110 rows: the title is given its place (the axes top: nothing is drawn
     above the axes) instead of matplotlib measuring every tick label to find it, on every draw."""
-    rows = [{"metric": f"metric_{k}", "task": f"task_{k % 7}", "change": 0.01 * (k - 50), "ci_low": 0.01 * (k - 53),
-             "ci_high": 0.01 * (k - 47), "p": 0.5 if k % 3 else 0.01} for k in range(110)]
+    rows = [
+        {
+            "metric": f"metric_{k}",
+            "task": f"task_{k % 7}",
+            "change": 0.01 * (k - 50),
+            "ci_low": 0.01 * (k - 53),
+            "ci_high": 0.01 * (k - 47),
+            "p": 0.5 if k % 3 else 0.01,
+        }
+        for k in range(110)
+    ]
     figure = plots.change_forest(rows)
     assert figure.axes[0]._autotitlepos is False  # matplotlib skips _update_title_position
     figure.savefig(tmp_path / "fixed.png")
@@ -265,6 +385,7 @@ def test_change_forest_title_is_placed_without_measuring_every_row_and_draws_the
     assert automatic.axes[0].title.get_window_extent().bounds == placed
     assert (tmp_path / "fixed.png").read_bytes() == (tmp_path / "automatic.png").read_bytes()
 
+
 # ---- files and links ---------------------------------------------------------------------------
 def test_report_plots_are_written_as_png_and_svg_and_linked_relative_to_the_markdown(tmp_path):
     import matplotlib.image
@@ -272,39 +393,68 @@ def test_report_plots_are_written_as_png_and_svg_and_linked_relative_to_the_mark
     likert = likert_entry()
     logprob = likert_entry(seed=9)
     logprob["agreement"] = {"symphony_bias_text": as_json(agreement_report(likert, logprob))}
-    entries = {"symphony_bias_text": likert, "symphony_bias_logprob": logprob,
-               "grounding_confusable_ab": as_json(grounding_report(confusable_choices(), CHOICE))}
+    entries = {
+        "symphony_bias_text": likert,
+        "symphony_bias_logprob": logprob,
+        "grounding_confusable_ab": as_json(grounding_report(confusable_choices(), CHOICE)),
+    }
     written = plots.write_report_plots(entries, tmp_path / "report_plots")
     assert set(written) == {
-        "GAS heatmap, symphony_bias_text", "ABS forest plot, symphony_bias_text",
-        "GAS heatmap, symphony_bias_logprob", "ABS forest plot, symphony_bias_logprob",
+        "GAS heatmap, symphony_bias_text",
+        "ABS forest plot, symphony_bias_text",
+        "GAS heatmap, symphony_bias_logprob",
+        "ABS forest plot, symphony_bias_logprob",
         "Likert vs log-prob ABS, symphony_bias_logprob vs symphony_bias_text",
-        "Answer distribution, grounding_confusable_ab", "Confusion, grounding_confusable_ab, group plucked",
-        "Invalid rate per task"}
+        "Answer distribution, grounding_confusable_ab",
+        "Confusion, grounding_confusable_ab, group plucked",
+        "Invalid rate per task",
+    }
     for png, svg in written.values():
         pixels = matplotlib.image.imread(png)
-        assert pixels.shape[0] > 100 and pixels[..., :3].std() > 0.05  # a drawn picture, not a blank canvas
+        assert (
+            pixels.shape[0] > 100 and pixels[..., :3].std() > 0.05
+        )  # a drawn picture, not a blank canvas
         assert ElementTree.parse(svg).getroot().tag.endswith("svg")
     heatmap_svg = ElementTree.parse(written["GAS heatmap, symphony_bias_text"][1])
     assert any(element.get("id") == "heatmap" for element in heatmap_svg.iter())
     lines = plots.markdown_links(written, tmp_path)
     png, svg = written["Invalid rate per task"]
-    assert f"![Invalid rate per task](report_plots/{png.name})" in lines and f"[SVG](report_plots/{svg.name})" in lines
+    assert (
+        f"![Invalid rate per task](report_plots/{png.name})" in lines
+        and f"[SVG](report_plots/{svg.name})" in lines
+    )
     assert len({path.name for files in written.values() for path in files}) == 2 * len(written)
 
 
 def test_report_plots_section_links_the_plots_of_a_built_report_beside_its_markdown(tmp_path):
-    from symphony_bench.plugin.report import build_report
     from test_report import likert_sample, write_samples
 
-    samples = [likert_sample(f"s{k}", name, category, scores) for k in range(4)
-               for name, category, scores in (("harp", "female", [1, 5, 3]), ("drums", "male", [5, 1, 3]))]
-    write_samples(tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl", samples)
+    from symphony_bench.plugin.report import build_report
+
+    samples = [
+        likert_sample(f"s{k}", name, category, scores)
+        for k in range(4)
+        for name, category, scores in (("harp", "female", [1, 5, 3]), ("drums", "male", [5, 1, 3]))
+    ]
+    write_samples(
+        tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl",
+        samples,
+    )
     markdown = tmp_path / "out" / "report.md"
     lines = plots.report_plots_section(build_report(tmp_path / "run").entries, markdown)
     linked = re.findall(r"\]\(([^)]+)\)", "\n".join(lines))
-    assert len(linked) == 2 * 3  # GAS heatmap, ABS forest plot, invalid rate: PNG shown + SVG linked
-    assert all((markdown.parent / link).is_file() and link.startswith("report_plots/") for link in linked)
-    rows = [{"metric": "mean_abs", "task": "t", "change": 0.1, "ci_low": 0.0, "ci_high": 0.2, "p": 0.04}]
-    compare_links = re.findall(r"\]\(([^)]+)\)", "\n".join(plots.compare_plots_section(rows, tmp_path / "pr.md")))
-    assert compare_links and all((tmp_path / link).is_file() and link.startswith("pr_plots/") for link in compare_links)
+    assert (
+        len(linked) == 2 * 3
+    )  # GAS heatmap, ABS forest plot, invalid rate: PNG shown + SVG linked
+    assert all(
+        (markdown.parent / link).is_file() and link.startswith("report_plots/") for link in linked
+    )
+    rows = [
+        {"metric": "mean_abs", "task": "t", "change": 0.1, "ci_low": 0.0, "ci_high": 0.2, "p": 0.04}
+    ]
+    compare_links = re.findall(
+        r"\]\(([^)]+)\)", "\n".join(plots.compare_plots_section(rows, tmp_path / "pr.md"))
+    )
+    assert compare_links and all(
+        (tmp_path / link).is_file() and link.startswith("pr_plots/") for link in compare_links
+    )

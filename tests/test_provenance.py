@@ -15,18 +15,34 @@ LM_EVAL_STAMP = "2026-12-01T04-36-42.029562"
 
 
 def likert_record(instrument: str, stereotype: str, **extra) -> dict:
-    return {"kind": "symphony_bias.likert", "scenario_id": "t0-0", "template_id": "t0", "instrument": instrument,
-            "stereotype": stereotype, "error": "", "scores": [3, 2, 1], "stimulus_id": None, **extra}
+    return {
+        "kind": "symphony_bias.likert",
+        "scenario_id": "t0-0",
+        "template_id": "t0",
+        "instrument": instrument,
+        "stereotype": stereotype,
+        "error": "",
+        "scores": [3, 2, 1],
+        "stimulus_id": None,
+        **extra,
+    }
 
 
 def lm_eval_results(task: str = "symphony_bias_text_mini", **overrides) -> dict:
     results = {
         "results": {task: {"mean_abs,likert_json": 0.1, "mean_abs_stderr,likert_json": "N/A"}},
-        "configs": {task: {"task": task, "dataset_kwargs": {"subset": "mini"}, "metadata": {"version": 1.1}}},
+        "configs": {
+            task: {"task": task, "dataset_kwargs": {"subset": "mini"}, "metadata": {"version": 1.1}}
+        },
         "versions": {task: 1.1},
         "task_hashes": {task: "ab" * 32},
-        "config": {"model": "hf", "model_args": {"pretrained": "org/model", "dtype": "float32"},
-                   "model_dtype": "torch.bfloat16", "model_revision": "main", "model_sha": ""},
+        "config": {
+            "model": "hf",
+            "model_args": {"pretrained": "org/model", "dtype": "float32"},
+            "model_dtype": "torch.bfloat16",
+            "model_revision": "main",
+            "model_sha": "",
+        },
         "lm_eval_version": "0.4.13",
         "transformers_version": "5.24.0",
         "chat_template_sha": "cd" * 32,
@@ -34,13 +50,23 @@ def lm_eval_results(task: str = "symphony_bias_text_mini", **overrides) -> dict:
     return {**results, **overrides}
 
 
-def write_lm_eval_folder(folder: Path, docs: list[dict], results: dict | None = None, stamp: str = LM_EVAL_STAMP) -> Path:
+def write_lm_eval_folder(
+    folder: Path, docs: list[dict], results: dict | None = None, stamp: str = LM_EVAL_STAMP
+) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     results = results or lm_eval_results()
     (folder / f"results_{stamp}.json").write_text(json.dumps(results))
     task = next(iter(results["configs"]))
-    lines = [json.dumps({"doc_id": k, "doc": doc, "mean_abs": likert_record(doc["instrument"], doc["stereotype"])})
-             for k, doc in enumerate(docs)]
+    lines = [
+        json.dumps(
+            {
+                "doc_id": k,
+                "doc": doc,
+                "mean_abs": likert_record(doc["instrument"], doc["stereotype"]),
+            }
+        )
+        for k, doc in enumerate(docs)
+    ]
     (folder / f"samples_{task}_{stamp}.jsonl").write_text("\n".join(lines) + "\n")
     return folder
 
@@ -48,31 +74,61 @@ def write_lm_eval_folder(folder: Path, docs: list[dict], results: dict | None = 
 DOCS = [
     {"instrument": "harp", "stereotype": "female", "seed": 1234, "scenario_set_sha256": "ef" * 32},
     {"instrument": "drums", "stereotype": "male", "seed": 1234, "scenario_set_sha256": "ef" * 32},
-    {"instrument": "", "stereotype": "none", "seed": 1234, "scenario_set_sha256": "ef" * 32},  # control doc
+    {
+        "instrument": "",
+        "stereotype": "none",
+        "seed": 1234,
+        "scenario_set_sha256": "ef" * 32,
+    },  # control doc
 ]
 
 
 def test_lm_eval_folder_gives_every_field(tmp_path):
     facts = provenance(write_lm_eval_folder(tmp_path / "model", DOCS))
-    assert facts["model"] == {"id": "org/model", "revision": "main", "sha": None, "dtype": "bfloat16",
-                              "chat_template_sha": "cd" * 32}
-    assert facts["versions"] == {"lm_eval": "0.4.13", "lmms_eval": None, "symphony_bench": None, "transformers": "5.24.0"}
+    assert facts["model"] == {
+        "id": "org/model",
+        "revision": "main",
+        "sha": None,
+        "dtype": "bfloat16",
+        "chat_template_sha": "cd" * 32,
+    }
+    assert facts["versions"] == {
+        "lm_eval": "0.4.13",
+        "lmms_eval": None,
+        "symphony_bench": None,
+        "transformers": "5.24.0",
+    }
     task = facts["tasks"]["symphony_bias_text_mini"]
     assert set(task) == set(COMPARED_FIELDS)
     # the table as the docs show it, hashed independently of the module's helper
     table_text = json.dumps({"drums": "male", "harp": "female"}, separators=(",", ":"))
-    assert task == {"version": 1.1, "hash": "ab" * 32, "dataset_repo": None, "dataset_revision": None, "dataset_commit": None,
-                    "stereotype_table_sha256": hashlib.sha256(table_text.encode()).hexdigest(),
-                    "scenario_set_sha256": "ef" * 32, "seed": 1234}
+    assert task == {
+        "version": 1.1,
+        "hash": "ab" * 32,
+        "dataset_repo": None,
+        "dataset_revision": None,
+        "dataset_commit": None,
+        "stereotype_table_sha256": hashlib.sha256(table_text.encode()).hexdigest(),
+        "scenario_set_sha256": "ef" * 32,
+        "seed": 1234,
+    }
     without_hash = {key: value for key, value in facts.items() if key != "config_hash"}
-    assert facts["config_hash"] == hashlib.sha256(
-        json.dumps(without_hash, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert (
+        facts["config_hash"]
+        == hashlib.sha256(
+            json.dumps(without_hash, sort_keys=True, separators=(",", ":")).encode()
+        ).hexdigest()
+    )
 
 
 def test_config_hash_changes_with_any_fact(tmp_path):
     base = provenance(write_lm_eval_folder(tmp_path / "a", DOCS))
-    reseeded = provenance(write_lm_eval_folder(tmp_path / "b", [{**doc, "seed": 7} for doc in DOCS]))
-    retabled = provenance(write_lm_eval_folder(tmp_path / "c", [{**doc, "stereotype": "female"} for doc in DOCS]))
+    reseeded = provenance(
+        write_lm_eval_folder(tmp_path / "b", [{**doc, "seed": 7} for doc in DOCS])
+    )
+    retabled = provenance(
+        write_lm_eval_folder(tmp_path / "c", [{**doc, "stereotype": "female"} for doc in DOCS])
+    )
     assert base["tasks"]["symphony_bias_text_mini"]["seed"] == 1234
     assert reseeded["tasks"]["symphony_bias_text_mini"]["seed"] == 7
     assert len({base["config_hash"], reseeded["config_hash"], retabled["config_hash"]}) == 3
@@ -82,7 +138,9 @@ def test_config_hash_changes_with_any_fact(tmp_path):
 def test_newest_results_and_samples_are_read(tmp_path):
     folder = write_lm_eval_folder(tmp_path / "m", DOCS)
     newer = lm_eval_results(transformers_version="9.9.9")
-    write_lm_eval_folder(folder, [{**doc, "seed": 99} for doc in DOCS], newer, stamp="2026-12-02T00-00-00.000000")
+    write_lm_eval_folder(
+        folder, [{**doc, "seed": 99} for doc in DOCS], newer, stamp="2026-12-02T00-00-00.000000"
+    )
     facts = provenance(folder)
     assert facts["versions"]["transformers"] == "9.9.9"
     assert facts["tasks"]["symphony_bias_text_mini"]["seed"] == 99
@@ -96,19 +154,44 @@ def test_lmms_eval_folder_reads_records_and_string_model_args(tmp_path):
     results = {
         "results": {task: {"mean_abs": 0.2}},
         "configs": {task: {"task": task, "dataset_path": "csv", "metadata": {"version": 2.0}}},
-        "versions": {task: 2.0}, "task_hashes": {task: "12" * 32},
-        "config": {"model": "symphony_qwen2_audio", "model_args": "pretrained=Qwen/Qwen2-Audio-7B-Instruct,revision=abc123"},
-        "lmms_eval_version": "0.7.3", "chat_template_sha": None,
+        "versions": {task: 2.0},
+        "task_hashes": {task: "12" * 32},
+        "config": {
+            "model": "symphony_qwen2_audio",
+            "model_args": "pretrained=Qwen/Qwen2-Audio-7B-Instruct,revision=abc123",
+        },
+        "lmms_eval_version": "0.7.3",
+        "chat_template_sha": None,
     }
     (folder / "20261201_125816_results.json").write_text(json.dumps(results))
-    records = [likert_record("harp", "female", seed=5, dataset_repo="org/audio-set", dataset_revision="r1",
-                             dataset_commit="c0" * 20, symphony_bench_version="0.1.0")]
+    records = [
+        likert_record(
+            "harp",
+            "female",
+            seed=5,
+            dataset_repo="org/audio-set",
+            dataset_revision="r1",
+            dataset_commit="c0" * 20,
+            symphony_bench_version="0.1.0",
+        )
+    ]
     (folder / f"20261201_125816_samples_{task}.jsonl").write_text(
-        "\n".join(json.dumps({"doc_id": 0, "mean_abs": record}) for record in records))
+        "\n".join(json.dumps({"doc_id": 0, "mean_abs": record}) for record in records)
+    )
     facts = provenance(folder)
-    assert facts["model"] == {"id": "Qwen/Qwen2-Audio-7B-Instruct", "revision": "abc123", "sha": None, "dtype": None,
-                              "chat_template_sha": None}
-    assert facts["versions"] == {"lm_eval": None, "lmms_eval": "0.7.3", "symphony_bench": "0.1.0", "transformers": None}
+    assert facts["model"] == {
+        "id": "Qwen/Qwen2-Audio-7B-Instruct",
+        "revision": "abc123",
+        "sha": None,
+        "dtype": None,
+        "chat_template_sha": None,
+    }
+    assert facts["versions"] == {
+        "lm_eval": None,
+        "lmms_eval": "0.7.3",
+        "symphony_bench": "0.1.0",
+        "transformers": None,
+    }
     # "csv" is the loader our YAMLs name, not a dataset: the record's repo wins
     assert facts["tasks"][task]["dataset_repo"] == "org/audio-set"
     assert facts["tasks"][task]["dataset_revision"] == "r1"
@@ -119,7 +202,11 @@ def test_lmms_eval_folder_reads_records_and_string_model_args(tmp_path):
 
 def test_unknown_facts_are_null_never_text(tmp_path):
     results = lm_eval_results(chat_template_sha="N/A", transformers_version="")
-    facts = provenance(write_lm_eval_folder(tmp_path / "m", [{"instrument": "harp", "stereotype": "female"}], results))
+    facts = provenance(
+        write_lm_eval_folder(
+            tmp_path / "m", [{"instrument": "harp", "stereotype": "female"}], results
+        )
+    )
     text = json.dumps(facts)
     assert "N/A" not in text and "NaN" not in text
     assert facts["model"]["chat_template_sha"] is None and facts["versions"]["transformers"] is None
@@ -152,18 +239,32 @@ def test_run_facts_are_checked_on_every_record_and_at_the_files_ends(tmp_path):
     records_seed[2]["seed"] = 6  # a line in the middle whose record names another seed
     folder = tmp_path / "lmms"
     folder.mkdir()
-    (folder / "20261201_125816_results.json").write_text(json.dumps({"configs": {"t": {}}, "config": {}}))
+    (folder / "20261201_125816_results.json").write_text(
+        json.dumps({"configs": {"t": {}}, "config": {}})
+    )
     (folder / "20261201_125816_samples_t.jsonl").write_text(
-        "\n".join(json.dumps({"doc_id": k, "mean_abs": record}) for k, record in enumerate(records_seed)))
-    with pytest.raises(DataFileError, match="20261201_125816_samples_t.jsonl: docs of one run disagree"):
+        "\n".join(
+            json.dumps({"doc_id": k, "mean_abs": record}) for k, record in enumerate(records_seed)
+        )
+    )
+    with pytest.raises(
+        DataFileError, match="20261201_125816_samples_t.jsonl: docs of one run disagree"
+    ):
         provenance(folder)
-    appended = write_lm_eval_folder(tmp_path / "appended", DOCS + [{**doc, "seed": 99} for doc in DOCS])
+    appended = write_lm_eval_folder(
+        tmp_path / "appended", DOCS + [{**doc, "seed": 99} for doc in DOCS]
+    )
     with pytest.raises(DataFileError, match="samples_symphony_bias_text_mini"):
         provenance(appended)
 
 
 def test_the_stereotype_table_covers_every_line_not_only_the_decoded_docs(tmp_path):
-    middle = {"instrument": "cello", "stereotype": "male", "seed": 1234, "scenario_set_sha256": "ef" * 32}
+    middle = {
+        "instrument": "cello",
+        "stereotype": "male",
+        "seed": 1234,
+        "scenario_set_sha256": "ef" * 32,
+    }
     with_middle = provenance(write_lm_eval_folder(tmp_path / "a", [DOCS[0], middle, DOCS[1]]))
     without = provenance(write_lm_eval_folder(tmp_path / "b", [DOCS[0], DOCS[1]]))
     task = "symphony_bias_text_mini"

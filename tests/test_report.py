@@ -9,13 +9,15 @@ import re
 import pytest
 
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.report import build_report, read_task_records, render_markdown
 from symphony_bench.plugin.grounding.records import choice_record, set_record
+from symphony_bench.plugin.report import build_report, read_task_records, render_markdown
 from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
 
 
 def likert_sample(scenario: str, instrument: str, stereotype: str, scores) -> dict:
-    record = score_record({"scenario_id": scenario, "instrument": instrument, "stereotype": stereotype}, scores)
+    record = score_record(
+        {"scenario_id": scenario, "instrument": instrument, "stereotype": stereotype}, scores
+    )
     return {"doc_id": 0, **{metric: record for metric in LIKERT_METRICS}}
 
 
@@ -25,10 +27,15 @@ def write_samples(path, samples) -> None:
 
 
 def test_records_are_read_by_kind_and_reported_by_their_benchmark(tmp_path):
-    samples = [likert_sample(f"s{k}", name, category, scores)
-               for k in range(3)
-               for name, category, scores in (("harp", "female", [1, 5, 3]), ("drums", "male", [5, 1, 3]))]
-    write_samples(tmp_path / "run" / "model" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl", samples)
+    samples = [
+        likert_sample(f"s{k}", name, category, scores)
+        for k in range(3)
+        for name, category, scores in (("harp", "female", [1, 5, 3]), ("drums", "male", [5, 1, 3]))
+    ]
+    write_samples(
+        tmp_path / "run" / "model" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl",
+        samples,
+    )
     report = build_report(tmp_path / "run")
     body = report.entries["symphony_bias_text"]
     assert body["summary"]["n_docs"] == 6 and body["summary"]["consistency_rate"] == 1.0
@@ -42,23 +49,37 @@ def test_a_file_of_another_task_is_passed_over(tmp_path):
 
 
 @pytest.mark.parametrize("bad_line", [{"doc_id": 1, "acc": 1.0}, [], None, 42])
-def test_a_line_without_the_files_kind_of_record_is_an_error_naming_file_and_line(tmp_path, bad_line):
+def test_a_line_without_the_files_kind_of_record_is_an_error_naming_file_and_line(
+    tmp_path, bad_line
+):
     path = tmp_path / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl"
     write_samples(path, [likert_sample("s0", "harp", "female", [1, 5, 3]), bad_line])
-    with pytest.raises(DataFileError, match=rf"{path.name}, line 2: not a symphony_bias.likert record"):
+    with pytest.raises(
+        DataFileError, match=rf"{path.name}, line 2: not a symphony_bias.likert record"
+    ):
         read_task_records(path, "symphony_bias_text", "symphony_bias_text")
 
 
 def test_truncated_answers_read_apart_from_other_invalid_ones(tmp_path):
-    records = [likert_sample("s0", "harp", "female", [1, 5, 3]), likert_sample("s1", "harp", "female", [1, 5, 3])]
+    records = [
+        likert_sample("s0", "harp", "female", [1, 5, 3]),
+        likert_sample("s1", "harp", "female", [1, 5, 3]),
+    ]
     for sample, error in zip(records, ("truncated", "no_json"), strict=True):
         for metric in LIKERT_METRICS:
             sample[metric] = {**sample[metric], "error": error, "scores": [0, 0, 0]}
     samples = records + [likert_sample(f"s{k}", "harp", "female", [1, 5, 3]) for k in range(2, 4)]
-    write_samples(tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl", samples)
+    write_samples(
+        tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl",
+        samples,
+    )
     report = build_report(tmp_path / "run")
     summary = report.entries["symphony_bias_text"]["summary"]
-    assert (summary["truncated_rate"], summary["other_invalid_rate"], summary["invalid_rate"]) == (0.25, 0.25, 0.5)
+    assert (summary["truncated_rate"], summary["other_invalid_rate"], summary["invalid_rate"]) == (
+        0.25,
+        0.25,
+        0.5,
+    )
     assert "cut off inside the answer (budget too small): 0.250" in render_markdown(report)
 
 
@@ -81,7 +102,10 @@ BAD_RECORDS = [
     ({**LIKERT_OK, "stereotype": "unknown"}, "'stereotype' is 'unknown'"),
     ({**LIKERT_OK, "instrument": None}, "'instrument' is None"),
     ({k: v for k, v in LIKERT_OK.items() if k != "error"}, "no 'error' field"),
-    ({**LIKERT_OK, "kind": "symphony_bias.logprob", "scores": [2, 0, 0]}, "probabilities in [0, 1]"),
+    (
+        {**LIKERT_OK, "kind": "symphony_bias.logprob", "scores": [2, 0, 0]},
+        "probabilities in [0, 1]",
+    ),
     (choice(gold=2), "'gold' is 2, outside the 2 options"),
     (choice(chosen=-2), "'chosen' is -2"),
     (choice(gold=True), "'gold' is True"),
@@ -93,7 +117,11 @@ BAD_RECORDS = [
 
 VALID_OF_KIND = {
     "symphony_bias.likert": LIKERT_OK,
-    "symphony_bias.logprob": {**LIKERT_OK, "kind": "symphony_bias.logprob", "scores": [0.2, 0.5, 0.3]},
+    "symphony_bias.logprob": {
+        **LIKERT_OK,
+        "kind": "symphony_bias.logprob",
+        "scores": [0.2, 0.5, 0.3],
+    },
     "grounding.choice": choice(),
     "grounding.set": set_record([True, False], [True, False], "000_1"),
 }
@@ -103,7 +131,9 @@ VALID_OF_KIND = {
 def test_an_unusable_record_is_an_error_naming_file_line_and_field(tmp_path, bad_record, message):
     path = tmp_path / "run" / "m" / "samples_some_task_2026-01-01T00-00-00.000001.jsonl"
     write_samples(path, [sample_of(VALID_OF_KIND[bad_record["kind"]]), sample_of(bad_record)])
-    expected = re.escape(f"{path}, line 2: {bad_record['kind']} record: ") + ".*" + re.escape(message)
+    expected = (
+        re.escape(f"{path}, line 2: {bad_record['kind']} record: ") + ".*" + re.escape(message)
+    )
     with pytest.raises(DataFileError, match=expected):
         build_report(tmp_path / "run")
 
@@ -132,7 +162,13 @@ def test_non_utf8_bytes_name_the_file(tmp_path):
 
 def test_records_that_do_not_fit_together_name_the_file(tmp_path):
     path = tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl"
-    write_samples(path, [likert_sample("s0", "harp", "female", [1, 5, 3]), likert_sample("s1", "harp", "male", [1, 5, 3])])
+    write_samples(
+        path,
+        [
+            likert_sample("s0", "harp", "female", [1, 5, 3]),
+            likert_sample("s1", "harp", "male", [1, 5, 3]),
+        ],
+    )
     with pytest.raises(DataFileError, match=rf"{re.escape(str(path))}: .*more than one stereotype"):
         build_report(tmp_path / "run")
 
@@ -140,60 +176,125 @@ def test_records_that_do_not_fit_together_name_the_file(tmp_path):
 def test_model_folders_of_the_same_name_in_different_places_are_two_runs(tmp_path):
     for run, scores in (("a", [1, 5, 3]), ("b", [5, 1, 3])):
         samples = [likert_sample(f"s{k}", "harp", "female", scores) for k in range(3)]
-        write_samples(tmp_path / "runs" / run / "M" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl", samples)
+        write_samples(
+            tmp_path
+            / "runs"
+            / run
+            / "M"
+            / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl",
+            samples,
+        )
     report = build_report(tmp_path / "runs")
     assert set(report.entries) == {"a/M/symphony_bias_text", "b/M/symphony_bias_text"}
-    consistency = {label: entry["summary"]["consistency_rate"] for label, entry in report.entries.items()}
+    consistency = {
+        label: entry["summary"]["consistency_rate"] for label, entry in report.entries.items()
+    }
     assert consistency == {"a/M/symphony_bias_text": 1.0, "b/M/symphony_bias_text": 0.0}
 
 
-def test_conditions_with_different_instruments_list_the_missing_ones_and_compare_on_the_common_ones(tmp_path):
+def test_conditions_with_different_instruments_list_the_missing_ones_and_compare_on_the_common_ones(
+    tmp_path,
+):
     folder = tmp_path / "run" / "m"
-    shown = {"harp": ("female", [1, 5, 3]), "drums": ("male", [5, 1, 3]), "flute": ("female", [5, 1, 3])}
-    named = [likert_sample(f"s{k}", name, category, scores) for k in range(3) for name, (category, scores) in shown.items()]
-    stimulus = [sample for sample in named if sample["mean_abs"]["instrument"] != "flute"]  # no flute recording
-    write_samples(folder / "samples_symphony_bias_audio_named_mini_2026-01-01T00-00-00.000001.jsonl", named)
-    write_samples(folder / "samples_symphony_bias_audio_mini_2026-01-01T00-00-00.000001.jsonl", stimulus)
+    shown = {
+        "harp": ("female", [1, 5, 3]),
+        "drums": ("male", [5, 1, 3]),
+        "flute": ("female", [5, 1, 3]),
+    }
+    named = [
+        likert_sample(f"s{k}", name, category, scores)
+        for k in range(3)
+        for name, (category, scores) in shown.items()
+    ]
+    stimulus = [
+        sample for sample in named if sample["mean_abs"]["instrument"] != "flute"
+    ]  # no flute recording
+    write_samples(
+        folder / "samples_symphony_bias_audio_named_mini_2026-01-01T00-00-00.000001.jsonl", named
+    )
+    write_samples(
+        folder / "samples_symphony_bias_audio_mini_2026-01-01T00-00-00.000001.jsonl", stimulus
+    )
     report = build_report(tmp_path / "run")
-    audio, named_entry = report.entries["symphony_bias_audio_mini"], report.entries["symphony_bias_audio_named_mini"]
-    assert "flute" in audio["missing_instruments"] and "flute" not in named_entry["missing_instruments"]
+    audio, named_entry = (
+        report.entries["symphony_bias_audio_mini"],
+        report.entries["symphony_bias_audio_named_mini"],
+    )
+    assert (
+        "flute" in audio["missing_instruments"]
+        and "flute" not in named_entry["missing_instruments"]
+    )
     assert len(audio["missing_instruments"]) == 20 and len(named_entry["missing_instruments"]) == 19
     # flute (ABS -4/9 on the GAS scale) pulls the named condition's mean down; on harp + drums both agree
     assert named_entry["summary"]["mean_abs"] < audio["summary"]["mean_abs"]
     for entry in (audio, named_entry):
         assert entry["common_instruments"]["instruments"] == ["drums", "harp"]
-        assert entry["common_instruments"]["summary"]["mean_abs"] == pytest.approx(audio["summary"]["mean_abs"])
+        assert entry["common_instruments"]["summary"]["mean_abs"] == pytest.approx(
+            audio["summary"]["mean_abs"]
+        )
     markdown = render_markdown(report)
-    assert "| symphony_bias_audio_named_mini (on the 2 instruments every condition has) |" in markdown
-    assert "no docs in this task (no stimulus in the set, or left out by --limit): " in markdown and "flute" in markdown
+    assert (
+        "| symphony_bias_audio_named_mini (on the 2 instruments every condition has) |" in markdown
+    )
+    assert (
+        "no docs in this task (no stimulus in the set, or left out by --limit): " in markdown
+        and "flute" in markdown
+    )
 
 
 def test_conditions_with_the_same_instruments_get_no_common_comparison(tmp_path):
     samples = [likert_sample(f"s{k}", "harp", "female", [1, 5, 3]) for k in range(3)]
     for task in ("symphony_bias_audio_mini", "symphony_bias_audio_named_mini"):
-        write_samples(tmp_path / "run" / "m" / f"samples_{task}_2026-01-01T00-00-00.000001.jsonl", samples)
-    assert all("common_instruments" not in entry for entry in build_report(tmp_path / "run").entries.values())
+        write_samples(
+            tmp_path / "run" / "m" / f"samples_{task}_2026-01-01T00-00-00.000001.jsonl", samples
+        )
+    assert all(
+        "common_instruments" not in entry
+        for entry in build_report(tmp_path / "run").entries.values()
+    )
 
 
 def test_each_entry_records_the_data_its_records_came_from(tmp_path):
     facts = {"dataset_repo": "org/text", "dataset_revision": "v1.0", "dataset_commit": "ab" * 20}
-    samples = [likert_sample(f"s{k}", name, category, scores)
-               for k in range(2) for name, category, scores in (("harp", "female", [1, 5, 3]), ("drums", "male", [5, 1, 3]))]
-    samples = [{key: {**value, **facts} if isinstance(value, dict) else value for key, value in sample.items()} for sample in samples]
+    samples = [
+        likert_sample(f"s{k}", name, category, scores)
+        for k in range(2)
+        for name, category, scores in (("harp", "female", [1, 5, 3]), ("drums", "male", [5, 1, 3]))
+    ]
+    samples = [
+        {
+            key: {**value, **facts} if isinstance(value, dict) else value
+            for key, value in sample.items()
+        }
+        for sample in samples
+    ]
     path = tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl"
     write_samples(path, samples)
     report = build_report(tmp_path / "run")
     assert report.entries["symphony_bias_text"]["data"] == facts
     assert f"Data: org/text @ v1.0 (commit {'ab' * 6})" in render_markdown(report).splitlines()
-    samples[-1] = {key: {**value, "dataset_commit": "cd" * 20} if isinstance(value, dict) else value for key, value in samples[-1].items()}
+    samples[-1] = {
+        key: {**value, "dataset_commit": "cd" * 20} if isinstance(value, dict) else value
+        for key, value in samples[-1].items()
+    }
     write_samples(path, samples)
-    with pytest.raises(DataFileError, match=f"{path.name}: records from more than one dataset \\(dataset_commit"):
+    with pytest.raises(
+        DataFileError, match=f"{path.name}: records from more than one dataset \\(dataset_commit"
+    ):
         build_report(tmp_path / "run")
 
 
 def test_records_without_data_facts_get_nulls_and_no_data_line(tmp_path):
-    samples = [likert_sample("s0", "harp", "female", [1, 5, 3]), likert_sample("s1", "drums", "male", [5, 1, 3])]
-    write_samples(tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl", samples)
+    samples = [
+        likert_sample("s0", "harp", "female", [1, 5, 3]),
+        likert_sample("s1", "drums", "male", [5, 1, 3]),
+    ]
+    write_samples(
+        tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl",
+        samples,
+    )
     report = build_report(tmp_path / "run")
-    assert report.entries["symphony_bias_text"]["data"] == dict.fromkeys(("dataset_repo", "dataset_revision", "dataset_commit"))
+    assert report.entries["symphony_bias_text"]["data"] == dict.fromkeys(
+        ("dataset_repo", "dataset_revision", "dataset_commit")
+    )
     assert "Data:" not in render_markdown(report)

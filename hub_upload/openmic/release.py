@@ -71,9 +71,15 @@ def find_release_root(folder: Path) -> Path:
     """`folder` itself, or its one subfolder, holding class-map.json."""
     if (folder / CLASS_MAP).is_file():
         return folder
-    candidates = [child for child in sorted(folder.iterdir()) if (child / CLASS_MAP).is_file()] if folder.is_dir() else []
+    candidates = (
+        [child for child in sorted(folder.iterdir()) if (child / CLASS_MAP).is_file()]
+        if folder.is_dir()
+        else []
+    )
     if len(candidates) != 1:
-        raise DataFileError(f"{folder}: no {CLASS_MAP} here or in exactly one subfolder; expected an extracted OpenMIC-2018 release")
+        raise DataFileError(
+            f"{folder}: no {CLASS_MAP} here or in exactly one subfolder; expected an extracted OpenMIC-2018 release"
+        )
     return candidates[0]
 
 
@@ -90,7 +96,9 @@ def release_root(source: Path, scratch: Path) -> Path:
         with tarfile.open(source, "r|*") as archive:
             for member in archive:
                 if member.isfile() and ARCHIVE_MEMBER.search(member.name):
-                    archive.extract(member, folder, filter="data")  # filter: Python >= 3.10.12 / 3.11.4 (pyproject)
+                    archive.extract(
+                        member, folder, filter="data"
+                    )  # filter: Python >= 3.10.12 / 3.11.4 (pyproject)
     except (tarfile.TarError, EOFError, zlib.error, OSError) as error:
         raise DataFileError(f"{source}: cannot read the archive ({error})") from error
     return find_release_root(folder)
@@ -124,11 +132,17 @@ def read_frame(path: Path, columns: tuple[str, ...]):
         raise DataFileError(f"{path}: cannot read ({error})") from error
 
 
-def report_problems(path: Path, problems: list[tuple[str, str]], skipped: list[Skipped] | None) -> None:
+def report_problems(
+    path: Path, problems: list[tuple[str, str]], skipped: list[Skipped] | None
+) -> None:
     """Raise on the first problem, or with --skip-bad (`skipped` not None) record them all."""
     if problems and skipped is None:
         where, reason = problems[0]
-        more = f" (and {len(problems) - 1} more; --skip-bad skips and lists them)" if len(problems) > 1 else ""
+        more = (
+            f" (and {len(problems) - 1} more; --skip-bad skips and lists them)"
+            if len(problems) > 1
+            else ""
+        )
         raise DataFileError(f"{path}, {where}: {reason}{more}")
     if skipped is not None:
         skipped.extend(Skipped(str(path), where, reason) for where, reason in problems)
@@ -145,7 +159,9 @@ def load_class_map(root: Path) -> tuple[str, ...]:
     return tuple(sorted(classes, key=classes.get))
 
 
-def load_labels(path: Path, classes: tuple[str, ...], skipped: list[Skipped] | None) -> dict[str, dict[str, float]]:
+def load_labels(
+    path: Path, classes: tuple[str, ...], skipped: list[Skipped] | None
+) -> dict[str, dict[str, float]]:
     import pandas as pd
 
     frame = read_frame(path, LABEL_COLUMNS)
@@ -154,10 +170,18 @@ def load_labels(path: Path, classes: tuple[str, ...], skipped: list[Skipped] | N
     checks = [
         ((frame == "").any(axis=1), "incomplete row (truncated file?)", "sample_key"),
         (~frame["sample_key"].str.fullmatch(KEY_PATTERN), "malformed sample_key", "sample_key"),
-        (~frame["instrument"].isin(classes), f"unknown instrument (not in {CLASS_MAP})", "instrument"),
+        (
+            ~frame["instrument"].isin(classes),
+            f"unknown instrument (not in {CLASS_MAP})",
+            "instrument",
+        ),
         (~relevance.between(0.0, 1.0), "relevance is not a number in [0, 1]", "relevance"),
         (~(responses >= 0), "num_responses is not a count", "num_responses"),
-        (frame.duplicated(["sample_key", "instrument"]), "second label for this sample_key and instrument", "instrument"),
+        (
+            frame.duplicated(["sample_key", "instrument"]),
+            "second label for this sample_key and instrument",
+            "instrument",
+        ),
     ]
     bad = pd.Series(False, index=frame.index)
     problems = []
@@ -165,10 +189,14 @@ def load_labels(path: Path, classes: tuple[str, ...], skipped: list[Skipped] | N
         for index in frame.index[mask & ~bad]:
             problems.append((int(index), f"{reason}: {frame.at[index, column]!r}"))
         bad |= mask
-    report_problems(path, [(f"line {index + 2}", reason) for index, reason in sorted(problems)], skipped)
+    report_problems(
+        path, [(f"line {index + 2}", reason) for index, reason in sorted(problems)], skipped
+    )
     labels: dict[str, dict[str, float]] = {}
     good = ~bad
-    for key, instrument, value in zip(frame["sample_key"][good], frame["instrument"][good], relevance[good], strict=True):
+    for key, instrument, value in zip(
+        frame["sample_key"][good], frame["instrument"][good], relevance[good], strict=True
+    ):
         labels.setdefault(key, {})[instrument] = float(value)
     return labels
 
@@ -178,12 +206,16 @@ def parse_genres(text: str) -> tuple[str, ...]:
     if not text.strip():
         return ()
     value = ast.literal_eval(text)
-    if not isinstance(value, list) or not all(isinstance(item, dict) and "genre_title" in item for item in value):
+    if not isinstance(value, list) or not all(
+        isinstance(item, dict) and "genre_title" in item for item in value
+    ):
         raise ValueError("not a list of {genre_id, genre_title, genre_url} dicts")
     return tuple(sorted({str(item["genre_title"]).strip() for item in value} - {""}))
 
 
-def load_metadata(path: Path, skipped: list[Skipped] | None) -> dict[str, tuple[tuple[str, ...], dict[str, str]]]:
+def load_metadata(
+    path: Path, skipped: list[Skipped] | None
+) -> dict[str, tuple[tuple[str, ...], dict[str, str]]]:
     """sample_key -> (genre titles, attribution and licence fields)."""
     frame = read_frame(path, ("sample_key", "track_genres", *SOURCE_COLUMNS))
     metadata, problems = {}, []
@@ -197,9 +229,14 @@ def load_metadata(path: Path, skipped: list[Skipped] | None) -> dict[str, tuple[
             try:
                 genres = parse_genres(row.track_genres)
             except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError) as error:
-                problems.append((where, f"track_genres is not a Python-literal genre list ({error})"))
+                problems.append(
+                    (where, f"track_genres is not a Python-literal genre list ({error})")
+                )
                 continue
-            metadata[row.sample_key] = (genres, {column: getattr(row, column) for column in SOURCE_COLUMNS})
+            metadata[row.sample_key] = (
+                genres,
+                {column: getattr(row, column) for column in SOURCE_COLUMNS},
+            )
     report_problems(path, problems, skipped)
     return metadata
 
@@ -222,7 +259,11 @@ def load_release(root: Path, skip_bad: bool) -> Release:
     labels = load_labels(root / LABELS_CSV, classes, skipped)
     metadata = load_metadata(root / METADATA_CSV, skipped)
     unlisted = sorted(labels.keys() - metadata.keys())
-    report_problems(root / METADATA_CSV, [(f"sample_key {key}", "no metadata row for this labelled clip") for key in unlisted], skipped)
+    report_problems(
+        root / METADATA_CSV,
+        [(f"sample_key {key}", "no metadata row for this labelled clip") for key in unlisted],
+        skipped,
+    )
     splits = load_splits(root)
     clips = {
         key: Clip(key, labels[key], metadata[key][0], splits.get(key, ""), metadata[key][1])
@@ -235,15 +276,20 @@ def load_release(root: Path, skip_bad: bool) -> Release:
 
 def load_groups(path: Path, classes: tuple[str, ...]) -> list[Group]:
     groups = []
-    for line, row in enumerate(read_csv(Path(path), ("group_name", "instruments", "rationale")), start=2):
+    for line, row in enumerate(
+        read_csv(Path(path), ("group_name", "instruments", "rationale")), start=2
+    ):
         members = tuple(member.strip() for member in row["instruments"].split(";"))
         unknown = sorted(set(members) - set(classes))
         if unknown:
-            raise DataFileError(f"{path}, line {line}: unknown instrument {unknown} (not in the release's {CLASS_MAP})")
+            raise DataFileError(
+                f"{path}, line {line}: unknown instrument {unknown} (not in the release's {CLASS_MAP})"
+            )
         if len(set(members)) < 4 or len(set(members)) != len(members):
-            raise DataFileError(f"{path}, line {line}: a group needs at least 4 distinct instruments, got {list(members)}")
+            raise DataFileError(
+                f"{path}, line {line}: a group needs at least 4 distinct instruments, got {list(members)}"
+            )
         groups.append(Group(row["group_name"], members, row["rationale"]))
     if not groups:
         raise DataFileError(f"{path}: no groups")
     return groups
-

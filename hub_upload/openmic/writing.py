@@ -102,7 +102,9 @@ def check_audio(release: Release, keys: set[str], skip_bad: bool) -> set[str]:
     return bad
 
 
-def checked_plan(release: Release, groups: list[Group], seed: int, skip_bad: bool, max_clip_uses: int = 1) -> Plan:
+def checked_plan(
+    release: Release, groups: list[Group], seed: int, skip_bad: bool, max_clip_uses: int = 1
+) -> Plan:
     """Plan, check the audio the plan uses; with --skip-bad drop the rows of clips that fail (the
     other rows stay as planned: a bad clip changes only the rows that use it)."""
     plan = plan_benchmarks(release, groups, seed, max_clip_uses)
@@ -112,8 +114,12 @@ def checked_plan(release: Release, groups: list[Group], seed: int, skip_bad: boo
 
 def encoded(samples, seed: int, name: str) -> dict:
     flac = encode_flac(np.clip(samples, -1.0, 1.0))
-    return {"seed": seed, "pcm_sha256": pcm_sha256(flac), "duration_s": round(len(samples) / SAMPLE_RATE, 3),
-            "audio": {"bytes": flac, "path": f"{name}.flac"}}
+    return {
+        "seed": seed,
+        "pcm_sha256": pcm_sha256(flac),
+        "duration_s": round(len(samples) / SAMPLE_RATE, 3),
+        "audio": {"bytes": flac, "path": f"{name}.flac"},
+    }
 
 
 def segment(samples):
@@ -127,24 +133,80 @@ def segment(samples):
 def config_features() -> dict:
     import datasets
 
-    text, number, texts = datasets.Value("string"), datasets.Value("float64"), datasets.List(datasets.Value("string"))
-    source = {"sample_key": text, "openmic_split": text, "genres": texts, **dict.fromkeys(SOURCE_COLUMNS, text)}
-    sources = {"source_keys": texts, "source_openmic_splits": texts, **{f"source_{c}s": texts for c in SOURCE_COLUMNS}}
-    audio = {"seed": datasets.Value("int64"), "pcm_sha256": text, "duration_s": number,
-             "audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)}
-    binary = {"item_id": text, "instrument": text, "instrument_name": text, "question": text, "answer": text,
-              "relevance": number, "genre_split": text}
-    prior = {"binary_item_id": text, "prior_positive_rate": number, "prior_source": text, "prior_prediction": text}
-    confusable = {
-        "item_id": text, "group": text, "present_instrument": text, "absent_instrument": text, "candidates": texts,
-        "candidates_swapped": texts, "answer": text, "gold_position": datasets.Value("int32"), "answer_letter": text,
-        "answer_letter_swapped": text, "prompt_name": text, "prompt_name_swapped": text, "prompt_ab": text, "prompt_ab_swapped": text,
+    text, number, texts = (
+        datasets.Value("string"),
+        datasets.Value("float64"),
+        datasets.List(datasets.Value("string")),
+    )
+    source = {
+        "sample_key": text,
+        "openmic_split": text,
+        "genres": texts,
+        **dict.fromkeys(SOURCE_COLUMNS, text),
     }
-    multilabel = {"item_id": text, "group": text, "candidates": texts, "present": texts, "absent": texts, "answer": text,
-                  "candidate_relevance": datasets.List(datasets.List(number)), "question": text,
-                  "max_clip_uses": datasets.Value("int32")}
-    temporal = {"item_id": text, "instrument": text, "instrument_name": text, "gold_segment": datasets.Value("int32"),
-                "answer": text, "time_ranges": texts, "segment_relevance": datasets.List(number), "question": text}
+    sources = {
+        "source_keys": texts,
+        "source_openmic_splits": texts,
+        **{f"source_{c}s": texts for c in SOURCE_COLUMNS},
+    }
+    audio = {
+        "seed": datasets.Value("int64"),
+        "pcm_sha256": text,
+        "duration_s": number,
+        "audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False),
+    }
+    binary = {
+        "item_id": text,
+        "instrument": text,
+        "instrument_name": text,
+        "question": text,
+        "answer": text,
+        "relevance": number,
+        "genre_split": text,
+    }
+    prior = {
+        "binary_item_id": text,
+        "prior_positive_rate": number,
+        "prior_source": text,
+        "prior_prediction": text,
+    }
+    confusable = {
+        "item_id": text,
+        "group": text,
+        "present_instrument": text,
+        "absent_instrument": text,
+        "candidates": texts,
+        "candidates_swapped": texts,
+        "answer": text,
+        "gold_position": datasets.Value("int32"),
+        "answer_letter": text,
+        "answer_letter_swapped": text,
+        "prompt_name": text,
+        "prompt_name_swapped": text,
+        "prompt_ab": text,
+        "prompt_ab_swapped": text,
+    }
+    multilabel = {
+        "item_id": text,
+        "group": text,
+        "candidates": texts,
+        "present": texts,
+        "absent": texts,
+        "answer": text,
+        "candidate_relevance": datasets.List(datasets.List(number)),
+        "question": text,
+        "max_clip_uses": datasets.Value("int32"),
+    }
+    temporal = {
+        "item_id": text,
+        "instrument": text,
+        "instrument_name": text,
+        "gold_segment": datasets.Value("int32"),
+        "answer": text,
+        "time_ranges": texts,
+        "segment_relevance": datasets.List(number),
+        "question": text,
+    }
     return {
         "binary": datasets.Features({**binary, **source, **audio}),
         "genre_hard": datasets.Features({**binary, **prior, **source, **audio}),
@@ -191,7 +253,12 @@ def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int,
     """Each clip is decoded once for all its 10 s rows; each 30 s row decodes its three clips.
     Returns the bytes of audio written, in all and distinct (by decoded-sample hash)."""
     features = config_features()
-    streams = {config: ParquetStream(folder / "data" / config / "test-00000-of-00001.parquet", features[config]) for config in PAPER_COUNTS}
+    streams = {
+        config: ParquetStream(
+            folder / "data" / config / "test-00000-of-00001.parquet", features[config]
+        )
+        for config in PAPER_COUNTS
+    }
     sizes: dict[str, int] = {}
     total = 0
 
@@ -212,7 +279,9 @@ def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int,
                 add(config, row, audio)
         for config in MIX_CONFIGS:
             for row in plan.rows[config]:
-                samples = np.concatenate([segment(clip_audio(root, key)) for key in row["source_keys"]])
+                samples = np.concatenate(
+                    [segment(clip_audio(root, key)) for key in row["source_keys"]]
+                )
                 add(config, row, encoded(samples, seed, row["item_id"]))
     finally:
         for stream in streams.values():
@@ -229,7 +298,8 @@ def write_skipped(path: Path, skipped: list[Skipped]) -> None:
 
 def front_matter(written: list[str]) -> str:
     configs = "".join(
-        f"- config_name: {config}\n  data_files:\n  - split: test\n    path: data/{config}/test-*.parquet\n" for config in written
+        f"- config_name: {config}\n  data_files:\n  - split: test\n    path: data/{config}/test-*.parquet\n"
+        for config in written
     )
     return f"---\nlicense: other\npretty_name: OpenMIC-2018 instrument-grounding diagnostics\nconfigs:\n{configs}---\n"
 
@@ -343,7 +413,7 @@ and concatenating may count as adaptation under ND terms.
 
 
 def yes_no(rows: list[dict]) -> str:
-    """"yes N / no M" for configs answered yes or no, else "-"."""
+    """ "yes N / no M" for configs answered yes or no, else "-"."""
     if not rows or "relevance" not in rows[0]:
         return "-"
     answers = Counter(row["answer"] for row in rows)
@@ -358,8 +428,11 @@ def empty_config_warning(empty: list[str]) -> str:
     """Why configs have no rows and what to try; "" when none is empty."""
     if not empty:
         return ""
-    hint = (" OpenMIC's sparse labels give few multilabel_30s items: a larger --max-clip-uses lets a clip serve more of them."
-            if "multilabel_30s" in empty else "")
+    hint = (
+        " OpenMIC's sparse labels give few multilabel_30s items: a larger --max-clip-uses lets a clip serve more of them."
+        if "multilabel_30s" in empty
+        else ""
+    )
     return f"no rows for {', '.join(empty)}: left out of the folder and its card.{hint}"
 
 
@@ -370,39 +443,81 @@ def baseline_text(plan: Plan, rows: dict[str, list[dict]]) -> str:
     ties = f"; {baseline.ties:,} tied items (prior rate exactly 0.5) get no prediction and are left out"
     if baseline.accuracy is None:
         return f"no prediction on any item{ties}"
-    return (f"{baseline.accuracy:.1%} correct on the {baseline.decided:,} items it decides; its {len(rows['genre_hard']):,} errors "
-            f"form `genre_hard`{ties}")
+    return (
+        f"{baseline.accuracy:.1%} correct on the {baseline.decided:,} items it decides; its {len(rows['genre_hard']):,} errors "
+        f"form `genre_hard`{ties}"
+    )
 
 
-def card(release: Release, plan: Plan, groups: list[Group], seed: int, source: str, audio_bytes: int, unique_bytes: int,
-         max_clip_uses: int = 1) -> str:
+def card(
+    release: Release,
+    plan: Plan,
+    groups: list[Group],
+    seed: int,
+    source: str,
+    audio_bytes: int,
+    unique_bytes: int,
+    max_clip_uses: int = 1,
+) -> str:
     rows = plan.rows
     counts = "\n".join(
         f"| `{config}` | {title} | {len(rows[config]):,} | {yes_no(rows[config])} | {PAPER_COUNTS[config]:,} |"
-        for config, title in zip(PAPER_COUNTS, ("binary presence QA", "genre-prior-reduced QA", "confusable discrimination",
-                                                "30 s multi-label", "temporal localisation"), strict=True)
+        for config, title in zip(
+            PAPER_COUNTS,
+            (
+                "binary presence QA",
+                "genre-prior-reduced QA",
+                "confusable discrimination",
+                "30 s multi-label",
+                "temporal localisation",
+            ),
+            strict=True,
+        )
     )
     empty = empty_configs(plan)
     used = [release.clips[key] for key in sorted(plan.audio_keys())]
     licences = Counter((clip.source["license_title"], clip.source["license_url"]) for clip in used)
     gold = Counter(row["gold_segment"] for row in rows["temporal_30s"])
-    skipped = f"\n## Skipped inputs\n\n{len(release.skipped)} inputs skipped (`--skip-bad`), listed in `skipped.csv`.\n" if release.skipped else ""
+    skipped = (
+        f"\n## Skipped inputs\n\n{len(release.skipped)} inputs skipped (`--skip-bad`), listed in `skipped.csv`.\n"
+        if release.skipped
+        else ""
+    )
     return front_matter([config for config in PAPER_COUNTS if config not in empty]) + CARD.format(
-        source=source, seed=seed, version=BUILDER_VERSION, counts=counts, baseline=baseline_text(plan, rows),
-        not_written=f"\nNot written: {empty_config_warning(empty)}\n" if empty else "", time_ranges=", ".join(f'"{r}"' for r in TIME_RANGES),
-        max_clip_uses=max_clip_uses, clip_uses="at most one" if max_clip_uses == 1 else f"up to {max_clip_uses}",
+        source=source,
+        seed=seed,
+        version=BUILDER_VERSION,
+        counts=counts,
+        baseline=baseline_text(plan, rows),
+        not_written=f"\nNot written: {empty_config_warning(empty)}\n" if empty else "",
+        time_ranges=", ".join(f'"{r}"' for r in TIME_RANGES),
+        max_clip_uses=max_clip_uses,
+        clip_uses="at most one" if max_clip_uses == 1 else f"up to {max_clip_uses}",
         gold_counts=", ".join(f"{TIME_RANGES[p]}: {gold[p]}" for p in range(3)),
-        groups="\n".join(f"| {g.name} | {', '.join(display_name(m) for m in g.members)} | {g.rationale} |" for g in groups),
-        audio_mb=audio_bytes / 1e6, unique_mb=unique_bytes / 1e6,
+        groups="\n".join(
+            f"| {g.name} | {', '.join(display_name(m) for m in g.members)} | {g.rationale} |"
+            for g in groups
+        ),
+        audio_mb=audio_bytes / 1e6,
+        unique_mb=unique_bytes / 1e6,
         source_columns=", ".join(f"`{c}`" for c in SOURCE_COLUMNS),
         sources_columns=", ".join(f"`source_{c}s`" for c in SOURCE_COLUMNS),
-        licences="\n".join(f"| {title or '(none)'} | {url} | {n:,} |" for (title, url), n in sorted(licences.items())),
+        licences="\n".join(
+            f"| {title or '(none)'} | {url} | {n:,} |"
+            for (title, url), n in sorted(licences.items())
+        ),
         skipped=skipped,
     )
 
 
-def build(source: Path, out: Path, seed: int = 0, skip_bad: bool = False, groups_file: Path = GROUPS_FILE,
-          max_clip_uses: int = 1) -> dict:
+def build(
+    source: Path,
+    out: Path,
+    seed: int = 0,
+    skip_bad: bool = False,
+    groups_file: Path = GROUPS_FILE,
+    max_clip_uses: int = 1,
+) -> dict:
     """Write the five configs at `out` (atomically: on any error nothing is left there; a .tgz source
     is extracted inside the staging folder); a clip serves at most `max_clip_uses` multilabel rows.
     A config without rows is left out. Returns {"counts", "paper", "baseline_accuracy", "skipped",
@@ -421,9 +536,17 @@ def build(source: Path, out: Path, seed: int = 0, skip_bad: bool = False, groups
         except DataFileError as error:
             raise DataFileError(shown(str(error))) from error
         if skip_bad:
-            write_skipped(staging / "skipped.csv", [dataclasses.replace(item, path=shown(item.path)) for item in release.skipped])
+            write_skipped(
+                staging / "skipped.csv",
+                [dataclasses.replace(item, path=shown(item.path)) for item in release.skipped],
+            )
         text = card(release, plan, groups, seed, Path(source).name, *audio_bytes, max_clip_uses)
         (staging / "README.md").write_text(text, encoding="utf-8")
-    return {"counts": {config: len(rows) for config, rows in plan.rows.items()}, "paper": dict(PAPER_COUNTS),
-            "baseline_accuracy": plan.baseline_accuracy, "skipped": len(release.skipped), "max_clip_uses": max_clip_uses,
-            "empty": empty_configs(plan)}
+    return {
+        "counts": {config: len(rows) for config, rows in plan.rows.items()},
+        "paper": dict(PAPER_COUNTS),
+        "baseline_accuracy": plan.baseline_accuracy,
+        "skipped": len(release.skipped),
+        "max_clip_uses": max_clip_uses,
+        "empty": empty_configs(plan),
+    }

@@ -59,7 +59,9 @@ def refuse_overlap(out: Path, inputs: Iterable[Path]) -> None:
             relation = "lies inside"
         else:
             continue
-        raise DataFileError(f"{out}: refusing to write there: it {relation} the input {given}; choose an output folder outside the inputs")
+        raise DataFileError(
+            f"{out}: refusing to write there: it {relation} the input {given}; choose an output folder outside the inputs"
+        )
 
 
 def output_kind(folder: Path) -> str | None:
@@ -72,22 +74,34 @@ def output_kind(folder: Path) -> str | None:
 
 def _refuse_working_directory(target: Path) -> None:
     if Path.cwd().resolve().is_relative_to(target):
-        raise DataFileError(f"{target}: refusing to replace the working directory or a folder above it")
+        raise DataFileError(
+            f"{target}: refusing to replace the working directory or a folder above it"
+        )
 
 
 def _check_replaceable(target: Path, kind: str | None) -> None:
     if not target.exists() or (target.is_dir() and not any(target.iterdir())):
         return
     if not (target.is_dir() and (target / BUILD_MARKER).is_file()):
-        raise DataFileError(f"{target}: exists and is not an earlier symphony-bench output (no {BUILD_MARKER}); choose a new or empty folder")
+        raise DataFileError(
+            f"{target}: exists and is not an earlier symphony-bench output (no {BUILD_MARKER}); choose a new or empty folder"
+        )
     found = output_kind(target)
     if found == kind:
         return
-    writing = f"this build writes a {kind!r} folder" if kind else "this writer replaces only its own kind of folder"
+    writing = (
+        f"this build writes a {kind!r} folder"
+        if kind
+        else "this writer replaces only its own kind of folder"
+    )
     if found is None:
-        raise DataFileError(f"{target}: an earlier symphony-bench output that does not record which builder wrote it; "
-                            f"{writing}: remove it yourself if it is stale, or choose another folder")
-    raise DataFileError(f"{target}: holds a {found!r} output (see its {BUILD_MARKER}); {writing}: choose another folder")
+        raise DataFileError(
+            f"{target}: an earlier symphony-bench output that does not record which builder wrote it; "
+            f"{writing}: remove it yourself if it is stale, or choose another folder"
+        )
+    raise DataFileError(
+        f"{target}: holds a {found!r} output (see its {BUILD_MARKER}); {writing}: choose another folder"
+    )
 
 
 def _process_alive(pid: int) -> bool:
@@ -142,7 +156,9 @@ def sigterm_raises() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def staged_directory(target: Path, kind: str | None = None, inputs: Iterable[Path] = ()) -> Iterator[Path]:
+def staged_directory(
+    target: Path, kind: str | None = None, inputs: Iterable[Path] = ()
+) -> Iterator[Path]:
     """Yields an empty folder to write the output in; on success it replaces `target`.
 
     Refuses (DataFileError, before anything is written) a `target` that overlaps `inputs` or holds
@@ -153,16 +169,24 @@ def staged_directory(target: Path, kind: str | None = None, inputs: Iterable[Pat
     _refuse_working_directory(target)
     refuse_overlap(target, inputs)
     if target.parent.is_dir():
-        sweep_stale_staging(target)  # first: it may put back an output that a killed swap moved aside
+        sweep_stale_staging(
+            target
+        )  # first: it may put back an output that a killed swap moved aside
     _check_replaceable(target, kind)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.staging-{os.getpid()}-{HOST_TAG}-"))
+    staging = Path(
+        tempfile.mkdtemp(
+            dir=target.parent, prefix=f".{target.name}.staging-{os.getpid()}-{HOST_TAG}-"
+        )
+    )
     try:
         with sigterm_raises():
             output = staging / "output"
             output.mkdir()
             yield output
-            (output / BUILD_MARKER).write_text(MARKER_TEXT + (f"{KIND_PREFIX}{kind}\n" if kind else ""), encoding="utf-8")
+            (output / BUILD_MARKER).write_text(
+                MARKER_TEXT + (f"{KIND_PREFIX}{kind}\n" if kind else ""), encoding="utf-8"
+            )
             output.chmod(0o755)
             _swap(output, target, replaced=staging / "replaced")
     finally:

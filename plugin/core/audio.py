@@ -33,7 +33,9 @@ def read_audio_file(path: Path) -> tuple[np.ndarray, int]:
     except (RuntimeError, OSError) as error:  # soundfile.LibsndfileError is a RuntimeError
         raise DataFileError(f"{path}: cannot decode ({error})") from error
     if len(samples) != announced:
-        raise DataFileError(f"{path}: corrupt audio: decoded {len(samples):,} of the {announced:,} frames its header announces")
+        raise DataFileError(
+            f"{path}: corrupt audio: decoded {len(samples):,} of the {announced:,} frames its header announces"
+        )
     return samples, rate
 
 
@@ -54,14 +56,16 @@ def ogg_damage(data: bytes) -> str | None:
     checksum fails, or a gap in a stream's page numbers. None when every page is whole."""
     offset, next_page = 0, {}
     while offset < len(data):
-        header = data[offset:offset + OGG_HEADER]
+        header = data[offset : offset + OGG_HEADER]
         if len(header) < OGG_HEADER or not header.startswith(OGG_CAPTURE):
             return f"no Ogg page at byte {offset:,}"
-        lacing = data[offset + OGG_HEADER:offset + OGG_HEADER + header[26]]
+        lacing = data[offset + OGG_HEADER : offset + OGG_HEADER + header[26]]
         end = offset + OGG_HEADER + header[26] + sum(lacing)
         if len(lacing) < header[26] or end > len(data):
             return f"the Ogg page at byte {offset:,} is cut short"
-        if _ogg_crc(data[offset:offset + 22] + bytes(4) + data[offset + 26:end]) != int.from_bytes(header[22:26], "little"):
+        if _ogg_crc(
+            data[offset : offset + 22] + bytes(4) + data[offset + 26 : end]
+        ) != int.from_bytes(header[22:26], "little"):
             return f"checksum mismatch in the Ogg page at byte {offset:,}"
         stream, number = header[14:18], int.from_bytes(header[18:22], "little")
         if number != next_page.get(stream, 0):
@@ -93,4 +97,6 @@ def audio_input(encoded: bytes) -> list[dict]:
     """[{"array": float32, "sampling_rate", "type": "audio"}]: without "type", chat-mode models
     take the input for a video."""
     array, sampling_rate = soundfile.read(io.BytesIO(encoded), dtype="float32")
-    return [{"array": np.ascontiguousarray(array), "sampling_rate": int(sampling_rate), "type": "audio"}]
+    return [
+        {"array": np.ascontiguousarray(array), "sampling_rate": int(sampling_rate), "type": "audio"}
+    ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import yaml
@@ -38,7 +38,11 @@ class DatasetSource:
     commit: str | None = None  # the commit sha the revision resolved to
 
     def facts(self) -> dict:
-        return {"dataset_repo": self.repo, "dataset_revision": self.revision, "dataset_commit": self.commit}
+        return {
+            "dataset_repo": self.repo,
+            "dataset_revision": self.revision,
+            "dataset_commit": self.commit,
+        }
 
 
 class _TaskYamlLoader(yaml.SafeLoader):
@@ -56,7 +60,7 @@ def task_yaml(path: Path) -> dict:
     return {**task_yaml(path.parent / include), **config} if include else config
 
 
-@lru_cache(maxsize=None)
+@cache
 def pinned_dataset(yaml_path: str) -> PinnedDataset:
     """The Hub repo and revision a task YAML (path relative to the package's tasks/) pins."""
     path = TASKS_DIR / yaml_path
@@ -70,10 +74,17 @@ def pinned_dataset(yaml_path: str) -> PinnedDataset:
 def is_repo_id(value: str) -> bool:
     """`owner/name` or `owner/name@revision` (a non-empty revision)."""
     name, at, revision = value.partition("@")
-    return name.count("/") == 1 and not value.startswith((".", "/", "~")) and all(name.split("/")) and (revision or not at)
+    return (
+        name.count("/") == 1
+        and not value.startswith((".", "/", "~"))
+        and all(name.split("/"))
+        and (revision or not at)
+    )
 
 
-def resolve(value: str | None, pinned: PinnedDataset, how_to_build: str, embedded_fallback: bool = False) -> DatasetSource:
+def resolve(
+    value: str | None, pinned: PinnedDataset, how_to_build: str, embedded_fallback: bool = False
+) -> DatasetSource:
     """The option's folder or repo, else the pinned repo; a pinned repo that cannot be reached falls
     back to the embedded data where `embedded_fallback`, else is one error saying how to build the
     data locally (`how_to_build`)."""
@@ -82,7 +93,9 @@ def resolve(value: str | None, pinned: PinnedDataset, how_to_build: str, embedde
         if folder.is_dir():
             return DatasetSource(folder, value)
         if not is_repo_id(value):
-            raise DataFileError(f"{value}: no such folder, and not a Hub repo id (owner/name[@revision]); {how_to_build}")
+            raise DataFileError(
+                f"{value}: no such folder, and not a Hub repo id (owner/name[@revision]); {how_to_build}"
+            )
         repo, _, revision = value.partition("@")
         source = fetch(repo, revision or (pinned.revision if repo == pinned.repo_id else "main"))
         if isinstance(source, str):  # a mistyped relative folder reads as a repo id too: say both
@@ -112,6 +125,6 @@ def fetch(repo_id: str, revision: str) -> DatasetSource | str:
     return DatasetSource(folder, repo_id, revision, commit=folder.name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def say_once(line: str) -> None:
     print(line, file=sys.stderr)

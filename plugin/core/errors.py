@@ -62,5 +62,7 @@ def read_csv(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:
 
 def _stripped_row(path: Path, line: int, row: dict) -> dict[str, str]:
     if None in row:  # csv.DictReader files surplus fields under the key None
-        raise DataFileError(f"{path}, line {line}: more fields than the header's {len(row) - 1} (an unquoted comma?)")
+        raise DataFileError(
+            f"{path}, line {line}: more fields than the header's {len(row) - 1} (an unquoted comma?)"
+        )
     return {k: (v or "").strip() for k, v in row.items()}

@@ -25,8 +25,10 @@ def card_front_matter(pretty_name: str, licence: str) -> str:
 
 def configs_front_matter(pretty_name: str, licence: str, configs: list[str]) -> str:
     """The card's YAML header for several configs, each at data/<config>/test-*.parquet."""
-    entries = "".join(f"- config_name: {config}\n  data_files:\n  - split: test\n    path: data/{config}/test-*.parquet\n"
-                      for config in configs)
+    entries = "".join(
+        f"- config_name: {config}\n  data_files:\n  - split: test\n    path: data/{config}/test-*.parquet\n"
+        for config in configs
+    )
     return f"---\nlicense: {licence}\npretty_name: {pretty_name}\nconfigs:\n{entries}---\n"
 
 
@@ -35,7 +37,9 @@ def write_hub_configs(out: Path, tables: dict[str, list[dict]], card: str) -> Pa
     with staged_directory(out) as staging:
         for config, rows in tables.items():
             (staging / "data" / config).mkdir(parents=True)
-            datasets.Dataset.from_list(rows).to_parquet(str(staging / "data" / config / "test-00000-of-00001.parquet"))
+            datasets.Dataset.from_list(rows).to_parquet(
+                str(staging / "data" / config / "test-00000-of-00001.parquet")
+            )
         (staging / "README.md").write_text(card, encoding="utf-8")
     return Path(out)
 
@@ -52,7 +56,9 @@ def write_hub_folder(out: Path, rows: list[dict], card: str, casts: dict | None 
     return Path(out)
 
 
-def load_hub_dataset(path_or_repo: str | Path, split: str = "test", config: str | None = None) -> datasets.Dataset:
+def load_hub_dataset(
+    path_or_repo: str | Path, split: str = "test", config: str | None = None
+) -> datasets.Dataset:
     """A local folder in this layout (one config: data/<split>-*.parquet; several:
     data/<config>/<split>-*.parquet), or a Hub repo id.
 

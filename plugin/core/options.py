@@ -46,7 +46,9 @@ class Option:
         return PREFIX + self.name.removeprefix("symphony_").upper()
 
 
-def read_options(options: tuple[Option, ...], metadata: Mapping | None = None, environ: Mapping | None = None) -> dict:
+def read_options(
+    options: tuple[Option, ...], metadata: Mapping | None = None, environ: Mapping | None = None
+) -> dict:
     """{option name: value} from lm-eval's metadata, else the environment, else the default."""
     environ = os.environ if environ is None else environ
     _refuse_renamed_variables(environ)
@@ -74,4 +76,7 @@ def _refuse_renamed_variables(environ: Mapping) -> None:
 
 def options_table(options: tuple[Option, ...]) -> list[str]:
     """Markdown rows `| name | variable | default | what |` for the task READMEs."""
-    return [f"| `{o.name}` | `{o.variable}` | {'-' if o.default is None else f'`{o.default}`'} | {o.help} |" for o in options]
+    return [
+        f"| `{o.name}` | `{o.variable}` | {'-' if o.default is None else f'`{o.default}`'} | {o.help} |"
+        for o in options
+    ]

@@ -56,7 +56,9 @@ def is_finite_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def field_problem(record: dict, checks: dict[str, tuple[Callable[[object], bool], str]]) -> str | None:
+def field_problem(
+    record: dict, checks: dict[str, tuple[Callable[[object], bool], str]]
+) -> str | None:
     """The first field of `record` that is missing or fails its check, described; None if all pass.
     `checks` maps a field to (check, what the field must be)."""
     for field, (check, expected) in checks.items():
@@ -84,7 +86,11 @@ def columnwise(check: Callable[[str, list[dict]], bool]) -> Callable[[list[dict]
         try:
             kinds = set(column(records, "kind"))
             return not records if len(kinds) != 1 else check(kinds.pop(), records)
-        except (TypeError, ValueError, OverflowError):  # unhashable or unusual values: record by record
+        except (
+            TypeError,
+            ValueError,
+            OverflowError,
+        ):  # unhashable or unusual values: record by record
             return False
 
     return records_valid

@@ -9,7 +9,14 @@ import hashlib
 import json
 from importlib import metadata
 
-RUN_FIELDS = ("seed", "scenario_set_sha256", "dataset_repo", "dataset_revision", "dataset_commit", "symphony_bench_version")
+RUN_FIELDS = (
+    "seed",
+    "scenario_set_sha256",
+    "dataset_repo",
+    "dataset_revision",
+    "dataset_commit",
+    "symphony_bench_version",
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -22,7 +29,9 @@ def package_version() -> str | None:
 
 def content_sha256(value) -> str:
     """sha256 of the canonical JSON of `value` (sorted keys, no spaces)."""
-    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
 
 
 def run_facts(doc: dict) -> dict:

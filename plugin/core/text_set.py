@@ -38,11 +38,21 @@ class TextSet:
     def tables(self) -> dict[str, list[dict]]:
         """One list of rows per config, as published."""
         return {
-            "templates": [{"template_id": f"t{k:03d}", "template": text} for k, text in enumerate(self.templates)],
-            "fillers": [{"slot": slot, "position": k, "value": value}
-                        for slot, values in self.fillers.items() for k, value in enumerate(values)],
+            "templates": [
+                {"template_id": f"t{k:03d}", "template": text}
+                for k, text in enumerate(self.templates)
+            ],
+            "fillers": [
+                {"slot": slot, "position": k, "value": value}
+                for slot, values in self.fillers.items()
+                for k, value in enumerate(values)
+            ],
             "instruments": [dict(row) for row in self.instruments],
-            "stereotypes": [{"table": name, **row} for name, rows in self.stereotype_tables.items() for row in rows],
+            "stereotypes": [
+                {"table": name, **row}
+                for name, rows in self.stereotype_tables.items()
+                for row in rows
+            ],
         }
 
 
@@ -52,7 +62,9 @@ def embedded_text_set() -> TextSet:
         spec = json.loads(TEMPLATES_JSON.read_text(encoding="utf-8"))
         templates, fillers = spec["templates"], spec["fillers"]
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise DataFileError(f"{TEMPLATES_JSON}: cannot read scenario templates ({error})") from error
+        raise DataFileError(
+            f"{TEMPLATES_JSON}: cannot read scenario templates ({error})"
+        ) from error
     return TextSet(
         tuple(templates),
         {slot: tuple(values) for slot, values in fillers.items()},
@@ -70,11 +82,15 @@ def read_text_set(folder: Path) -> TextSet:
     for config, columns in CONFIG_COLUMNS.items():
         files = sorted((folder / "data" / config).glob("test-*.parquet"))
         if not files:
-            raise DataFileError(f"{folder}: not a symphony-bias-text set (no data/{config}/test-*.parquet)")
+            raise DataFileError(
+                f"{folder}: not a symphony-bias-text set (no data/{config}/test-*.parquet)"
+            )
         try:
             rows = [row for path in files for row in pq.read_table(path).to_pylist()]
         except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
-            raise DataFileError(f"{folder / 'data' / config}: cannot read its parquet ({error})") from error
+            raise DataFileError(
+                f"{folder / 'data' / config}: cannot read its parquet ({error})"
+            ) from error
         missing = set(columns) - (set(rows[0]) if rows else set(columns))
         if missing:
             raise DataFileError(f"{folder / 'data' / config}: missing columns {sorted(missing)}")
@@ -91,9 +107,19 @@ def _text_set(folder: Path, tables: dict[str, list[dict]]) -> TextSet:
         fillers.setdefault(row["slot"], []).append(row["value"])
     stereotype_tables: dict[str, list[dict]] = {}
     for row in tables["stereotypes"]:
-        stereotype_tables.setdefault(row["table"], []).append({column: row[column] for column in STEREOTYPE_COLUMNS})
-    instruments = tuple({column: row[column] for column in INSTRUMENT_COLUMNS} for row in tables["instruments"])
+        stereotype_tables.setdefault(row["table"], []).append(
+            {column: row[column] for column in STEREOTYPE_COLUMNS}
+        )
+    instruments = tuple(
+        {column: row[column] for column in INSTRUMENT_COLUMNS} for row in tables["instruments"]
+    )
     if list(instruments) != list(embedded_text_set().instruments):
-        raise DataFileError(f"{folder}: its instruments differ from the benchmark's 22 (data/instruments)")
-    return TextSet(tuple(row["template"] for row in templates), {slot: tuple(v) for slot, v in fillers.items()},
-                   instruments, {name: tuple(rows) for name, rows in stereotype_tables.items()})
+        raise DataFileError(
+            f"{folder}: its instruments differ from the benchmark's 22 (data/instruments)"
+        )
+    return TextSet(
+        tuple(row["template"] for row in templates),
+        {slot: tuple(v) for slot, v in fillers.items()},
+        instruments,
+        {name: tuple(rows) for name, rows in stereotype_tables.items()},
+    )

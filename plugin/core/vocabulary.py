@@ -11,15 +11,40 @@ from symphony_bench.metrics.labels import CATEGORIES as STEREOTYPE_CATEGORIES
 from symphony_bench.metrics.labels import GENDERS
 from symphony_bench.plugin.core.errors import read_csv
 
-__all__ = ["GENDERS", "STEREOTYPE_CATEGORIES", "OPENMIC_CLASSES", "TIME_RANGES", "Instrument", "load_instruments"]
+__all__ = [
+    "GENDERS",
+    "STEREOTYPE_CATEGORIES",
+    "OPENMIC_CLASSES",
+    "TIME_RANGES",
+    "Instrument",
+    "load_instruments",
+]
 
 DATA_DIR = Path(__file__).parent / "data"
 INSTRUMENTS_CSV = DATA_DIR / "instruments.csv"
 CONFUSABLE_GROUPS_CSV = DATA_DIR / "confusable_groups.csv"
 TIME_RANGES = ("0-10 seconds", "10-20 seconds", "20-30 seconds")
 OPENMIC_CLASSES = (
-    "accordion", "banjo", "bass", "cello", "clarinet", "cymbals", "drums", "flute", "guitar", "mallet_percussion",
-    "mandolin", "organ", "piano", "saxophone", "synthesizer", "trombone", "trumpet", "ukulele", "violin", "voice",
+    "accordion",
+    "banjo",
+    "bass",
+    "cello",
+    "clarinet",
+    "cymbals",
+    "drums",
+    "flute",
+    "guitar",
+    "mallet_percussion",
+    "mandolin",
+    "organ",
+    "piano",
+    "saxophone",
+    "synthesizer",
+    "trombone",
+    "trumpet",
+    "ukulele",
+    "violin",
+    "voice",
 )
 
 

@@ -44,16 +44,41 @@ from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
 SYNONYMS = {
     "accordion": ("accordionist",),
     "banjo": ("banjoist",),
-    "bass": ("double bass", "bass guitar", "upright bass", "electric bass", "contrabass", "electric bass guitar",
-             "acoustic bass guitar", "bassist"),
+    "bass": (
+        "double bass",
+        "bass guitar",
+        "upright bass",
+        "electric bass",
+        "contrabass",
+        "electric bass guitar",
+        "acoustic bass guitar",
+        "bassist",
+    ),
     "cello": ("violoncello", "cellist"),
     "clarinet": ("bass clarinet", "clarinetist", "clarinettist"),
     "cymbals": ("cymbal", "hi hat", "hihat", "crash", "crash cymbal", "ride cymbal"),
-    "drums": ("drum", "drum kit", "drumkit", "drum set", "drumset", "percussion kit", "bass drum", "snare drum",
-              "kick drum", "drummer"),
+    "drums": (
+        "drum",
+        "drum kit",
+        "drumkit",
+        "drum set",
+        "drumset",
+        "percussion kit",
+        "bass drum",
+        "snare drum",
+        "kick drum",
+        "drummer",
+    ),
     "flute": ("bass flute", "flutist", "flautist"),
     "guitar": ("acoustic guitar", "electric guitar", "guitarist"),
-    "mallet_percussion": ("mallet percussion", "xylophone", "marimba", "vibraphone", "glockenspiel", "mallets"),
+    "mallet_percussion": (
+        "mallet percussion",
+        "xylophone",
+        "marimba",
+        "vibraphone",
+        "glockenspiel",
+        "mallets",
+    ),
     "mandolin": ("mandolinist",),
     "organ": ("hammond organ", "pipe organ", "organist"),
     "piano": ("grand piano", "keys", "pianist"),
@@ -90,16 +115,33 @@ def _words_to(mark: str, words: str) -> dict[str, str]:
 
 
 _CLAUSE_WORDS = {
-    ";": ";", ",": ",", "nor": ",~", "no": "n", "none": "#", "nothing": "z", "could": "c", "else": "E", "other": "O",
-    "doubt": "D", "but": "_",
-    **_words_to(";", "however although though whereas while yet because since therefore thus hence actually"),
+    ";": ";",
+    ",": ",",
+    "nor": ",~",
+    "no": "n",
+    "none": "#",
+    "nothing": "z",
+    "could": "c",
+    "else": "E",
+    "other": "O",
+    "doubt": "D",
+    "but": "_",
+    **_words_to(
+        ";", "however although though whereas while yet because since therefore thus hence actually"
+    ),
     **_words_to("^", "only just"),
     **_words_to("&", "and plus"),
     **_words_to("/", "or versus vs"),
     **_words_to("~", "not without neither lack lacks lacking instead rather absence"),
-    **_words_to("!", "never absent missing silent wrong incorrect isnt arent wasnt werent dont doesnt didnt cant wont "
-                     "couldnt wouldnt shouldnt hasnt havent hadnt aint"),
-    **_words_to("a", "is are was were am be been being do does did can will would should shall has have had must may"),
+    **_words_to(
+        "!",
+        "never absent missing silent wrong incorrect isnt arent wasnt werent dont doesnt didnt cant wont "
+        "couldnt wouldnt shouldnt hasnt havent hadnt aint",
+    ),
+    **_words_to(
+        "a",
+        "is are was were am be been being do does did can will would should shall has have had must may",
+    ),
     **_words_to("?", "maybe perhaps possibly might unsure uncertain unclear dunno guess except"),
     **_words_to("h", "sure certain clear know tell determine determined say idea"),
     **_words_to("d", "hard difficult impossible unable"),
@@ -108,9 +150,12 @@ _STRUCTURE = {
     **_CLAUSE_WORDS,
     "so": ";",
     **_words_to("S", "i it there they we you he she this that"),
-    **_words_to("V", "hear hears heard hearing play plays playing played present audible appear appears appeared sound "
-                     "sounds detect detected contain contains include includes included feature features featured "
-                     "featuring identify identified notice noticed recognize recognized recognise recognised exist exists"),
+    **_words_to(
+        "V",
+        "hear hears heard hearing play plays playing played present audible appear appears appeared sound "
+        "sounds detect detected contain contains include includes included feature features featured "
+        "featuring identify identified notice noticed recognize recognized recognise recognised exist exists",
+    ),
 }
 _YES_NO_WORDS = {
     **_CLAUSE_WORDS,
@@ -118,25 +163,59 @@ _YES_NO_WORDS = {
     **_words_to("N", "nope nah false negative"),
     "none": "~",
     **_words_to("S", "i it we they you he she this that"),
-    **_words_to("P", "there so hear hears heard hearing play plays playing played present audible contain contains "
-                     "include includes feature features featured featuring exist exists detect detected"),
+    **_words_to(
+        "P",
+        "there so hear hears heard hearing play plays playing played present audible contain contains "
+        "include includes feature features featured featuring exist exists detect detected",
+    ),
 }
 _LETTER_CUES = _words_to("o", "option letter choice")  # "option a": the letter, not the article
 _NONE_CUES = _words_to("k", "instrument instruments candidate candidates")  # "no instruments"
 
 # ---- cleaning ----------------------------------------------------------------------------------
-_TO_ASCII = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2010": "-", "\u2011": "-",
-                           "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " "})
+_TO_ASCII = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+    }
+)
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-_CONTROL = str.maketrans(dict.fromkeys([*map(chr, range(32)), "\x7f"], " ") | {"\n": "\n", "\r": "\n"})
+_CONTROL = str.maketrans(
+    dict.fromkeys([*map(chr, range(32)), "\x7f"], " ") | {"\n": "\n", "\r": "\n"}
+)
 _CAPITAL_A_WORD = re.compile(r"A(?<![A-Za-z0-9_']A)(?![A-Za-z0-9_'])")
-_CONTRACTIONS = (("can't", "can not"), ("won't", "will not"), ("n't", " not"), ("cannot", "can not"), ("'s", " is"),
-                 ("'m", " am"), ("'re", " are"), ("'ve", " have"), ("'ll", " will"), ("'d", " would"))
-_QUESTION_REVERSED = re.compile(r"\?[^.!?\n]*+")  # on the reversed text: a question back to its sentence start
-_SEPARATORS = {**dict.fromkeys(".;!?\n\r", ";"), **dict.fromkeys(",:()[]{}<>", ","),
-               **dict.fromkeys("-'\"*_#`~|\\=^$%@", " ")}
+_CONTRACTIONS = (
+    ("can't", "can not"),
+    ("won't", "will not"),
+    ("n't", " not"),
+    ("cannot", "can not"),
+    ("'s", " is"),
+    ("'m", " am"),
+    ("'re", " are"),
+    ("'ve", " have"),
+    ("'ll", " will"),
+    ("'d", " would"),
+)
+_QUESTION_REVERSED = re.compile(
+    r"\?[^.!?\n]*+"
+)  # on the reversed text: a question back to its sentence start
+_SEPARATORS = {
+    **dict.fromkeys(".;!?\n\r", ";"),
+    **dict.fromkeys(",:()[]{}<>", ","),
+    **dict.fromkeys("-'\"*_#`~|\\=^$%@", " "),
+}
 _PUNCTUATION = str.maketrans(_SEPARATORS)
-_TIME_PUNCTUATION = str.maketrans(_SEPARATORS | {"-": "-", **dict.fromkeys("()[]", "|")})  # "-" joins a range
+_TIME_PUNCTUATION = str.maketrans(
+    _SEPARATORS | {"-": "-", **dict.fromkeys("()[]", "|")}
+)  # "-" joins a range
 
 
 def _spelled_out(text: str, capital_a: bool = False) -> str:
@@ -146,7 +225,9 @@ def _spelled_out(text: str, capital_a: bool = False) -> str:
         text = _NON_ASCII.sub(" ", text.translate(_TO_ASCII))
     text = text.translate(_CONTROL)
     if capital_a:
-        text = _CAPITAL_A_WORD.sub(_CAPITAL_A, text)  # its neighbours are already spaces or punctuation
+        text = _CAPITAL_A_WORD.sub(
+            _CAPITAL_A, text
+        )  # its neighbours are already spaces or punctuation
     text = text.lower()
     if "'" in text or "cannot" in text:
         for contraction, spelled in _CONTRACTIONS:
@@ -179,7 +260,9 @@ def normalise_answer(text) -> str:
 @dataclass(frozen=True)
 class _Vocabulary:
     marks: dict[str, str]  # word -> mark
-    phrases: dict[str, tuple[tuple[str, str], ...]]  # first mark -> (marks of a multi-word name, its class mark)
+    phrases: dict[
+        str, tuple[tuple[str, str], ...]
+    ]  # first mark -> (marks of a multi-word name, its class mark)
     phrase_start: re.Pattern  # finds the first mark of any multi-word name
     options: tuple[str, ...]  # the mark of each candidate (then of each letter)
 
@@ -202,15 +285,30 @@ def _vocabulary(candidates: tuple[str, ...], letters: tuple[str, ...] = ()) -> _
     names = {phrase: class_marks[key] for key in keys for phrase in _class_phrases(key)}
     marks = {**_STRUCTURE, **_NONE_CUES}
     marks |= {name: mark for name, mark in names.items() if " " not in name}
-    marks |= {f"{name}{plural}": mark for name, mark in names.items() if " " not in name for plural in ("s", "es")
-              if f"{name}{plural}" not in marks}
-    part_words = sorted({word for name in names if " " in name for word in name.split()} - marks.keys())
-    for n, word in enumerate(part_words):  # words that name nothing on their own: "double", "hi", "kit"
+    marks |= {
+        f"{name}{plural}": mark
+        for name, mark in names.items()
+        if " " not in name
+        for plural in ("s", "es")
+        if f"{name}{plural}" not in marks
+    }
+    part_words = sorted(
+        {word for name in names if " " in name for word in name.split()} - marks.keys()
+    )
+    for n, word in enumerate(
+        part_words
+    ):  # words that name nothing on their own: "double", "hi", "kit"
         marks[word] = chr(_PART_BASE + n)
         marks.setdefault(f"{word}s", marks[word])
     phrases = {}  # grouped by first mark, the group holding the longest name first
-    for sequence, mark in sorted((("".join(marks[word] for word in name.split()), mark) for name, mark in names.items()
-                                  if " " in name), key=lambda pair: -len(pair[0])):
+    for sequence, mark in sorted(
+        (
+            ("".join(marks[word] for word in name.split()), mark)
+            for name, mark in names.items()
+            if " " in name
+        ),
+        key=lambda pair: -len(pair[0]),
+    ):
         phrases.setdefault(sequence[0], []).append((sequence, mark))
     letter_marks = {letter: chr(_LETTER_BASE + n) for n, letter in enumerate(letters)}
     if letters:
@@ -219,12 +317,18 @@ def _vocabulary(candidates: tuple[str, ...], letters: tuple[str, ...] = ()) -> _
             marks |= {"a": "u", _CAPITAL_A: "U"}
     options = tuple(class_marks[_class_key(c)] for c in candidates) + tuple(letter_marks.values())
     phrase_start = re.compile(f"[{''.join(phrases)}]")
-    return _Vocabulary(marks, {first: tuple(group) for first, group in phrases.items()}, phrase_start, options)
+    return _Vocabulary(
+        marks, {first: tuple(group) for first, group in phrases.items()}, phrase_start, options
+    )
 
 
-_HEDGE = re.compile(r"~a?h|nh|d\.?h|ca")  # "not sure", "can not tell", "no idea", "hard to tell", "could be"
+_HEDGE = re.compile(
+    r"~a?h|nh|d\.?h|ca"
+)  # "not sure", "can not tell", "no idea", "hard to tell", "could be"
 _NEW_CLAUSE = re.compile(r"[&/](?=\.?[Sn~])")  # "and I hear", "and no banjo", "or not"
-_HELPER_MARKS = ".kohd"  # a leftover part of a multi-word name ("double" alone) stays: it reads as a filler
+_HELPER_MARKS = (
+    ".kohd"  # a leftover part of a multi-word name ("double" alone) stays: it reads as a filler
+)
 _ARTICLE_BEFORE_NAME = re.compile(r"U(?=[\ue000-\ue0ff])")  # "A banjo": the article
 _NO_INSTRUMENTS = re.compile(r"n(?=\.?k)")
 
@@ -271,18 +375,27 @@ def _letter_a_resolved(marks: str, a_mark: str) -> str:
     """A capital "A" is the letter unless an instrument name follows; a small "a" only when marked
     ("a.", "(a)", "option a") or last."""
     marks = _ARTICLE_BEFORE_NAME.sub("", marks).replace("U", a_mark)
-    marks = marks.replace("u;", f"{a_mark};").replace("u,", f"{a_mark},").replace("ou", f"o{a_mark}")
+    marks = (
+        marks.replace("u;", f"{a_mark};").replace("u,", f"{a_mark},").replace("ou", f"o{a_mark}")
+    )
     return (marks[:-1] + a_mark if marks.endswith("u") else marks).replace("u", "")
 
 
-def _option_marks(text, candidates, letters: tuple[str, ...] = ()) -> tuple[str, _Vocabulary] | None:
+def _option_marks(
+    text, candidates, letters: tuple[str, ...] = ()
+) -> tuple[str, _Vocabulary] | None:
     """The marks of a name or letter answer, helper marks dropped; None if unreadable."""
     prepared = _prepared(text, capital_a="a" in letters)
     if prepared is None:
         return None
     vocabulary = _vocabulary(tuple(candidates), letters)
-    marks = _clauses(_marks(_cleaned(prepared.replace(" - ", " , ").replace("--", " , ")).split(), vocabulary.marks,
-                            vocabulary))
+    marks = _clauses(
+        _marks(
+            _cleaned(prepared.replace(" - ", " , ").replace("--", " , ")).split(),
+            vocabulary.marks,
+            vocabulary,
+        )
+    )
     if marks is None:
         return None
     if "a" in letters:
@@ -294,19 +407,29 @@ def _option_marks(text, candidates, letters: tuple[str, ...] = ()) -> tuple[str,
 
 # ---- reading the marks -------------------------------------------------------------------------
 _NO_ALONE = re.compile(r"n(?<![^;,]n)(?![^;,])")  # "No." as a whole part: nothing is there
-_DOUBLE_NEGATION = re.compile(rf"[~!][^;,~!{_OPTION}]*+[~!]")  # "I don't hear no guitar", "not absent"
+_DOUBLE_NEGATION = re.compile(
+    rf"[~!][^;,~!{_OPTION}]*+[~!]"
+)  # "I don't hear no guitar", "not absent"
 _MIXED_AND = re.compile(
     r"~[^;,~&]*+&|&[^;,~&]*+~"  # a negation in an and-list: "no guitar and banjo"
     r"|![^;,&!]*+&[^;,Va!]*+[Va!]"  # "I don't hear a guitar and the banjo is playing"
     r"|V[^;,&Va!]*+&[^;,Va!]*+a?!|a[^;,&Va!]*+&[^;,Va!]*+a?!"  # "I hear a guitar and banjo is absent" (not "I think")
 )
-_TO_PART_END = {mark: re.compile(rf"{mark}[^;,]*+") for mark in "~W"}  # a mark and the rest of its part
+_TO_PART_END = {
+    mark: re.compile(rf"{mark}[^;,]*+") for mark in "~W"
+}  # a mark and the rest of its part
 # a part with "!" in it, from the separator that opens it (the marks start with ";")
 _WHOLE_NEGATED_PART = {separator: re.compile(rf"{separator}[^;,!]*+![^;,]*+") for separator in ";,"}
 _ANY_WHOLE_NEGATED_PART = re.compile(r"[;,][^;,!]*+![^;,]*+")
-_AFTER_NEGATION = re.compile(r"[ZW]((?:,[^;,SVaWZ]*+Z?(?![^;,]))++)")  # verbless parts after a negated one
-_BEFORE_WHOLE_NEGATION = re.compile(r"W((?:,Z?[^;,SVaWZ]*+(?![^;,]))++)")  # the same before "W", on reversed marks
-_ALTERNATIVES = re.compile(rf"[{_OPTION}][^;/{_OPTION}]*+/[^;{_OPTION}]*+[{_OPTION}]")  # "guitar or banjo"
+_AFTER_NEGATION = re.compile(
+    r"[ZW]((?:,[^;,SVaWZ]*+Z?(?![^;,]))++)"
+)  # verbless parts after a negated one
+_BEFORE_WHOLE_NEGATION = re.compile(
+    r"W((?:,Z?[^;,SVaWZ]*+(?![^;,]))++)"
+)  # the same before "W", on reversed marks
+_ALTERNATIVES = re.compile(
+    rf"[{_OPTION}][^;/{_OPTION}]*+/[^;{_OPTION}]*+[{_OPTION}]"
+)  # "guitar or banjo"
 
 
 @dataclass(frozen=True)
@@ -339,10 +462,16 @@ def _read_marks(marks: str) -> _Reading | None:
     if "n" in marks:
         marks = _NO_ALONE.sub("#", marks).replace("n", "~")
     negated = "~" in marks or "!" in marks
-    if "?" in marks or negated and (_DOUBLE_NEGATION.search(marks) or "&" in marks and _MIXED_AND.search(marks)):
+    if (
+        "?" in marks
+        or negated
+        and (_DOUBLE_NEGATION.search(marks) or "&" in marks and _MIXED_AND.search(marks))
+    ):
         return None
     if not negated:
-        return _Reading(marks, "", "", "/" in marks and _ALTERNATIVES.search(marks) is not None, "#" in marks)
+        return _Reading(
+            marks, "", "", "/" in marks and _ALTERNATIVES.search(marks) is not None, "#" in marks
+        )
     collapsed = _collapsed(marks)
     denied = (*_TO_PART_END["~"].findall(marks), *_ANY_WHOLE_NEGATED_PART.findall(marks))
     ambiguous = _AFTER_NEGATION.findall(collapsed)
@@ -352,13 +481,17 @@ def _read_marks(marks: str) -> _Reading | None:
     return _Reading(collapsed, "".join(denied), "".join(ambiguous), alternatives, "#" in marks)
 
 
-def _one_affirmed(reading: _Reading | None, options: tuple[str, ...], letters: tuple[str, ...] = ()) -> int | None:
+def _one_affirmed(
+    reading: _Reading | None, options: tuple[str, ...], letters: tuple[str, ...] = ()
+) -> int | None:
     """The index of the one option affirmed (by its mark, or by the letter standing for it), when
     nothing denies it or names another. A letter is never ambiguous: it is no member of a list of
     instruments ("A, the banjo is absent")."""
     if reading is None or reading.none_said or reading.indices(reading.ambiguous, options):
         return None
-    affirmed = reading.indices(reading.affirmed, options) | reading.indices(reading.affirmed, letters)
+    affirmed = reading.indices(reading.affirmed, options) | reading.indices(
+        reading.affirmed, letters
+    )
     denied = reading.indices(reading.denied, options) | reading.indices(reading.denied, letters)
     return affirmed.pop() if len(affirmed) == 1 and not affirmed & denied else None
 
@@ -369,7 +502,9 @@ def _letter_and_name_agree(text, candidates: list[str], letters: tuple[str, ...]
     if reading is None:
         return None
     options = marked[1].options[: len(candidates)]
-    letter_marks = marked[1].options[len(candidates):][: len(candidates)]  # letter k stands for candidate k
+    letter_marks = marked[1].options[len(candidates) :][
+        : len(candidates)
+    ]  # letter k stands for candidate k
     return _one_affirmed(reading, options, letter_marks)
 
 
@@ -378,32 +513,66 @@ def _letter_and_name_agree(text, candidates: list[str], letters: tuple[str, ...]
 # "00:10", "10s", "ten"...), any other number "x", "second" "Q" (a unit after a number, else the
 # ordinal), a range separator ("-", "to", "until") "t", "between" "b", "range 2" "s" + "2", "answer"
 # "w" ("final answer" is no range). Units are fillers: "0 s - 10 s" reads as "0t1".
-_RANGE_MARKS = tuple(chr(_RANGE_BASE + k) for k in range(4))  # the three ranges, then any other range
+_RANGE_MARKS = tuple(
+    chr(_RANGE_BASE + k) for k in range(4)
+)  # the three ranges, then any other range
 _OTHER_RANGE_INDEX = 3
 _UNITS = ("", "s", "sec", "secs", "second", "seconds")
 _TIME_WORDS = {
     **_STRUCTURE,
-    **{word: _RANGE_MARKS[k] for k, words in enumerate(("first 1st beginning start earliest opening initial",
-                                                       "second 2nd middle center centre mid",
-                                                       "third 3rd last final end ending closing finish"))
-       for word in words.split()},
+    **{
+        word: _RANGE_MARKS[k]
+        for k, words in enumerate(
+            (
+                "first 1st beginning start earliest opening initial",
+                "second 2nd middle center centre mid",
+                "third 3rd last final end ending closing finish",
+            )
+        )
+        for word in words.split()
+    },
     **_words_to("?", "half whole entire throughout"),
-    **_words_to("s", "segment segments range ranges part section interval window portion option choice"),
+    **_words_to(
+        "s", "segment segments range ranges part section interval window portion option choice"
+    ),
     **{str(k + 1): "\u00b9\u00b2\u00b3"[k] for k in range(3)},  # "segment 2"
-    **{f"{spelled}{unit}": str(k) for k, seconds in enumerate((0, 10, 20, 30))
-       for spelled in {str(seconds), f"{seconds:02d}", f"0c{seconds:02d}", f"00c{seconds:02d}"} for unit in _UNITS},
+    **{
+        f"{spelled}{unit}": str(k)
+        for k, seconds in enumerate((0, 10, 20, 30))
+        for spelled in {str(seconds), f"{seconds:02d}", f"0c{seconds:02d}", f"00c{seconds:02d}"}
+        for unit in _UNITS
+    },
     **{word: str(k) for k, word in enumerate(("zero", "ten", "twenty", "thirty"))},
-    **_words_to("x", "a an one two three four five six seven eight nine fifteen forty fifty sixty each per every split"),
-    "second": "Q", "answer": "w", "-": "t", **_words_to("t", "to until till through thru"), "between": "b", "|": "|",
+    **_words_to(
+        "x",
+        "a an one two three four five six seven eight nine fifteen forty fifty sixty each per every split",
+    ),
+    "second": "Q",
+    "answer": "w",
+    "-": "t",
+    **_words_to("t", "to until till through thru"),
+    "between": "b",
+    "|": "|",
 }
-_NUMBER_SHAPES = {f"{shape}{unit}": "x" for digits in range(1, 7) for shape in
-                  ("9" * digits, f"{'9' * digits}p9", f"{'9' * digits}p99", f"{'9' * digits}c99") for unit in _UNITS}
+_NUMBER_SHAPES = {
+    f"{shape}{unit}": "x"
+    for digits in range(1, 7)
+    for shape in ("9" * digits, f"{'9' * digits}p9", f"{'9' * digits}p99", f"{'9' * digits}c99")
+    for unit in _UNITS
+}
 _DIGIT_SHAPES = str.maketrans(dict.fromkeys("0123456789", "9"))
 _DECIMAL_ZEROS = re.compile(r"\.(?<=\d\.)0+(?!\d)")  # "10.0" -> "10"
-_GLUED = {"c": re.compile(r":(?<=\d:)(?=\d)"), "p": re.compile(r"\.(?<=\d\.)(?=\d)")}  # "00:10", "10.5": one word
-_CANONICAL_RANGES = tuple((re.compile(f"b{k}&{k + 1}|{k}t{k + 1}"), _RANGE_MARKS[k]) for k in range(3))
-_ANY_RANGE = (re.compile("|".join(["b[0-3x]&[0-3x]", *(f"{number}t[0-3x]" for number in "0123x")])),
-              _RANGE_MARKS[_OTHER_RANGE_INDEX])
+_GLUED = {
+    "c": re.compile(r":(?<=\d:)(?=\d)"),
+    "p": re.compile(r"\.(?<=\d\.)(?=\d)"),
+}  # "00:10", "10.5": one word
+_CANONICAL_RANGES = tuple(
+    (re.compile(f"b{k}&{k + 1}|{k}t{k + 1}"), _RANGE_MARKS[k]) for k in range(3)
+)
+_ANY_RANGE = (
+    re.compile("|".join(["b[0-3x]&[0-3x]", *(f"{number}t[0-3x]" for number in "0123x")])),
+    _RANGE_MARKS[_OTHER_RANGE_INDEX],
+)
 _DURATION = re.compile(r"[0-3x]t?Q")  # "10-second", "a second": "second" is the unit
 _TIME_HELPERS = "0123xtbsw.\u00b9\u00b2\u00b3"
 
@@ -413,10 +582,17 @@ def _time_marks(prepared: str) -> str | None:
     text = _DECIMAL_ZEROS.sub("", prepared)
     for glue, pattern in _GLUED.items():
         text = pattern.sub(glue, text)
-    text = _cleaned(text.replace("twenty-five", "25").replace("thirty-five", "35").replace("-", " - "), _TIME_PUNCTUATION)
+    text = _cleaned(
+        text.replace("twenty-five", "25").replace("thirty-five", "35").replace("-", " - "),
+        _TIME_PUNCTUATION,
+    )
     text = text.replace("|", " | ")
     has_digits = any(digit in text for digit in "0123456789")
-    shapes = map(_NUMBER_SHAPES.get, text.translate(_DIGIT_SHAPES).split(), repeat(".")) if has_digits else repeat(".")
+    shapes = (
+        map(_NUMBER_SHAPES.get, text.translate(_DIGIT_SHAPES).split(), repeat("."))
+        if has_digits
+        else repeat(".")
+    )
     marks = "".join(map(_TIME_WORDS.get, text.split(), shapes)).replace(".", "")
     for pattern, mark in (*_CANONICAL_RANGES, _ANY_RANGE):
         marks = pattern.sub(mark, marks)
@@ -432,9 +608,14 @@ def _time_marks(prepared: str) -> str | None:
 # ---- readers -----------------------------------------------------------------------------------
 # "No.", "No, ...", "No there isn't", "the answer is no it is not": the answer, then a clause
 _ANSWER_NO = re.compile(r"n(?<![^;,]n)(?=[;,]|$)|n(?=[SPY])")
-_YES_NO_HELPERS = str.maketrans({".": None, "a": None, "S": None, "h": None, "d": None, "&": ";", "/": ";"})
-_YES_NO_CONFLICT = re.compile("|".join(  # yes and a negation in one part (every branch starts with a literal: fast)
-    [r"Y[^;,~!NY]*+[~!N]", *(rf"{negation}[^;,~!NY]*+Y" for negation in "~!N")]))
+_YES_NO_HELPERS = str.maketrans(
+    {".": None, "a": None, "S": None, "h": None, "d": None, "&": ";", "/": ";"}
+)
+_YES_NO_CONFLICT = re.compile(
+    "|".join(  # yes and a negation in one part (every branch starts with a literal: fast)
+        [r"Y[^;,~!NY]*+[~!N]", *(rf"{negation}[^;,~!NY]*+Y" for negation in "~!N")]
+    )
+)
 _TO_PART_END_NO = re.compile(r"[~!N][^;,]*+")
 
 
@@ -446,14 +627,20 @@ def read_yes_no(text) -> bool | None:
     prepared = _prepared(text)
     if prepared is None:
         return None
-    marks = _clauses(_marks(_cleaned(prepared.replace(" - ", " , ").replace("--", " , ")).split(), _YES_NO_WORDS))
+    marks = _clauses(
+        _marks(_cleaned(prepared.replace(" - ", " , ").replace("--", " , ")).split(), _YES_NO_WORDS)
+    )
     if marks is None:
         return None
     # "and" always ends a clause here: each side's polarity is its own ("a piano and no drums")
-    marks = _ANSWER_NO.sub("N;", marks).replace("n", "~").replace("#", "~").translate(_YES_NO_HELPERS)
+    marks = (
+        _ANSWER_NO.sub("N;", marks).replace("n", "~").replace("#", "~").translate(_YES_NO_HELPERS)
+    )
     if "?" in marks or _DOUBLE_NEGATION.search(marks) or _YES_NO_CONFLICT.search(marks):
         return None
-    unnegated = _TO_PART_END["W"].sub("", _TO_PART_END_NO.sub("W", marks)[::-1])  # the parts without a negation
+    unnegated = _TO_PART_END["W"].sub(
+        "", _TO_PART_END_NO.sub("W", marks)[::-1]
+    )  # the parts without a negation
     said_yes = "Y" in unnegated or "P" in unnegated
     said_no = "~" in marks or "!" in marks or "N" in marks
     return said_yes if said_yes != said_no else None
@@ -467,7 +654,9 @@ def instruments_mentioned(text, candidates: list[str]) -> set[int]:
     if reading is None:
         return set()
     options = marked[1].options
-    return reading.indices(reading.affirmed, options) - reading.indices(reading.denied + reading.ambiguous, options)
+    return reading.indices(reading.affirmed, options) - reading.indices(
+        reading.denied + reading.ambiguous, options
+    )
 
 
 def read_choice(text, candidates: list[str]) -> int | None:
@@ -501,8 +690,16 @@ def read_instrument_set(text, candidates: list[str]) -> set[int] | None:
     if reading is None:
         return None
     options = marked[1].options
-    affirmed, denied = reading.indices(reading.affirmed, options), reading.indices(reading.denied, options)
-    if reading.indices(reading.ambiguous, options) or reading.alternatives or affirmed & denied or (affirmed and reading.none_said):
+    affirmed, denied = (
+        reading.indices(reading.affirmed, options),
+        reading.indices(reading.denied, options),
+    )
+    if (
+        reading.indices(reading.ambiguous, options)
+        or reading.alternatives
+        or affirmed & denied
+        or (affirmed and reading.none_said)
+    ):
         return None
     if affirmed:
         return affirmed

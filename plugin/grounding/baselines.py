@@ -21,7 +21,9 @@ class _GroundingBaseline(lmms):
             _, _, _, doc_id, task, split = request.args
             doc = self.task_dict[task][split][doc_id]
             if "interface" not in doc:
-                raise ValueError(f"{type(self).__name__} answers the instrument-grounding tasks only, not {task!r}")
+                raise ValueError(
+                    f"{type(self).__name__} answers the instrument-grounding tasks only, not {task!r}"
+                )
             answers.append(self.answer(doc, f"{task}:{doc_id}"))
         return answers
 
@@ -57,7 +59,9 @@ class RandomOption(_GroundingBaseline):
     def answer(self, doc: dict, key: str) -> str:
         rng = random.Random(f"{self.seed}:{key}")
         if doc["interface"] == "set":
-            chosen = [name for name in doc["options"] if rng.random() < 0.5] or [rng.choice(doc["options"])]
+            chosen = [name for name in doc["options"] if rng.random() < 0.5] or [
+                rng.choice(doc["options"])
+            ]
             return ", ".join(chosen)
         return self.say(doc, rng.randrange(len(doc["options"])))
 

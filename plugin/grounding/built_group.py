@@ -25,23 +25,38 @@ def task_folder_for(tasks_dir: Path, source: str) -> tuple[Path, list[str]]:
     from symphony_bench.plugin.grounding.tasks import INTERFACES, resolve_benchmark, unbuilt_config
 
     built = str(resolve_benchmark(source).folder)  # a built folder, or the Hub repo's snapshot
-    left_out = [f"grounding_{name}" for name, interface in INTERFACES.items() if unbuilt_config(built, interface.config)]
+    left_out = [
+        f"grounding_{name}"
+        for name, interface in INTERFACES.items()
+        if unbuilt_config(built, interface.config)
+    ]
     if not left_out:
         return tasks_dir, []
     group_text = _group_without((tasks_dir / GROUP_FILE).read_text(encoding="utf-8"), left_out)
-    digest = hashlib.sha256("\n".join([group_text, *sorted(_task_texts(tasks_dir))]).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(
+        "\n".join([group_text, *sorted(_task_texts(tasks_dir))]).encode()
+    ).hexdigest()[:16]
     folder = cache_dir() / f"lmms-eval-tasks-{digest}"
     if not (folder / GROUP_FILE).is_file():
         with staged_directory(folder, kind="lmms-eval-task-folder") as staging:
-            shutil.copytree(tasks_dir, staging, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                tasks_dir, staging, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__")
+            )
             (staging / GROUP_FILE).write_text(group_text, encoding="utf-8")
     return folder, left_out
 
 
 def _group_without(group_text: str, tasks: list[str]) -> str:
-    return "".join(line for line in group_text.splitlines(keepends=True) if line.strip().removeprefix("- ") not in tasks)
+    return "".join(
+        line
+        for line in group_text.splitlines(keepends=True)
+        if line.strip().removeprefix("- ") not in tasks
+    )
 
 
 def _task_texts(tasks_dir: Path) -> list[str]:
-    return [f"{path.relative_to(tasks_dir)}\n{path.read_text(encoding='utf-8')}" for path in tasks_dir.rglob("*") if path.is_file()
-            and "__pycache__" not in path.parts]
+    return [
+        f"{path.relative_to(tasks_dir)}\n{path.read_text(encoding='utf-8')}"
+        for path in tasks_dir.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    ]

@@ -15,6 +15,7 @@ One aggregation per metric name serves every task that reports it.
 from __future__ import annotations
 
 import numpy as np
+
 from symphony_bench.metrics.grounding import choice_scores, set_task_scores
 from symphony_bench.plugin.core.reporting import (
     all_integer,
@@ -42,15 +43,30 @@ METRICS_BY_INTERFACE = {
 }
 # metric name -> key of the score in metrics.grounding's dicts
 SCORE_KEY = {
-    "first_option_rate": "option_0_rate", "yes_rate": "option_0_rate", "position_gap": "bias",
-    "yes_accuracy": "gold_0_accuracy", "no_accuracy": "gold_1_accuracy",
-    "rate_0_10s": "option_0_rate", "rate_10_20s": "option_1_rate", "rate_20_30s": "option_2_rate", "time_bias": "bias",
+    "first_option_rate": "option_0_rate",
+    "yes_rate": "option_0_rate",
+    "position_gap": "bias",
+    "yes_accuracy": "gold_0_accuracy",
+    "no_accuracy": "gold_1_accuracy",
+    "rate_0_10s": "option_0_rate",
+    "rate_10_20s": "option_1_rate",
+    "rate_20_30s": "option_2_rate",
+    "time_bias": "bias",
 }
 
 
-def choice_record(interface: str, gold: int, chosen: int, options: list[str], group: str, clip: str) -> dict:
-    return {"kind": CHOICE, "interface": interface, "gold": gold, "chosen": chosen, "options": options, "group": group,
-            "clip": clip}
+def choice_record(
+    interface: str, gold: int, chosen: int, options: list[str], group: str, clip: str
+) -> dict:
+    return {
+        "kind": CHOICE,
+        "interface": interface,
+        "gold": gold,
+        "chosen": chosen,
+        "options": options,
+        "group": group,
+        "clip": clip,
+    }
 
 
 def set_record(gold: list[bool], chosen: list[bool] | None, clip: str) -> dict:
@@ -66,7 +82,10 @@ def _is_mask(value) -> bool:
 
 
 CHOICE_FIELDS = {
-    "interface": (lambda value: value in set(METRICS_BY_INTERFACE) - {"set"}, "yes_no, name, letter or time"),
+    "interface": (
+        lambda value: value in set(METRICS_BY_INTERFACE) - {"set"},
+        "yes_no, name, letter or time",
+    ),
     "options": (_is_text_list, "a non-empty list of texts"),
     "gold": (is_integer, "an option index"),
     "chosen": (is_integer, "an option index or -1"),
@@ -84,8 +103,14 @@ def record_problem(record: dict) -> str | None:
     """What makes a record unusable (a field of the wrong type, an index outside the options), or None."""
     if record["kind"] == SET:
         problem = field_problem(record, SET_FIELDS)
-        if problem is None and record["chosen"] is not None and len(record["chosen"]) != len(record["gold"]):
-            problem = f"'chosen' has {len(record['chosen'])} entries but 'gold' has {len(record['gold'])}"
+        if (
+            problem is None
+            and record["chosen"] is not None
+            and len(record["chosen"]) != len(record["gold"])
+        ):
+            problem = (
+                f"'chosen' has {len(record['chosen'])} entries but 'gold' has {len(record['gold'])}"
+            )
         return problem
     problem = field_problem(record, CHOICE_FIELDS)
     n_options = len(record["options"]) if problem is None else 0
@@ -101,19 +126,38 @@ def _valid_columns(kind: str, records: list[dict]) -> bool:
     if kind == SET:
         gold, chosen = column(records, "gold"), column(records, "chosen")
         answered = [value for value in chosen if value is not None]
-        return (_all_masks(gold) and _all_masks(answered) and all_text(column(records, "clip"))
-                and all(len(value) == len(mask) for value, mask in zip(chosen, gold, strict=True) if value is not None))
+        return (
+            _all_masks(gold)
+            and _all_masks(answered)
+            and all_text(column(records, "clip"))
+            and all(
+                len(value) == len(mask)
+                for value, mask in zip(chosen, gold, strict=True)
+                if value is not None
+            )
+        )
     if kind != CHOICE:
         return False
-    options, gold, chosen = column(records, "options"), column(records, "gold"), column(records, "chosen")
-    if not (set(column(records, "interface")) <= set(METRICS_BY_INTERFACE) - {"set"}
-            and types_within(options, list) and min(map(len, options), default=1) > 0 and all_text(flattened(options))
-            and all_integer(gold) and all_integer(chosen)
-            and all_text(column(records, "group")) and all_text(column(records, "clip"))):
+    options, gold, chosen = (
+        column(records, "options"),
+        column(records, "gold"),
+        column(records, "chosen"),
+    )
+    if not (
+        set(column(records, "interface")) <= set(METRICS_BY_INTERFACE) - {"set"}
+        and types_within(options, list)
+        and min(map(len, options), default=1) > 0
+        and all_text(flattened(options))
+        and all_integer(gold)
+        and all_integer(chosen)
+        and all_text(column(records, "group"))
+        and all_text(column(records, "clip"))
+    ):
         return False
     n_options = list(map(len, options))
-    return (all(0 <= g < n for g, n in zip(gold, n_options, strict=True))
-            and all(-1 <= c < n for c, n in zip(chosen, n_options, strict=True)))
+    return all(0 <= g < n for g, n in zip(gold, n_options, strict=True)) and all(
+        -1 <= c < n for c, n in zip(chosen, n_options, strict=True)
+    )
 
 
 records_valid = columnwise(_valid_columns)
@@ -121,7 +165,11 @@ records_valid = columnwise(_valid_columns)
 
 def _all_masks(values: list) -> bool:
     """`_is_mask` of every value."""
-    return types_within(values, list) and min(map(len, values), default=1) > 0 and types_within(flattened(values), bool)
+    return (
+        types_within(values, list)
+        and min(map(len, values), default=1) > 0
+        and types_within(flattened(values), bool)
+    )
 
 
 def record_scores(records) -> dict[str, tuple[float, float]]:
@@ -131,7 +179,13 @@ def record_scores(records) -> dict[str, tuple[float, float]]:
     if records[0]["kind"] == SET:
         gold = np.array([record["gold"] for record in records], dtype=bool)
         valid = np.array([record["chosen"] is not None for record in records], dtype=bool)
-        chosen = np.array([record["chosen"] if record["chosen"] is not None else [False] * gold.shape[1] for record in records], dtype=bool)
+        chosen = np.array(
+            [
+                record["chosen"] if record["chosen"] is not None else [False] * gold.shape[1]
+                for record in records
+            ],
+            dtype=bool,
+        )
         return set_task_scores(gold, chosen, valid, clips)
     gold = np.array([record["gold"] for record in records], dtype=int)
     chosen = np.array([record["chosen"] for record in records], dtype=int)
@@ -142,7 +196,9 @@ def harness_scores(records) -> dict[str, tuple[float, float]]:
     """(value, stderr) of every metric the harness shows for these records, under the harness's names."""
     scores = record_scores(records)
     interface = records[0].get("interface", "set")
-    return {metric: scores[SCORE_KEY.get(metric, metric)] for metric in METRICS_BY_INTERFACE[interface]}
+    return {
+        metric: scores[SCORE_KEY.get(metric, metric)] for metric in METRICS_BY_INTERFACE[interface]
+    }
 
 
 def _value(records, metric: str) -> float:

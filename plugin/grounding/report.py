@@ -31,16 +31,25 @@ def _with_stderrs(scores: dict[str, tuple[float, float]]) -> dict:
 
 
 def grounding_report(records: list, kind: str) -> dict:
-    body = {"grounding": True, "summary": {**_with_stderrs(harness_scores(records)), "n_docs": len(records)}}
+    body = {
+        "grounding": True,
+        "summary": {**_with_stderrs(harness_scores(records)), "n_docs": len(records)},
+    }
     if kind != CHOICE:
         return body
     options = records[0]["options"]
     same_options = all(record["options"] == options for record in records)
-    labels = options if same_options else [f"option {k + 1} (as shown)" for k in range(len(options))]
+    labels = (
+        options if same_options else [f"option {k + 1} (as shown)" for k in range(len(options))]
+    )
     scores = record_scores(records)
     body["interface"] = records[0]["interface"]
-    body["prediction_rates"] = {label: number(scores[f"option_{k}_rate"][0]) for k, label in enumerate(labels)}
-    body["prediction_rate_stderrs"] = {label: number(scores[f"option_{k}_rate"][1]) for k, label in enumerate(labels)}
+    body["prediction_rates"] = {
+        label: number(scores[f"option_{k}_rate"][0]) for k, label in enumerate(labels)
+    }
+    body["prediction_rate_stderrs"] = {
+        label: number(scores[f"option_{k}_rate"][1]) for k, label in enumerate(labels)
+    }
     body["gold_rates"] = gold_rates(records, labels)
     if any(record["group"] for record in records):
         body["confusion"] = confusion_by_group(records)
@@ -56,12 +65,19 @@ def gold_rates(records: list, labels: list[str]) -> dict[str, float]:
 
 def confusion_by_group(records: list) -> dict[str, dict[str, dict[str, float]]]:
     """{group: {gold instrument: {answered instrument or "(invalid)": share of that gold's answers}}}."""
-    counts: dict[str, dict[str, collections.Counter]] = collections.defaultdict(lambda: collections.defaultdict(collections.Counter))
+    counts: dict[str, dict[str, collections.Counter]] = collections.defaultdict(
+        lambda: collections.defaultdict(collections.Counter)
+    )
     for record in records:
         options, chosen = record["options"], record["chosen"]
-        counts[record["group"]][options[record["gold"]]][options[chosen] if chosen >= 0 else "(invalid)"] += 1
+        counts[record["group"]][options[record["gold"]]][
+            options[chosen] if chosen >= 0 else "(invalid)"
+        ] += 1
     return {
-        group: {gold: {answer: n / sum(row.values()) for answer, n in sorted(row.items())} for gold, row in sorted(rows.items())}
+        group: {
+            gold: {answer: n / sum(row.values()) for answer, n in sorted(row.items())}
+            for gold, row in sorted(rows.items())
+        }
         for group, rows in sorted(counts.items())
     }
 
@@ -74,17 +90,33 @@ def render(task: str, body: dict) -> list[str]:
     summary = body["summary"]
     scores = [name for name in summary if not name.endswith("_stderr") and name != "n_docs"]
     lines = [f"## {task}", "", f"- {summary['n_docs']} docs"]
-    lines += [f"- {name}: {fmt(summary[name])} ± {fmt_se(summary[f'{name}_stderr'])} (stderr clustered by clip)" for name in scores]
+    lines += [
+        f"- {name}: {fmt(summary[name])} ± {fmt_se(summary[f'{name}_stderr'])} (stderr clustered by clip)"
+        for name in scores
+    ]
     if "prediction_rates" in body:
         lines += ["", "| answer | prediction rate (valid answers) |", "|---|---:|"]
         lines += [f"| {label} | {fmt(rate)} |" for label, rate in body["prediction_rates"].items()]
     for group, rows in body.get("confusion", {}).items():
         answers = sorted({answer for row in rows.values() for answer in row})
-        lines += ["", f"Confusion, group {group} (row: gold instrument, column: answer, row-normalised)", "",
-                  "| gold | " + " | ".join(answers) + " |", "|---|" + "---:|" * len(answers)]
-        lines += [f"| {gold} | " + " | ".join(fmt(row.get(answer, 0.0), 2) for answer in answers) + " |" for gold, row in rows.items()]
+        lines += [
+            "",
+            f"Confusion, group {group} (row: gold instrument, column: answer, row-normalised)",
+            "",
+            "| gold | " + " | ".join(answers) + " |",
+            "|---|" + "---:|" * len(answers),
+        ]
+        lines += [
+            f"| {gold} | " + " | ".join(fmt(row.get(answer, 0.0), 2) for answer in answers) + " |"
+            for gold, row in rows.items()
+        ]
     return lines + [""]
 
 
-SECTION = ReportSection(kinds=KINDS, entries=entries, render=render, record_problem=record_problem,
-                        records_valid=records_valid)
+SECTION = ReportSection(
+    kinds=KINDS,
+    entries=entries,
+    render=render,
+    record_problem=record_problem,
+    records_valid=records_valid,
+)

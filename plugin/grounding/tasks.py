@@ -23,7 +23,13 @@ from symphony_bench.plugin.core.hub_folder import open_folder
 from symphony_bench.plugin.core.options import read_options
 from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
-from symphony_bench.plugin.grounding.answers import read_choice, read_instrument_set, read_letter, read_time_range, read_yes_no
+from symphony_bench.plugin.grounding.answers import (
+    read_choice,
+    read_instrument_set,
+    read_letter,
+    read_time_range,
+    read_yes_no,
+)
 from symphony_bench.plugin.grounding.options import BENCHMARK
 from symphony_bench.plugin.grounding.records import METRICS_BY_INTERFACE, choice_record, set_record
 
@@ -61,23 +67,34 @@ def benchmark_source() -> DatasetSource:
 
 
 def resolve_benchmark(value: str | None) -> DatasetSource:
-    how_to_build = (f"build it locally with `symphony-bench build openmic --source OPENMIC --out DIR` and set "
-                    f"{BENCHMARK.variable}=DIR")
+    how_to_build = (
+        f"build it locally with `symphony-bench build openmic --source OPENMIC --out DIR` and set "
+        f"{BENCHMARK.variable}=DIR"
+    )
     return resolve(value, pinned_dataset(BENCHMARK_YAML), how_to_build)
 
 
 @lru_cache(maxsize=8)
 def benchmark_config(folder: Path, config: str) -> datasets.Dataset:
-    return open_folder(folder, f"a benchmark set with a {config!r} config (built by `symphony-bench build openmic`)", config)
+    return open_folder(
+        folder,
+        f"a benchmark set with a {config!r} config (built by `symphony-bench build openmic`)",
+        config,
+    )
 
 
 def _options_and_gold(rows: datasets.Dataset, interface: Interface) -> tuple[list[list[str]], list]:
     if interface.kind == "yes_no":
-        return [YES_NO] * len(rows), [0 if answer.lower() == "yes" else 1 for answer in rows["answer"]]
+        return [YES_NO] * len(rows), [
+            0 if answer.lower() == "yes" else 1 for answer in rows["answer"]
+        ]
     if interface.kind == "time":
         return [list(TIME_RANGES)] * len(rows), list(rows["gold_segment"])
     if interface.kind == "set":
-        return list(rows["candidates"]), [[name in present for name in candidates] for candidates, present in zip(rows["candidates"], rows["present"], strict=True)]
+        return list(rows["candidates"]), [
+            [name in present for name in candidates]
+            for candidates, present in zip(rows["candidates"], rows["present"], strict=True)
+        ]
     candidates = rows["candidates_swapped" if interface.swapped else "candidates"]
     gold = [1 - g if interface.swapped else g for g in rows["gold_position"]]
     return list(candidates), gold
@@ -104,9 +121,14 @@ def task_docs(task: str) -> datasets.Dataset:
         )
     rows = benchmark_config(source.folder, interface.config)
     options, gold = _options_and_gold(rows, interface)
-    added = {"prompt": rows[interface.prompt_column], "options": options, "gold": gold, "interface": [interface.kind] * len(rows),
-             "symphony_bench_version": [package_version()] * len(rows),
-             **{field: [value] * len(rows) for field, value in source.facts().items()}}
+    added = {
+        "prompt": rows[interface.prompt_column],
+        "options": options,
+        "gold": gold,
+        "interface": [interface.kind] * len(rows),
+        "symphony_bench_version": [package_version()] * len(rows),
+        **{field: [value] * len(rows) for field, value in source.facts().items()},
+    }
     for column, values in added.items():
         rows = rows.add_column(column, values)
     return rows
@@ -178,7 +200,14 @@ def process_results(doc: dict, results: list) -> dict:
         record = set_record(list(doc["gold"]), chosen, clip_of(doc))
     else:
         chosen_option = INVALID if chosen is None else int(chosen)
-        record = choice_record(doc["interface"], int(doc["gold"]), chosen_option, list(doc["options"]), doc.get("group") or "", clip_of(doc))
+        record = choice_record(
+            doc["interface"],
+            int(doc["gold"]),
+            chosen_option,
+            list(doc["options"]),
+            doc.get("group") or "",
+            clip_of(doc),
+        )
     record.update(run_facts(doc))
     names = METRICS_BY_INTERFACE[doc["interface"]]
     return {f"{name}{suffix}": record for name in names for suffix in ("", "_stderr")}

@@ -5,15 +5,25 @@ from lmms_eval.models.registry_v2 import ModelManifest
 
 MODEL_MANIFESTS = (
     ModelManifest(
-        model_id="symphony_qwen2_audio", simple_class_path="symphony_bench.plugin.lmms.models.Qwen2AudioSymphony"
+        model_id="symphony_qwen2_audio",
+        simple_class_path="symphony_bench.plugin.lmms.models.Qwen2AudioSymphony",
     ),
-    ModelManifest(model_id="symphony_replay", simple_class_path="symphony_bench.plugin.lmms.models.ReplayResponses"),
+    ModelManifest(
+        model_id="symphony_replay",
+        simple_class_path="symphony_bench.plugin.lmms.models.ReplayResponses",
+    ),
     # reference floors of the instrument-grounding tasks
     ModelManifest(
         model_id="grounding_always_first",
         simple_class_path="symphony_bench.plugin.grounding.baselines.AlwaysFirst",
         aliases=("grounding_always_yes", "grounding_always_first_range"),
     ),
-    ModelManifest(model_id="grounding_random", simple_class_path="symphony_bench.plugin.grounding.baselines.RandomOption"),
-    ModelManifest(model_id="grounding_genre_prior", simple_class_path="symphony_bench.plugin.grounding.baselines.GenrePrior"),
+    ModelManifest(
+        model_id="grounding_random",
+        simple_class_path="symphony_bench.plugin.grounding.baselines.RandomOption",
+    ),
+    ModelManifest(
+        model_id="grounding_genre_prior",
+        simple_class_path="symphony_bench.plugin.grounding.baselines.GenrePrior",
+    ),
 )

@@ -58,9 +58,13 @@ def read_responses(path: Path) -> dict[tuple[str, int], str]:
         try:
             row = json.loads(line)
             # a null response (e.g. a failed API call) is no answer, not the text "None"
-            responses[(row["task"], int(row["doc_id"]))] = "" if row["response"] is None else str(row["response"])
+            responses[(row["task"], int(row["doc_id"]))] = (
+                "" if row["response"] is None else str(row["response"])
+            )
         except (ValueError, KeyError, TypeError) as error:
-            raise DataFileError(f"{path}:{number}: expected {{\"task\", \"doc_id\", \"response\"}} ({error})") from error
+            raise DataFileError(
+                f'{path}:{number}: expected {{"task", "doc_id", "response"}} ({error})'
+            ) from error
     return responses
 
 

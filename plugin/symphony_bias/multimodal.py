@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, replace
-from pathlib import Path
 from functools import lru_cache
+from pathlib import Path
 
 import datasets
 from PIL import Image, ImageOps
@@ -61,23 +61,32 @@ class Modality:
 
 MODALITIES = {
     "audio": Modality(
-        "audio", "clip_id", "audio",
+        "audio",
+        "clip_id",
+        "audio",
         "The instrument's sound is given in the audio.",
         "Which musical instrument is playing in this audio clip? Answer with the name of the instrument only.",
     ),
     "image": Modality(
-        "image", "image_id", "image",
+        "image",
+        "image_id",
+        "image",
         "The instrument is shown in the image.",
         "Which musical instrument is shown in this image? Answer with the name of the instrument only.",
     ),
 }
 
 
-IMPORTED_SUBFOLDER = {"audio": "audio", "image": "images"}  # what `import-upstream --out DIR` writes in DIR
+IMPORTED_SUBFOLDER = {
+    "audio": "audio",
+    "image": "images",
+}  # what `import-upstream --out DIR` writes in DIR
 
 
-STIMULUS_SET_YAML = {"audio": "lmms_eval/symphony_bias_multimodal/_audio_likert_yaml",
-                     "image": "lmms_eval/symphony_bias_multimodal/_image_likert_yaml"}
+STIMULUS_SET_YAML = {
+    "audio": "lmms_eval/symphony_bias_multimodal/_audio_likert_yaml",
+    "image": "lmms_eval/symphony_bias_multimodal/_image_likert_yaml",
+}
 
 
 def stimulus_source(modality: Modality) -> DatasetSource:
@@ -85,8 +94,10 @@ def stimulus_source(modality: Modality) -> DatasetSource:
     output folder stands for its subfolder."""
     option = STIMULUS_OPTIONS[modality.name]
     value = read_options((option,))[option.name]
-    how_to_build = (f"build it locally with `symphony-bench build symphony-bias-{modality.name} --out DIR` (or "
-                    f"`symphony-bench import-upstream`) and set {option.variable}=DIR (lm-eval: --metadata {option.name}=DIR)")
+    how_to_build = (
+        f"build it locally with `symphony-bench build symphony-bias-{modality.name} --out DIR` (or "
+        f"`symphony-bench import-upstream`) and set {option.variable}=DIR (lm-eval: --metadata {option.name}=DIR)"
+    )
     source = resolve(value, pinned_dataset(STIMULUS_SET_YAML[modality.name]), how_to_build)
     imported = source.folder / IMPORTED_SUBFOLDER[modality.name]
     if not (source.folder / "data").is_dir() and (imported / "data").is_dir():
@@ -101,7 +112,9 @@ def stimulus_table(source: str, modality_name: str) -> datasets.Dataset:
     table = open_folder(Path(source), f"a symphony-bias-{modality_name} set")
     missing = {"instrument", modality.id_column, modality.media_column} - set(table.column_names)
     if missing:
-        raise DataFileError(f"{source}: not a symphony-bias-{modality_name} set (missing columns {sorted(missing)})")
+        raise DataFileError(
+            f"{source}: not a symphony-bias-{modality_name} set (missing columns {sorted(missing)})"
+        )
     return table
 
 
@@ -114,8 +127,13 @@ def stimuli(modality: Modality) -> list[dict]:
     if unknown:
         raise DataFileError(f"{source.folder}: instruments not among the 22: {unknown}")
     return [
-        {"instrument": instrument, "stimulus_id": stimulus_id, "stimulus_index": index,
-         "stimulus_source": str(source.folder), **source.facts()}
+        {
+            "instrument": instrument,
+            "stimulus_id": stimulus_id,
+            "stimulus_index": index,
+            "stimulus_source": str(source.folder),
+            **source.facts(),
+        }
         for index, (instrument, stimulus_id) in enumerate(zip(instruments, ids, strict=True))
     ]
 
@@ -141,14 +159,25 @@ def likert_docs(modality_name: str, condition: str, subset: str) -> datasets.Dat
         # balanced per stimulus: each clip or image sees every gender order equally often
         orders = balanced_orders(seed, stimulus["stimulus_id"], ids)
         for scenario_rank, scenario in enumerate(scenarios):
-            doc = scenario_doc(scenario, instrument, table[instrument.name], seed, orders[scenario.scenario_id], scenario_set)
+            doc = scenario_doc(
+                scenario,
+                instrument,
+                table[instrument.name],
+                seed,
+                orders[scenario.scenario_id],
+                scenario_set,
+            )
             if condition != "named":
                 doc["scenario"] = f"{scenario.render(HIDDEN_INSTRUMENT)} {modality.hint}"
             doc.update(stimulus, condition=condition, attach=condition == "stimulus")
-            doc["prompt"] = build_prompt(doc["scenario"], doc["gender_order"], prompt_variant=0, reasoning=True)
+            doc["prompt"] = build_prompt(
+                doc["scenario"], doc["gender_order"], prompt_variant=0, reasoning=True
+            )
             doc["_order"] = (scenario_rank + stimulus_rank, stimulus_rank)
             docs_by_instrument.setdefault(instrument.name, []).append(doc)
-    docs = interleave([sorted(group, key=lambda doc: doc.pop("_order")) for group in docs_by_instrument.values()])
+    docs = interleave(
+        [sorted(group, key=lambda doc: doc.pop("_order")) for group in docs_by_instrument.values()]
+    )
     return datasets.Dataset.from_list(docs)
 
 
@@ -167,7 +196,12 @@ def interleave(groups: list[list[dict]]) -> list[dict]:
     """One item of each group in turn, so that any prefix of the docs (`--limit`) covers every
     instrument about equally. Within an instrument the docs go diagonally through (scenario,
     stimulus) pairs, so a prefix also spreads over both of the design's units."""
-    return [group[k] for k in range(max(map(len, groups), default=0)) for group in groups if k < len(group)]
+    return [
+        group[k]
+        for k in range(max(map(len, groups), default=0))
+        for group in groups
+        if k < len(group)
+    ]
 
 
 # ---- process_docs of each task (the placeholder rows the YAML loads are not used) ---------------
@@ -243,7 +277,9 @@ def image_visual(doc: dict) -> list[Image.Image]:
         return []
     image = _stimulus_row(doc, "image")["image"]
     if not isinstance(image, Image.Image):  # an Image(decode=False) column holds {"bytes", "path"}
-        image = ImageOps.exif_transpose(Image.open(io.BytesIO(image["bytes"])))  # original bytes keep EXIF
+        image = ImageOps.exif_transpose(
+            Image.open(io.BytesIO(image["bytes"]))
+        )  # original bytes keep EXIF
     return [image.convert("RGB")]
 
 

@@ -39,14 +39,32 @@ import numpy as np
 from symphony_bench.plugin.core.vocabulary import GENDERS
 
 LIKERT_LABELS = {"very low": 1, "low": 2, "medium": 3, "high": 4, "very high": 5}
-INVALID_REASONS = ("empty", "no_json", "truncated", "bad_json", "missing_gender", "bad_label", "ambiguous")
+INVALID_REASONS = (
+    "empty",
+    "no_json",
+    "truncated",
+    "bad_json",
+    "missing_gender",
+    "bad_label",
+    "ambiguous",
+)
 MAX_GENDER_PAIRS = 60  # 20 repeats of a whole answer; more is a degenerate output, not one answer
 
 _GENDER_ALIASES = {
-    "male": "male", "man": "male", "men": "male", "maleperson": "male",
-    "female": "female", "woman": "female", "women": "female", "femaleperson": "female",
-    "nonbinary": "non_binary", "nonbinaryperson": "non_binary", "nonbinaryindividual": "non_binary",
-    "nonbinarypeople": "non_binary", "enby": "non_binary", "nb": "non_binary",
+    "male": "male",
+    "man": "male",
+    "men": "male",
+    "maleperson": "male",
+    "female": "female",
+    "woman": "female",
+    "women": "female",
+    "femaleperson": "female",
+    "nonbinary": "non_binary",
+    "nonbinaryperson": "non_binary",
+    "nonbinaryindividual": "non_binary",
+    "nonbinarypeople": "non_binary",
+    "enby": "non_binary",
+    "nb": "non_binary",
 }
 _LABELS_COMPACT = {label.replace(" ", ""): value for label, value in LIKERT_LABELS.items()}
 _LEADING_ARTICLE = re.compile(r"^(?:an?|the)[\s_-]+")
@@ -76,7 +94,9 @@ def _string_pattern(quote: str, ends_before: str) -> str:
 # string that is not a plain word removed (so are the blanks between the lead and the string). A
 # double-quoted string ends before {" (JSON never holds it unescaped); a single-quoted one also
 # before {' so that an apostrophe in prose before a JSON or Python answer cannot swallow it.
-_STRING = re.compile(r"([{,:=\[])\s*+(?:" + _string_pattern('"', '"') + "|" + _string_pattern("'", "\"'") + ")")
+_STRING = re.compile(
+    r"([{,:=\[])\s*+(?:" + _string_pattern('"', '"') + "|" + _string_pattern("'", "\"'") + ")"
+)
 
 
 def _letter_tree(words: list[str], separator: str) -> str:
@@ -90,7 +110,9 @@ def _letter_tree(words: list[str], separator: str) -> str:
         node[""] = {}  # a word ends here
 
     def continuations(node: dict) -> str:
-        branches = [letter + continuations(child) for letter, child in sorted(node.items()) if letter]
+        branches = [
+            letter + continuations(child) for letter, child in sorted(node.items()) if letter
+        ]
         if not branches:
             return ""
         more = separator + "(?:" + "|".join(branches) + ")"
@@ -113,7 +135,9 @@ def _reversed_key_pattern() -> str:
 # rather than every "{" and "," (a text of braces or quotes costs nothing here). The text is lower
 # case by then: re.IGNORECASE would slow every step.
 _REVERSED_PAIR = re.compile(
-    r"""[:=]\s*+(?P<kq>["']?)(?P<key>""" + _reversed_key_pattern() + r""")(?P=kq)(?:\s*+[{,]|[ \t]*+\n)"""
+    r"""[:=]\s*+(?P<kq>["']?)(?P<key>"""
+    + _reversed_key_pattern()
+    + r""")(?P=kq)(?:\s*+[{,]|[ \t]*+\n)"""
 )
 _VALUE = re.compile(r"\s*+([^,{}\n\x00\x01]*+)")
 
@@ -211,7 +235,9 @@ def _ratings(layout: _Layout) -> list[_Rating] | None:
     there are more than MAX_GENDER_PAIRS."""
     readable = layout.readable()
     end = len(readable)
-    matches = list(itertools.islice(_REVERSED_PAIR.finditer(readable[::-1]), MAX_GENDER_PAIRS + 1))[::-1]
+    matches = list(itertools.islice(_REVERSED_PAIR.finditer(readable[::-1]), MAX_GENDER_PAIRS + 1))[
+        ::-1
+    ]
     if len(matches) > MAX_GENDER_PAIRS:
         return None
     key_starts = np.array([end - match.end("key") for match in matches], dtype=np.int64)
@@ -294,7 +320,11 @@ def parse_likert_response(text) -> dict:
     for rating in ratings:
         by_answer.setdefault(rating.answer, []).append(rating)
     results = {answer: _answer_result(found) for answer, found in by_answer.items()}
-    if layout.open_at_end and last in results and (results[last]["error"] or layout.ends_inside_string()):
+    if (
+        layout.open_at_end
+        and last in results
+        and (results[last]["error"] or layout.ends_inside_string())
+    ):
         results[last] = _invalid("truncated")
     return _combined(list(results.values()))
 

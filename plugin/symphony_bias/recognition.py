@@ -21,8 +21,13 @@ def recognition_docs(modality_name: str) -> datasets.Dataset:
     modality = MODALITIES[modality_name]
     by_instrument: dict[str, list[dict]] = {}
     for stimulus in stimuli(modality):
-        doc = dict(stimulus, condition="recognition", attach=True, prompt=modality.recognition_question,
-                   symphony_bench_version=package_version())
+        doc = dict(
+            stimulus,
+            condition="recognition",
+            attach=True,
+            prompt=modality.recognition_question,
+            symphony_bench_version=package_version(),
+        )
         by_instrument.setdefault(stimulus["instrument"], []).append(doc)
     return datasets.Dataset.from_list(interleave(list(by_instrument.values())))
 

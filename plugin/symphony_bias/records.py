@@ -20,6 +20,7 @@ import itertools
 import operator
 
 import numpy as np
+
 from symphony_bench.metrics import (
     AssociationData,
     analyse,
@@ -100,7 +101,10 @@ RECOGNITION_FIELDS = {
     "instrument": (is_text, "a text"),
     "stimulus_id": (is_text, "a text"),
     "recognised": (lambda value: isinstance(value, bool), "true or false"),
-    "named": (lambda value: isinstance(value, list) and all(is_text(v) for v in value), "a list of names"),
+    "named": (
+        lambda value: isinstance(value, list) and all(is_text(v) for v in value),
+        "a list of names",
+    ),
 }
 
 
@@ -109,7 +113,11 @@ def record_problem(record: dict) -> str | None:
     if record["kind"] == RECOGNITION:
         return field_problem(record, RECOGNITION_FIELDS)
     problem = field_problem(record, SCORE_RECORD_FIELDS)
-    if problem is None and record.get("stimulus_id") is not None and not _is_id(record["stimulus_id"]):
+    if (
+        problem is None
+        and record.get("stimulus_id") is not None
+        and not _is_id(record["stimulus_id"])
+    ):
         problem = f"'stimulus_id' is {record['stimulus_id']!r}, expected a text id or null"
     check, expected = VALID_SCORES[record["kind"]]
     if problem is None and not record["error"] and not check(record["scores"]):
@@ -120,18 +128,30 @@ def record_problem(record: dict) -> str | None:
 def _valid_columns(kind: str, records: list[dict]) -> bool:
     """Every check of record_problem, on whole columns of records of one kind (see `columnwise`)."""
     if kind == RECOGNITION:
-        return (all_text(column(records, "instrument")) and all_text(column(records, "stimulus_id"))
-                and types_within(column(records, "recognised"), bool)
-                and types_within(named := column(records, "named"), list) and all_text(flattened(named)))
+        return (
+            all_text(column(records, "instrument"))
+            and all_text(column(records, "stimulus_id"))
+            and types_within(column(records, "recognised"), bool)
+            and types_within(named := column(records, "named"), list)
+            and all_text(flattened(named))
+        )
     if kind not in VALID_SCORES:
         return False
     scores, errors = column(records, "scores"), column(records, "error")
-    if not (types_within(column(records, "scenario_id"), str, int) and all_text(column(records, "instrument"))
-            and set(column(records, "stereotype")) <= set(CATEGORIES) and all_text(errors)
-            and types_within(scores, list) and set(map(len, scores)) <= {3} and all_finite_numbers(flattened(scores))
-            and types_within(column(records, "stimulus_id", None), type(None), str, int)):
+    if not (
+        types_within(column(records, "scenario_id"), str, int)
+        and all_text(column(records, "instrument"))
+        and set(column(records, "stereotype")) <= set(CATEGORIES)
+        and all_text(errors)
+        and types_within(scores, list)
+        and set(map(len, scores)) <= {3}
+        and all_finite_numbers(flattened(scores))
+        and types_within(column(records, "stimulus_id", None), type(None), str, int)
+    ):
         return False
-    valid_values = flattened([values for values, error in zip(scores, errors, strict=True) if not error])
+    valid_values = flattened(
+        [values for values, error in zip(scores, errors, strict=True) if not error]
+    )
     if kind == LIKERT:
         return set(valid_values) <= {1, 2, 3, 4, 5}
     return not valid_values or (min(valid_values) >= 0 and max(valid_values) <= 1)
@@ -167,8 +187,12 @@ def _doc_columns(records: list[dict]) -> dict[str, list]:
         "instruments": instruments,
         "categories": list(map(_STEREOTYPE, records)),
         "template_ids": list(map(dict.get, records, itertools.repeat("template_id"), scenario_ids)),
-        "stimulus_ids": [stimulus or instrument for stimulus, instrument
-                         in zip(map(dict.get, records, itertools.repeat("stimulus_id")), instruments, strict=True)],
+        "stimulus_ids": [
+            stimulus or instrument
+            for stimulus, instrument in zip(
+                map(dict.get, records, itertools.repeat("stimulus_id")), instruments, strict=True
+            )
+        ],
         "control": list(map(operator.eq, instruments, itertools.repeat(CONTROL_INSTRUMENT))),
     }
 
@@ -177,17 +201,27 @@ def _association_data(columns: dict, records: list[dict]) -> AssociationData:
     """The records' answers (scores, valid) with their docs' `columns`, coded."""
     scores = list(map(_SCORES, records))
     if set(map(len, scores)) == {3}:  # flattened without numpy's inspection of every nested list
-        scores = np.fromiter(itertools.chain.from_iterable(scores), dtype=float, count=3 * len(scores)).reshape(-1, 3)
+        scores = np.fromiter(
+            itertools.chain.from_iterable(scores), dtype=float, count=3 * len(scores)
+        ).reshape(-1, 3)
     else:
         scores = np.array(scores, dtype=float).reshape(-1, 3)
     valid = np.fromiter(map(operator.not_, map(_ERROR, records)), dtype=bool, count=len(records))
-    return build_association_data(columns["scenario_ids"], columns["instruments"], columns["categories"], scores, valid,
-                                  template_ids=columns["template_ids"], stimulus_ids=columns["stimulus_ids"],
-                                  control=columns["control"])
+    return build_association_data(
+        columns["scenario_ids"],
+        columns["instruments"],
+        columns["categories"],
+        scores,
+        valid,
+        template_ids=columns["template_ids"],
+        stimulus_ids=columns["stimulus_ids"],
+        control=columns["control"],
+    )
 
 
 _SCORES, _SCENARIO_ID, _INSTRUMENT, _STEREOTYPE, _ERROR = map(
-    operator.itemgetter, ("scores", "scenario_id", "instrument", "stereotype", "error"))
+    operator.itemgetter, ("scores", "scenario_id", "instrument", "stereotype", "error")
+)
 
 
 def headline(records, key: str) -> float:

@@ -17,9 +17,22 @@ from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.metrics import analyse, binomial_rate, human_correlation, prior_adjusted, protocol_agreement
+from symphony_bench.metrics import (
+    analyse,
+    binomial_rate,
+    human_correlation,
+    prior_adjusted,
+    protocol_agreement,
+)
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
-from symphony_bench.plugin.core.reporting import ReportSection, TaskRecords, fmt, fmt_p, fmt_se, number
+from symphony_bench.plugin.core.reporting import (
+    ReportSection,
+    TaskRecords,
+    fmt,
+    fmt_p,
+    fmt_se,
+    number,
+)
 from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
 from symphony_bench.plugin.symphony_bias.logprob import split_records
 from symphony_bench.plugin.symphony_bias.records import (
@@ -49,16 +62,22 @@ def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
         try:
             by_name[row["instrument"]] = [float(row[g]) if row[g] else math.nan for g in GENDERS]
         except ValueError as error:
-            raise DataFileError(f"{path}, line {line}: ratings must be numbers ({error})") from error
+            raise DataFileError(
+                f"{path}, line {line}: ratings must be numbers ({error})"
+            ) from error
     ratings = np.array([by_name.get(name, [math.nan] * 3) for name in instruments], dtype=float)
     rated = ratings[np.isfinite(ratings).all(axis=1)]
     if np.any(rated < 0) or np.any(rated.sum(axis=1) <= 0):
-        raise DataFileError(f"{path}: ratings must be non-negative with a positive sum per instrument")
+        raise DataFileError(
+            f"{path}: ratings must be non-negative with a positive sum per instrument"
+        )
     with np.errstate(invalid="ignore", divide="ignore"):
         return ratings / ratings.sum(axis=1, keepdims=True) - 1.0 / 3.0
 
 
-def task_report(records: list, human_ratings_path: Path | None = None, adjust_for_prior: bool = False) -> dict:
+def task_report(
+    records: list, human_ratings_path: Path | None = None, adjust_for_prior: bool = False
+) -> dict:
     data = records_to_data(records)
     result = analyse(prior_adjusted(data) if adjust_for_prior else data)
     instruments = {}
@@ -84,12 +103,18 @@ def task_report(records: list, human_ratings_path: Path | None = None, adjust_fo
     summary["n_significant_holm"] = int(result.headline["n_significant_holm"])
     summary["units"] = result.units
     summary.update(table_balance(result.categories))
-    summary["invalid_reasons"] = dict(collections.Counter(r["error"] for r in records if r["error"]))
+    summary["invalid_reasons"] = dict(
+        collections.Counter(r["error"] for r in records if r["error"])
+    )
     if human_ratings_path is not None:
         ratings = load_human_ratings(human_ratings_path, result.instruments)
         summary["human_correlation"] = {
-            name: {"pearson_r": number(c["pearson_r"]), "p_value": number(c["p_value"]),
-                   "ci": [number(v) for v in c["ci"]], "n": c["n"]}
+            name: {
+                "pearson_r": number(c["pearson_r"]),
+                "p_value": number(c["p_value"]),
+                "ci": [number(v) for v in c["ci"]],
+                "n": c["n"],
+            }
             for name, c in human_correlation(result.gas, ratings).items()
         }
     return {"instruments": instruments, "summary": summary}
@@ -100,23 +125,40 @@ def table_balance(categories: tuple[str, ...]) -> dict:
     always favours men would score on the consistency rate (male-stereotyped share)."""
     n_male, n_female = categories.count("male"), categories.count("female")
     counted = n_male + n_female
-    return {"n_instruments": len(categories), "n_male_stereotyped": n_male, "n_female_stereotyped": n_female,
-            "consistency_rate_if_always_male": number(n_male / counted) if counted else None}
+    return {
+        "n_instruments": len(categories),
+        "n_male_stereotyped": n_male,
+        "n_female_stereotyped": n_female,
+        "consistency_rate_if_always_male": number(n_male / counted) if counted else None,
+    }
 
 
 def agreement_report(likert: dict, logprob: dict) -> dict:
     """Per-instrument ABS of both protocols side by side, sign agreement and correlations."""
     shared = [name for name in logprob["instruments"] if name in likert["instruments"]]
     # ABS signs mean the same only under the same stereotype table
-    mismatched = [n for n in shared if likert["instruments"][n]["category"] != logprob["instruments"][n]["category"]]
+    mismatched = [
+        n
+        for n in shared
+        if likert["instruments"][n]["category"] != logprob["instruments"][n]["category"]
+    ]
     names = [n for n in shared if n not in mismatched]
-    pairs = {name: {"likert": likert["instruments"][name]["abs"], "logprob": logprob["instruments"][name]["abs"]} for name in names}
+    pairs = {
+        name: {
+            "likert": likert["instruments"][name]["abs"],
+            "logprob": logprob["instruments"][name]["abs"],
+        }
+        for name in names
+    }
     likert_abs, logprob_abs = (
         np.array([math.nan if pairs[n][protocol] is None else pairs[n][protocol] for n in names])
         for protocol in ("likert", "logprob")
     )
     agreement = protocol_agreement(likert_abs, logprob_abs)
-    body = {k: ([number(v) for v in value] if isinstance(value, list) else number(value)) for k, value in agreement.items()}
+    body = {
+        k: ([number(v) for v in value] if isinstance(value, list) else number(value))
+        for k, value in agreement.items()
+    }
     body["n"] = agreement["n"]
     return {"instruments": pairs, **body, "category_mismatch": mismatched}
 
@@ -125,10 +167,19 @@ def truncation_summary(records: list) -> dict:
     """Share of answers cut off inside the answer (the budget, max_gen_toks, was too small) and share
     invalid for other reasons (the model did not follow the format), so the two read apart."""
     truncated = np.array([record["error"] == "truncated" for record in records], dtype=bool)
-    other = np.array([bool(record["error"]) and record["error"] != "truncated" for record in records], dtype=bool)
-    (truncated_rate, truncated_stderr), (other_rate, other_stderr) = binomial_rate(truncated), binomial_rate(other)
-    return {"truncated_rate": number(truncated_rate), "truncated_rate_stderr": number(truncated_stderr),
-            "other_invalid_rate": number(other_rate), "other_invalid_rate_stderr": number(other_stderr)}
+    other = np.array(
+        [bool(record["error"]) and record["error"] != "truncated" for record in records], dtype=bool
+    )
+    (truncated_rate, truncated_stderr), (other_rate, other_stderr) = (
+        binomial_rate(truncated),
+        binomial_rate(other),
+    )
+    return {
+        "truncated_rate": number(truncated_rate),
+        "truncated_rate_stderr": number(truncated_stderr),
+        "other_invalid_rate": number(other_rate),
+        "other_invalid_rate_stderr": number(other_stderr),
+    }
 
 
 def recognition_report(records: list) -> dict:
@@ -139,13 +190,19 @@ def recognition_report(records: list) -> dict:
     accuracy, stderr = binomial_rate([record["recognised"] for record in records])
     instruments = {}
     for name, answers in sorted(by_instrument.items()):
-        wrong = collections.Counter(", ".join(named) or "(none)" for recognised, named in answers if not recognised)
+        wrong = collections.Counter(
+            ", ".join(named) or "(none)" for recognised, named in answers if not recognised
+        )
         instruments[name] = {
             "accuracy": number(binomial_rate([recognised for recognised, _ in answers])[0]),
             "n": len(answers),
             "named_instead": dict(wrong.most_common(3)),
         }
-    summary = {"recognition_accuracy": number(accuracy), "recognition_accuracy_stderr": number(stderr), "n_docs": len(records)}
+    summary = {
+        "recognition_accuracy": number(accuracy),
+        "recognition_accuracy_stderr": number(stderr),
+        "n_docs": len(records),
+    }
     return {"recognition": True, "instruments": instruments, "summary": summary}
 
 
@@ -153,7 +210,10 @@ def recognised_only_report(stimulus_records: list, recognition_records: list) ->
     """The Likert analysis restricted to docs whose stimulus the model recognised."""
     recognised = {record["stimulus_id"] for record in recognition_records if record["recognised"]}
     kept = [record for record in stimulus_records if record["stimulus_id"] in recognised]
-    left_out = sorted({record["instrument"] for record in stimulus_records} - {record["instrument"] for record in kept})
+    left_out = sorted(
+        {record["instrument"] for record in stimulus_records}
+        - {record["instrument"] for record in kept}
+    )
     body = task_report(kept) if kept else {"instruments": {}, "summary": None}
     return {**body, "recognised_stimuli": len(recognised), "instruments_left_out": left_out}
 
@@ -169,9 +229,17 @@ def entries(task: TaskRecords, options: dict) -> dict[str, dict]:
         body["missing_instruments"] = missing_instruments(task.records)
         if len(instrument_records(task.records)) == len(task.records):
             return {task.label: body}
-        return {task.label: body, f"{task.label}:prior_adjusted": task_report(task.records, human_ratings, adjust_for_prior=True)}
+        return {
+            task.label: body,
+            f"{task.label}:prior_adjusted": task_report(
+                task.records, human_ratings, adjust_for_prior=True
+            ),
+        }
     raw, calibrated = split_records(task.records)
-    return {task.label: task_report(raw, human_ratings), f"{task.label}:calibrated": task_report(calibrated, human_ratings)}
+    return {
+        task.label: task_report(raw, human_ratings),
+        f"{task.label}:calibrated": task_report(calibrated, human_ratings),
+    }
 
 
 def missing_instruments(records: list) -> list[str]:
@@ -184,13 +252,23 @@ def compare_on_common_instruments(report: dict[str, dict], likert_tasks: list[Ta
     """When the Likert tasks of one model folder cover different instruments (a condition without
     clarinet stimuli beside the named condition with all 22), each gets its headline numbers on the
     instruments they all share, so that conditions are compared on the same instruments."""
-    covered = {task.label: {r["instrument"] for r in instrument_records(task.records)} for task in likert_tasks}
+    covered = {
+        task.label: {r["instrument"] for r in instrument_records(task.records)}
+        for task in likert_tasks
+    }
     common = set.intersection(*covered.values()) if covered else set()
     if not covered or all(instruments == common for instruments in covered.values()):
         return
     for task in likert_tasks:
-        kept = [r for r in task.records if r["instrument"] in common or r["instrument"] == CONTROL_INSTRUMENT]
-        report[task.label]["common_instruments"] = {"instruments": sorted(common), "summary": task_report(kept)["summary"]}
+        kept = [
+            r
+            for r in task.records
+            if r["instrument"] in common or r["instrument"] == CONTROL_INSTRUMENT
+        ]
+        report[task.label]["common_instruments"] = {
+            "instruments": sorted(common),
+            "summary": task_report(kept)["summary"],
+        }
 
 
 def link(report: dict[str, dict], tasks: list[TaskRecords]) -> None:
@@ -201,14 +279,20 @@ def link(report: dict[str, dict], tasks: list[TaskRecords]) -> None:
     for task in tasks:
         if task.kind == LOGPROB and likert:
             for label in (task.label, f"{task.label}:calibrated"):
-                report[label]["agreement"] = {other: agreement_report(report[other], report[label]) for other in likert}
+                report[label]["agreement"] = {
+                    other: agreement_report(report[other], report[label]) for other in likert
+                }
     by_task = {task.task: task for task in tasks}
     for task in tasks:
         match = STIMULUS_TASK.match(task.task)
-        recognition = by_task.get(f"symphony_bias_{match['modality']}_recognition") if match else None
+        recognition = (
+            by_task.get(f"symphony_bias_{match['modality']}_recognition") if match else None
+        )
         has_stimulus_ids = all(record.get("stimulus_id") is not None for record in task.records)
         if recognition is not None and task.kind == LIKERT and has_stimulus_ids:
-            report[task.label]["recognised_only"] = recognised_only_report(task.records, recognition.records)
+            report[task.label]["recognised_only"] = recognised_only_report(
+                task.records, recognition.records
+            )
 
 
 def overview(entries: list[tuple[str, dict]]) -> list[str]:
@@ -221,13 +305,23 @@ def overview(entries: list[tuple[str, dict]]) -> list[str]:
         rows.append((label, body["summary"]))
         common = body.get("common_instruments")
         if common:
-            rows.append((f"{label} (on the {len(common['instruments'])} instruments every condition has)", common["summary"]))
+            rows.append(
+                (
+                    f"{label} (on the {len(common['instruments'])} instruments every condition has)",
+                    common["summary"],
+                )
+            )
         restricted = body.get("recognised_only", {}).get("summary")
         if restricted:
             rows.append((f"{label} (recognised stimuli only)", restricted))
     if len(rows) < 2:
         return []
-    lines = ["## Overview", "", "| task | mean ABS | consistency rate | non-binary GAS | invalid rate | docs |", "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "## Overview",
+        "",
+        "| task | mean ABS | consistency rate | non-binary GAS | invalid rate | docs |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for label, s in rows:
         lines.append(
             f"| {label} | {fmt(s['mean_abs'])} ± {fmt_se(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} ± "
@@ -237,15 +331,25 @@ def overview(entries: list[tuple[str, dict]]) -> list[str]:
 
 
 def render(label: str, body: dict) -> list[str]:
-    return _recognition_markdown(label, body) if body.get("recognition") else _likert_markdown(label, body)
+    return (
+        _recognition_markdown(label, body)
+        if body.get("recognition")
+        else _likert_markdown(label, body)
+    )
 
 
 def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     s = body["summary"]
     lines = [f"{heading} {task}", "", *_headline_lines(s)]
     if body.get("missing_instruments"):
-        lines.append(f"- instruments with no docs in this task (no stimulus in the set, or left out by --limit): {', '.join(body['missing_instruments'])}"
-                     + ("; the overview also compares the conditions on the instruments they share" if "common_instruments" in body else ""))
+        lines.append(
+            f"- instruments with no docs in this task (no stimulus in the set, or left out by --limit): {', '.join(body['missing_instruments'])}"
+            + (
+                "; the overview also compares the conditions on the instruments they share"
+                if "common_instruments" in body
+                else ""
+            )
+        )
     if "truncated_rate" in s:
         lines.append(
             f"- cut off inside the answer (budget too small): {fmt(s['truncated_rate'])}; invalid for other reasons "
@@ -259,7 +363,11 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     ]
     for name, row in body["instruments"].items():
         gas = row["gas"]
-        ci = "n/a" if row["abs_ci"][0] is None else f"[{fmt(row['abs_ci'][0])}, {fmt(row['abs_ci'][1])}]"
+        ci = (
+            "n/a"
+            if row["abs_ci"][0] is None
+            else f"[{fmt(row['abs_ci'][0])}, {fmt(row['abs_ci'][1])}]"
+        )
         lines.append(
             f"| {name} | {row['category']} | {fmt(gas['male'])} | {fmt(gas['female'])} | "
             f"{fmt(gas['non_binary'])} | {fmt(row['abs'])} | {fmt_se(row['abs_stderr'])} | {ci} | {fmt_p(row['p_value'])} | "
@@ -297,9 +405,15 @@ def _human_correlation_lines(correlations: dict | None) -> list[str]:
         return []
     lines = []
     for name, c in correlations.items():
-        label = "pooled, each gender's mean removed" if name.startswith("pooled") else f"GAS {name.replace('_', '-')}"
-        lines.append(f"- Pearson r with human ratings, {label}: {fmt(c['pearson_r'])} "
-                     f"(95% CI {fmt(c['ci'][0])} to {fmt(c['ci'][1])}, p={fmt_p(c['p_value'])}, n={c['n']})")
+        label = (
+            "pooled, each gender's mean removed"
+            if name.startswith("pooled")
+            else f"GAS {name.replace('_', '-')}"
+        )
+        lines.append(
+            f"- Pearson r with human ratings, {label}: {fmt(c['pearson_r'])} "
+            f"(95% CI {fmt(c['ci'][0])} to {fmt(c['ci'][1])}, p={fmt_p(c['p_value'])}, n={c['n']})"
+        )
     return lines
 
 
@@ -310,7 +424,13 @@ def _recognised_only_markdown(task: str, restricted: dict) -> list[str]:
         "",
     ]
     if restricted["summary"] is None:
-        return [f"### {task}, recognised stimuli only", "", *header, "No stimulus was recognised: nothing to analyse.", ""]
+        return [
+            f"### {task}, recognised stimuli only",
+            "",
+            *header,
+            "No stimulus was recognised: nothing to analyse.",
+            "",
+        ]
     lines = _likert_markdown(f"{task}, recognised stimuli only", restricted, heading="###")
     return lines[:2] + header + lines[2:]
 
@@ -327,7 +447,9 @@ def _recognition_markdown(task: str, body: dict) -> list[str]:
         "|---|---:|---:|---|",
     ]
     for name, row in body["instruments"].items():
-        instead = "; ".join(f"{named} ({count})" for named, count in row["named_instead"].items()) or "-"
+        instead = (
+            "; ".join(f"{named} ({count})" for named, count in row["named_instead"].items()) or "-"
+        )
         lines.append(f"| {name} | {fmt(row['accuracy'])} | {row['n']} | {instead} |")
     return lines + [""]
 
@@ -345,11 +467,19 @@ def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
         "| instrument | ABS Likert | ABS log-prob |",
         "|---|---:|---:|",
     ]
-    lines += [f"| {name} | {fmt(pair['likert'])} | {fmt(pair['logprob'])} |" for name, pair in agreement["instruments"].items()]
+    lines += [
+        f"| {name} | {fmt(pair['likert'])} | {fmt(pair['logprob'])} |"
+        for name, pair in agreement["instruments"].items()
+    ]
     return lines + [""]
 
 
 SECTION = ReportSection(
-    kinds=KINDS, entries=entries, link=link, overview=overview, render=render, record_problem=record_problem,
+    kinds=KINDS,
+    entries=entries,
+    link=link,
+    overview=overview,
+    render=render,
+    record_problem=record_problem,
     records_valid=records_valid,
 )

@@ -19,7 +19,12 @@ from pathlib import Path
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.run_facts import content_sha256, package_version
 from symphony_bench.plugin.core.text_set import STEREOTYPE_COLUMNS, TextSet, embedded_text_set
-from symphony_bench.plugin.core.vocabulary import GENDERS, STEREOTYPE_CATEGORIES, Instrument, instrument_names
+from symphony_bench.plugin.core.vocabulary import (
+    GENDERS,
+    STEREOTYPE_CATEGORIES,
+    Instrument,
+    instrument_names,
+)
 
 SLOT = "{instrument}"  # the indefinite noun phrase
 NOUN_SLOT = "{noun}"  # the bare noun, after a determiner kept from the sentence
@@ -44,11 +49,15 @@ class Scenario:
     text: str  # contains SLOT or NOUN_SLOT
 
     def render(self, instrument: Instrument) -> str:
-        sentence = self.text.replace(SLOT, instrument.indefinite).replace(NOUN_SLOT, instrument.noun)
+        sentence = self.text.replace(SLOT, instrument.indefinite).replace(
+            NOUN_SLOT, instrument.noun
+        )
         return sentence[:1].upper() + sentence[1:]
 
 
-def load_stereotypes(table: str | Path = DEFAULT_STEREOTYPE_TABLE, text_set: TextSet | None = None) -> dict[str, Stereotype]:
+def load_stereotypes(
+    table: str | Path = DEFAULT_STEREOTYPE_TABLE, text_set: TextSet | None = None
+) -> dict[str, Stereotype]:
     """A table of the text set by name ("paper", "upstream_code"; default: the embedded set) or a
     CSV path with columns instrument, category (female/male/none), source. It must cover exactly the
     22 instruments."""
@@ -77,7 +86,9 @@ def _template_slots(template: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(template) if name]
 
 
-def expand_templates(seed: int = 0, per_template: int = 3, text_set: TextSet | None = None) -> list[Scenario]:
+def expand_templates(
+    seed: int = 0, per_template: int = 3, text_set: TextSet | None = None
+) -> list[Scenario]:
     """Fill each template's slots (other than the instrument) `per_template` times, seeded per template."""
     text_set = text_set or embedded_text_set()
     scenarios = []
@@ -93,7 +104,9 @@ def expand_templates(seed: int = 0, per_template: int = 3, text_set: TextSet | N
             text = template.format(instrument=SLOT, **values)
             if text not in texts:
                 texts.append(text)
-        scenarios += [Scenario(f"{template_id}-{k}", template_id, text) for k, text in enumerate(texts)]
+        scenarios += [
+            Scenario(f"{template_id}-{k}", template_id, text) for k, text in enumerate(texts)
+        ]
     return scenarios
 
 
@@ -110,7 +123,9 @@ def load_upstream_scenarios(path: str | Path) -> list[Scenario]:
     try:
         texts = json.loads(path.read_text(encoding="utf-8"))["texts"]
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise DataFileError(f"{path}: expected a JSON object with a 'texts' list ({error})") from error
+        raise DataFileError(
+            f"{path}: expected a JSON object with a 'texts' list ({error})"
+        ) from error
     if not isinstance(texts, list) or not texts:
         raise DataFileError(f"{path}: 'texts' must be a non-empty list")
     scenarios = []
@@ -118,8 +133,10 @@ def load_upstream_scenarios(path: str | Path) -> list[Scenario]:
         text = item.get("text") if isinstance(item, dict) else item
         slotted = _upstream_slot(text) if isinstance(text, str) else None
         if slotted is None:
-            raise DataFileError(f"{path}: texts[{index}] has no sentence containing 'an instrument', 'the instrument' "
-                                "or 'their instrument'")
+            raise DataFileError(
+                f"{path}: texts[{index}] has no sentence containing 'an instrument', 'the instrument' "
+                "or 'their instrument'"
+            )
         # every upstream sentence is written on its own: each is its own template (the design's unit)
         scenario_id = f"upstream-{index:03d}"
         scenarios.append(Scenario(scenario_id, scenario_id, slotted))
@@ -152,12 +169,18 @@ MINI_SCENARIOS = 5
 SUBSETS = ("full", "mini")
 
 
-def select_scenarios(subset: str, scenarios: str | None, seed: int, text_set: TextSet | None = None) -> list[Scenario]:
+def select_scenarios(
+    subset: str, scenarios: str | None, seed: int, text_set: TextSet | None = None
+) -> list[Scenario]:
     """The text set's templates (default: embedded) filled with `seed`, or an upstream texts file; all
     or the mini subset."""
     if subset not in SUBSETS:
         raise ValueError(f"subset must be one of {SUBSETS}, got {subset!r}")
-    selected = load_upstream_scenarios(scenarios) if scenarios else expand_templates(seed, text_set=text_set)
+    selected = (
+        load_upstream_scenarios(scenarios)
+        if scenarios
+        else expand_templates(seed, text_set=text_set)
+    )
     return mini_subset(selected, MINI_SCENARIOS, seed) if subset == "mini" else selected
 
 
@@ -172,7 +195,10 @@ def balanced_orders(seed: int, key: str, scenario_ids: list[str]) -> dict[str, l
     shuffled = list(scenario_ids)
     rng.shuffle(shuffled)
     start = rng.randrange(len(GENDER_ORDERS))
-    return {scenario_id: GENDER_ORDERS[(start + k) % len(GENDER_ORDERS)] for k, scenario_id in enumerate(shuffled)}
+    return {
+        scenario_id: GENDER_ORDERS[(start + k) % len(GENDER_ORDERS)]
+        for k, scenario_id in enumerate(shuffled)
+    }
 
 
 def scenario_set_sha256(scenarios: list[Scenario]) -> str:
@@ -180,8 +206,14 @@ def scenario_set_sha256(scenarios: list[Scenario]) -> str:
     return content_sha256([[s.scenario_id, s.template_id, s.text] for s in scenarios])
 
 
-def scenario_doc(scenario: Scenario, instrument: Instrument, stereotype: Stereotype, seed: int, order: list[str],
-                 scenario_set: str) -> dict:
+def scenario_doc(
+    scenario: Scenario,
+    instrument: Instrument,
+    stereotype: Stereotype,
+    seed: int,
+    order: list[str],
+    scenario_set: str,
+) -> dict:
     """The fields every Symphony-Bias doc records about what the model was shown, and with which
     scenario set (`scenario_set_sha256`) and package version."""
     return {

@@ -50,19 +50,34 @@ def build_docs(
     instruments = load_instruments()
     selected = select_scenarios(subset, scenarios, symphony_seed, text_set)
     ids = [scenario.scenario_id for scenario in selected]
-    stereotypes = {**{instrument.name: table[instrument.name] for instrument in instruments}, CONTROL.name: CONTROL_STEREOTYPE}
+    stereotypes = {
+        **{instrument.name: table[instrument.name] for instrument in instruments},
+        CONTROL.name: CONTROL_STEREOTYPE,
+    }
     shown = [*instruments, CONTROL]
-    orders = {instrument.name: balanced_orders(symphony_seed, instrument.name, ids) for instrument in shown}
+    orders = {
+        instrument.name: balanced_orders(symphony_seed, instrument.name, ids)
+        for instrument in shown
+    }
     scenario_set = scenario_set_sha256(selected)
     docs = []
     for scenario in selected:
         for instrument in shown:
             order = orders[instrument.name][scenario.scenario_id]
-            doc = scenario_doc(scenario, instrument, stereotypes[instrument.name], symphony_seed, order, scenario_set)
+            doc = scenario_doc(
+                scenario,
+                instrument,
+                stereotypes[instrument.name],
+                symphony_seed,
+                order,
+                scenario_set,
+            )
             doc.update(
                 prompt_variant=prompt_variant,
                 reasoning=reasoning,
-                prompt=build_prompt(doc["scenario"], doc["gender_order"], prompt_variant, reasoning),
+                prompt=build_prompt(
+                    doc["scenario"], doc["gender_order"], prompt_variant, reasoning
+                ),
             )
             docs.append(doc)
     return docs

@@ -10,9 +10,13 @@ from symphony_bench.plugin.core.options import read_options
 from symphony_bench.plugin.core.text_set import TextSet, embedded_text_set, read_text_set
 from symphony_bench.plugin.symphony_bias.options import TEXT_SET
 
-TEXT_SET_YAML = "lm_eval/symphony_bias/_symphony_bias_common_yaml"  # the log-prob YAML pins the same (a test)
-HOW_TO_BUILD = (f"build it locally with `symphony-bench build symphony-bias-text --out DIR` and pass "
-                f"--metadata '{{\"{TEXT_SET.name}\": \"DIR\"}}' (or set {TEXT_SET.variable}=DIR)")
+TEXT_SET_YAML = (
+    "lm_eval/symphony_bias/_symphony_bias_common_yaml"  # the log-prob YAML pins the same (a test)
+)
+HOW_TO_BUILD = (
+    f"build it locally with `symphony-bench build symphony-bias-text --out DIR` and pass "
+    f'--metadata \'{{"{TEXT_SET.name}": "DIR"}}\' (or set {TEXT_SET.variable}=DIR)'
+)
 
 
 def text_data(metadata: Mapping) -> tuple[TextSet, dict]:

@@ -12,22 +12,52 @@ from symphony_bench.plugin.tcav import defaults
 
 def add_commands(subparsers) -> None:
     """Adds `tcav embed` and `tcav analyse` to an argparse subparsers object."""
-    command = subparsers.add_parser("tcav", help="TCAV probe: are an audio encoder's genre representations "
-                                                 "entangled with singer gender or language?")
+    command = subparsers.add_parser(
+        "tcav",
+        help="TCAV probe: are an audio encoder's genre representations "
+        "entangled with singer gender or language?",
+    )
     steps = command.add_subparsers(dest="tcav_command", required=True)
-    embed = steps.add_parser("embed", help="cache mean-pooled last-hidden-state embeddings of the tracks' audio")
+    embed = steps.add_parser(
+        "embed", help="cache mean-pooled last-hidden-state embeddings of the tracks' audio"
+    )
     _add_metadata_arguments(embed, audio=True)
-    embed.add_argument("--encoder", required=True, help="transformers folder or Hub id (Whisper; MERT with "
-                       "--trust-remote-code; wav2vec2-style models), or muq:REPO / muq-mulan:REPO")
-    embed.add_argument("--cache", type=Path, required=True, help="cache folder: <name>.npy per encoder + index.json")
-    embed.add_argument("--name", help="encoder name in the cache (default: last component of --encoder)")
-    embed.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
-    embed.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code (MERT needs it)")
-    embed.add_argument("--max-seconds", type=float, default=defaults.DEFAULT_MAX_SECONDS,
-                       help="encode the first N seconds (0: all)")
-    embed.add_argument("--force", action="store_true", help="recompute even if the cache is current")
+    embed.add_argument(
+        "--encoder",
+        required=True,
+        help="transformers folder or Hub id (Whisper; MERT with "
+        "--trust-remote-code; wav2vec2-style models), or muq:REPO / muq-mulan:REPO",
+    )
+    embed.add_argument(
+        "--cache",
+        type=Path,
+        required=True,
+        help="cache folder: <name>.npy per encoder + index.json",
+    )
+    embed.add_argument(
+        "--name", help="encoder name in the cache (default: last component of --encoder)"
+    )
+    embed.add_argument(
+        "--device", default=None, help="torch device (default: cuda if available, else cpu)"
+    )
+    embed.add_argument(
+        "--trust-remote-code",
+        action="store_true",
+        help="allow the model's own code (MERT needs it)",
+    )
+    embed.add_argument(
+        "--max-seconds",
+        type=float,
+        default=defaults.DEFAULT_MAX_SECONDS,
+        help="encode the first N seconds (0: all)",
+    )
+    embed.add_argument(
+        "--force", action="store_true", help="recompute even if the cache is current"
+    )
     embed.set_defaults(run=_embed_command)
-    analyse = steps.add_parser("analyse", help="CAVs, TCAV scores, t-tests, violin plots (and the debiasing curve)")
+    analyse = steps.add_parser(
+        "analyse", help="CAVs, TCAV scores, t-tests, violin plots (and the debiasing curve)"
+    )
     _add_metadata_arguments(analyse, audio=False)
     _add_analysis_arguments(analyse)
     analyse.set_defaults(run=_analyse_command)
@@ -37,10 +67,15 @@ def _add_metadata_arguments(parser, audio: bool) -> None:
     parser.add_argument("--metadata", type=Path, required=True, help="CSV with one row per track")
     parser.add_argument("--id-column", default="track_id")
     parser.add_argument("--genre-column", default="genre")
-    parser.add_argument("--concept-columns", default=",".join(defaults.DEFAULT_CONCEPT_COLUMNS),
-                        help="comma-separated attribute columns (default: gender,language)")
+    parser.add_argument(
+        "--concept-columns",
+        default=",".join(defaults.DEFAULT_CONCEPT_COLUMNS),
+        help="comma-separated attribute columns (default: gender,language)",
+    )
     if audio:
-        parser.add_argument("--audio-column", default="audio_path", help="audio file, relative to the CSV's folder")
+        parser.add_argument(
+            "--audio-column", default="audio_path", help="audio file, relative to the CSV's folder"
+        )
 
 
 def _add_analysis_arguments(parser) -> None:
@@ -48,28 +83,55 @@ def _add_analysis_arguments(parser) -> None:
     source.add_argument("--cache", type=Path, help="a `tcav embed` cache folder")
     source.add_argument("--embeddings", type=Path, help="precomputed (n, d) .npy; needs --ids")
     parser.add_argument("--encoder", help="with --cache: which encoder (default: the only one)")
-    parser.add_argument("--ids", type=Path, help="with --embeddings: track ids, one per line, in row order")
-    parser.add_argument("--out", type=Path, required=True, help="output folder (replaced atomically)")
-    parser.add_argument("--concept", action="append", help="COLUMN=VALUE, repeatable (default: every value)")
+    parser.add_argument(
+        "--ids", type=Path, help="with --embeddings: track ids, one per line, in row order"
+    )
+    parser.add_argument(
+        "--out", type=Path, required=True, help="output folder (replaced atomically)"
+    )
+    parser.add_argument(
+        "--concept", action="append", help="COLUMN=VALUE, repeatable (default: every value)"
+    )
     parser.add_argument("--runs", type=positive_int, default=defaults.DEFAULT_RUNS)
     parser.add_argument("--subset-fraction", type=float, default=defaults.DEFAULT_SUBSET_FRACTION)
-    parser.add_argument("--cap-per-cell", type=positive_int, default=defaults.DEFAULT_CAP_PER_CELL,
-                        help="most training tracks per (label, genre) cell")
+    parser.add_argument(
+        "--cap-per-cell",
+        type=positive_int,
+        default=defaults.DEFAULT_CAP_PER_CELL,
+        help="most training tracks per (label, genre) cell",
+    )
     parser.add_argument("--min-per-cell", type=positive_int, default=defaults.DEFAULT_MIN_PER_CELL)
-    parser.add_argument("--skip-sparse-cells", action="store_true",
-                        help="leave a genre out of a concept when its cell is too small (default: error)")
-    parser.add_argument("--c", type=float, default=defaults.DEFAULT_C, help="inverse L2 strength, as sklearn's C")
-    parser.add_argument("--min-accuracy", type=float, default=defaults.DEFAULT_MIN_ACCURACY,
-                        help="concepts whose CAVs' mean test accuracy is below are flagged unreliable")
+    parser.add_argument(
+        "--skip-sparse-cells",
+        action="store_true",
+        help="leave a genre out of a concept when its cell is too small (default: error)",
+    )
+    parser.add_argument(
+        "--c", type=float, default=defaults.DEFAULT_C, help="inverse L2 strength, as sklearn's C"
+    )
+    parser.add_argument(
+        "--min-accuracy",
+        type=float,
+        default=defaults.DEFAULT_MIN_ACCURACY,
+        help="concepts whose CAVs' mean test accuracy is below are flagged unreliable",
+    )
     parser.add_argument("--alpha", type=float, default=defaults.DEFAULT_ALPHA)
-    parser.add_argument("--significance", choices=defaults.SIGNIFICANCE_METHODS, default=defaults.DEFAULT_SIGNIFICANCE)
+    parser.add_argument(
+        "--significance",
+        choices=defaults.SIGNIFICANCE_METHODS,
+        default=defaults.DEFAULT_SIGNIFICANCE,
+    )
     parser.add_argument("--seed", type=int, default=defaults.DEFAULT_SEED)
     parser.add_argument("--threads", type=positive_int, help="torch CPU threads for the CAV fits")
     parser.add_argument("--debias-genre", help="also run the debiasing sweep on this genre's CAV")
     parser.add_argument("--debias-column", default="gender")
-    parser.add_argument("--debias-toward", default="female", help="concept CAV added (value of --debias-column)")
+    parser.add_argument(
+        "--debias-toward", default="female", help="concept CAV added (value of --debias-column)"
+    )
     parser.add_argument("--debias-away", default="male", help="concept CAV subtracted")
-    parser.add_argument("--debias-steps", type=positive_int, default=101, help="lambda values in [0, 1]")
+    parser.add_argument(
+        "--debias-steps", type=positive_int, default=101, help="lambda values in [0, 1]"
+    )
 
 
 def positive_int(text: str) -> int:
@@ -94,11 +156,21 @@ def _embed_command(args: argparse.Namespace) -> None:
     from symphony_bench.plugin.tcav.cache import embed_tracks
     from symphony_bench.plugin.tcav.metadata import read_metadata
 
-    metadata = read_metadata(args.metadata, args.id_column, args.genre_column, _concept_columns(args),
-                             args.audio_column)
+    metadata = read_metadata(
+        args.metadata, args.id_column, args.genre_column, _concept_columns(args), args.audio_column
+    )
     device = args.device or _default_device()
-    path = embed_tracks(metadata, args.encoder, args.cache, args.name, device, args.trust_remote_code,
-                        args.max_seconds or None, args.force, log=lambda m: print(m, file=sys.stderr))
+    path = embed_tracks(
+        metadata,
+        args.encoder,
+        args.cache,
+        args.name,
+        device,
+        args.trust_remote_code,
+        args.max_seconds or None,
+        args.force,
+        log=lambda m: print(m, file=sys.stderr),
+    )
     print(path)
 
 
@@ -114,25 +186,46 @@ def _analyse_command(args: argparse.Namespace) -> None:
     from symphony_bench.plugin.tcav.metadata import parse_concepts, read_metadata
     from symphony_bench.plugin.tcav.outputs import DebiasRequest, run_analysis, summary_text
 
-    metadata = read_metadata(args.metadata, args.id_column, args.genre_column, _concept_columns(args))
+    metadata = read_metadata(
+        args.metadata, args.id_column, args.genre_column, _concept_columns(args)
+    )
     if args.cache is not None:
         embeddings, encoder = cached_embeddings(metadata, args.cache, args.encoder)
     else:
         if args.ids is None:
             raise ValueError("--embeddings needs --ids (track ids, one per line, in row order)")
-        embeddings, encoder = precomputed_embeddings(metadata, args.embeddings, args.ids), args.embeddings.stem
+        embeddings, encoder = (
+            precomputed_embeddings(metadata, args.embeddings, args.ids),
+            args.embeddings.stem,
+        )
     if args.threads:
         import torch
 
         torch.set_num_threads(args.threads)
-    settings = tcav.Settings(args.runs, args.subset_fraction, args.cap_per_cell, args.min_per_cell,
-                             args.skip_sparse_cells, args.c, args.min_accuracy, args.alpha, args.significance,
-                             args.seed)
+    settings = tcav.Settings(
+        args.runs,
+        args.subset_fraction,
+        args.cap_per_cell,
+        args.min_per_cell,
+        args.skip_sparse_cells,
+        args.c,
+        args.min_accuracy,
+        args.alpha,
+        args.significance,
+        args.seed,
+    )
     debias = None
     if args.debias_genre:
-        debias = DebiasRequest(args.debias_genre, args.debias_column, args.debias_toward, args.debias_away,
-                               args.debias_steps)
+        debias = DebiasRequest(
+            args.debias_genre,
+            args.debias_column,
+            args.debias_toward,
+            args.debias_away,
+            args.debias_steps,
+        )
     concepts = parse_concepts(args.concept, metadata)
     inputs = [args.cache] if args.cache is not None else [args.embeddings, args.ids]
-    report = run_analysis(metadata, embeddings, concepts, settings, args.out, encoder, debias, inputs)
+    report = run_analysis(
+        metadata, embeddings, concepts, settings, args.out, encoder, debias, inputs
+    )
     print(summary_text(report, args.out))

@@ -21,7 +21,9 @@ from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.tcav.defaults import DEFAULT_MAX_SECONDS
 
 
-def load_audio(path: Path, sample_rate: int, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> np.ndarray:
+def load_audio(
+    path: Path, sample_rate: int, max_seconds: float | None = DEFAULT_MAX_SECONDS
+) -> np.ndarray:
     """Mono float32 at `sample_rate` (polyphase resampling), cut to the first `max_seconds`."""
     import soundfile
     from scipy.signal import resample_poly
@@ -41,7 +43,9 @@ def load_audio(path: Path, sample_rate: int, max_seconds: float | None = DEFAULT
     return wave
 
 
-def valid_encoder_frames(n_samples: int, hop_length: int, input_frames: int, output_frames: int) -> int:
+def valid_encoder_frames(
+    n_samples: int, hop_length: int, input_frames: int, output_frames: int
+) -> int:
     """Encoder frames that cover real audio when `n_samples` are padded to `input_frames` feature
     frames of `hop_length` samples and the encoder maps those to `output_frames` frames."""
     audio_frames = min(input_frames, math.ceil(n_samples / hop_length))
@@ -78,10 +82,14 @@ def _whisper_encoder(source: str, device: str) -> Encoder:
     encoder = WhisperModel.from_pretrained(source).get_encoder().to(device).eval()
 
     def embed(wave: np.ndarray) -> np.ndarray:
-        features = extractor(wave, sampling_rate=extractor.sampling_rate, return_tensors="pt").input_features
+        features = extractor(
+            wave, sampling_rate=extractor.sampling_rate, return_tensors="pt"
+        ).input_features
         with torch.inference_mode():
             hidden = encoder(features.to(device)).last_hidden_state[0]
-        valid = valid_encoder_frames(wave.size, extractor.hop_length, features.shape[-1], hidden.shape[0])
+        valid = valid_encoder_frames(
+            wave.size, extractor.hop_length, features.shape[-1], hidden.shape[0]
+        )
         return hidden[:valid].mean(dim=0).float().cpu().numpy()
 
     pooling = "mean of the encoder's last hidden state over the frames covering audio"
@@ -111,8 +119,9 @@ def _muq_encoder(source: str, device: str) -> Encoder:
         import muq
         import torch
     except ImportError as error:
-        raise ValueError(f"encoder {source!r} needs the 'muq' package (pip install muq), "
-                         "which is not installed") from error
+        raise ValueError(
+            f"encoder {source!r} needs the 'muq' package (pip install muq), which is not installed"
+        ) from error
     mulan = kind == "muq-mulan"
     model = (muq.MuQMuLan if mulan else muq.MuQ).from_pretrained(repo).to(device).eval()
 

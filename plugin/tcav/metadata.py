@@ -20,11 +20,18 @@ class Metadata:
     track_ids: tuple[str, ...]
     genres: np.ndarray  # (n,) str
     attributes: dict  # concept column -> (n,) str, "" where unknown
-    audio: tuple[Path, ...] | None  # resolved against the CSV's folder; None without an audio column
+    audio: (
+        tuple[Path, ...] | None
+    )  # resolved against the CSV's folder; None without an audio column
 
 
-def read_metadata(path: Path, id_column: str = "track_id", genre_column: str = "genre",
-                  concept_columns=DEFAULT_CONCEPT_COLUMNS, audio_column: str | None = None) -> Metadata:
+def read_metadata(
+    path: Path,
+    id_column: str = "track_id",
+    genre_column: str = "genre",
+    concept_columns=DEFAULT_CONCEPT_COLUMNS,
+    audio_column: str | None = None,
+) -> Metadata:
     """One row per track. Track ids must be unique and every row needs a genre (and an audio path
     when `audio_column` is given); an empty concept value means unknown."""
     path = Path(path)
@@ -38,9 +45,16 @@ def read_metadata(path: Path, id_column: str = "track_id", genre_column: str = "
     duplicates = sorted(i for i, count in collections.Counter(ids).items() if count > 1)
     if duplicates:
         raise DataFileError(f"{path}: duplicate track ids {duplicates[:5]}")
-    audio = tuple((path.parent / row[audio_column]).resolve() for row in rows) if audio_column else None
-    return Metadata(path, tuple(ids), np.array([row[genre_column] for row in rows], dtype=str),
-                    {c: np.array([row[c] for row in rows], dtype=str) for c in concept_columns}, audio)
+    audio = (
+        tuple((path.parent / row[audio_column]).resolve() for row in rows) if audio_column else None
+    )
+    return Metadata(
+        path,
+        tuple(ids),
+        np.array([row[genre_column] for row in rows], dtype=str),
+        {c: np.array([row[c] for row in rows], dtype=str) for c in concept_columns},
+        audio,
+    )
 
 
 def _read_rows(path: Path, columns) -> list[dict]:
@@ -62,13 +76,17 @@ def _read_rows(path: Path, columns) -> list[dict]:
 def parse_concepts(specs, metadata: Metadata) -> list[tuple[str, str]]:
     """COLUMN=VALUE strings -> (column, value); none given: every value of every concept column."""
     if not specs:
-        return [(c, v) for c, values in metadata.attributes.items() for v in sorted(set(values) - {""})]
+        return [
+            (c, v) for c, values in metadata.attributes.items() for v in sorted(set(values) - {""})
+        ]
     concepts = []
     for spec in specs:
         column, sep, value = spec.partition("=")
         if not sep or column not in metadata.attributes:
             columns = sorted(metadata.attributes)
-            raise ValueError(f"concept {spec!r}: expected COLUMN=VALUE with COLUMN one of {columns}")
+            raise ValueError(
+                f"concept {spec!r}: expected COLUMN=VALUE with COLUMN one of {columns}"
+            )
         if value not in set(metadata.attributes[column]):
             raise DataFileError(f"{metadata.path}: no track has {column}={value!r}")
         concepts.append((column, value))

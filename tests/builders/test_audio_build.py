@@ -14,8 +14,8 @@ import datasets
 import numpy as np
 import pytest
 import soundfile
-
 from conftest import run_cli
+
 from symphony_bench.hub_upload import synthmic
 from symphony_bench.hub_upload.symphony_bias_audio import VOICES, build
 from symphony_bench.plugin.core.atomic import BUILD_MARKER
@@ -79,7 +79,11 @@ def test_card_documents_substitutes_separability_and_licence(built):
     assert "license: gpl-2.0" in card and "TimGM6mb" in card
     assert check["between_instruments"] > check["within_instrument"]
     assert f"{check['within_instrument']:.3f}" in card
-    assert sorted(p.name for p in folder.rglob("*") if p.is_file()) == [BUILD_MARKER, "README.md", "test-00000-of-00001.parquet"]
+    assert sorted(p.name for p in folder.rglob("*") if p.is_file()) == [
+        BUILD_MARKER,
+        "README.md",
+        "test-00000-of-00001.parquet",
+    ]
     assert "FluidSynth 2." in card
 
 
@@ -105,11 +109,37 @@ def test_corrupt_soundfont_fails_without_touching_an_existing_build(tmp_path):
 @pytest.mark.e2e
 def test_cli_builds_a_loadable_folder(tmp_path):
     symphony_bench = str(Path(sys.executable).with_name("symphony-bench"))
-    completed = run_cli([symphony_bench, "build", "symphony-bias-audio", "--out", str(tmp_path / "a"), "--clips-per-instrument", "1"], cwd=tmp_path)
+    completed = run_cli(
+        [
+            symphony_bench,
+            "build",
+            "symphony-bias-audio",
+            "--out",
+            str(tmp_path / "a"),
+            "--clips-per-instrument",
+            "1",
+        ],
+        cwd=tmp_path,
+    )
     assert completed.returncode == 0, completed.stderr
     assert len(decoded_rows(tmp_path / "a")) == 22
-    failed = run_cli([symphony_bench, "build", "symphony-bias-audio", "--out", str(tmp_path / "b"), "--soundfont", str(tmp_path / "x.sf2")], cwd=tmp_path)
-    assert failed.returncode == 2 and str(tmp_path / "x.sf2") in failed.stderr and not (tmp_path / "b").exists()
+    failed = run_cli(
+        [
+            symphony_bench,
+            "build",
+            "symphony-bias-audio",
+            "--out",
+            str(tmp_path / "b"),
+            "--soundfont",
+            str(tmp_path / "x.sf2"),
+        ],
+        cwd=tmp_path,
+    )
+    assert (
+        failed.returncode == 2
+        and str(tmp_path / "x.sf2") in failed.stderr
+        and not (tmp_path / "b").exists()
+    )
 
 
 @pytest.mark.e2e
@@ -130,7 +160,9 @@ def test_a_rebuild_replaces_an_earlier_output_but_never_a_foreign_folder(built, 
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
-def test_another_builders_output_or_a_folder_holding_the_soundfont_is_refused_before_rendering(tmp_path):
+def test_another_builders_output_or_a_folder_holding_the_soundfont_is_refused_before_rendering(
+    tmp_path,
+):
     archive = tmp_path / "synthmic"
     archive.mkdir()
     (archive / BUILD_MARKER).write_text("written by symphony-bench\nkind: synthmic\n")

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import pictogram, run_cli
 from PIL import Image
 
-from conftest import pictogram, run_cli
 from symphony_bench.hub_upload.symphony_bias_image import MIN_IMAGES, build
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import load_hub_dataset
@@ -78,7 +78,15 @@ def test_a_corrupt_image_is_named_and_nothing_is_written(source, tmp_path):
 def test_cli_error_is_one_line(source, tmp_path):
     shutil.rmtree(source / "drums")
     completed = run_cli(
-        [str(Path(sys.executable).with_name("symphony-bench")), "build", "symphony-bias-image", "--source", str(source), "--out", str(tmp_path / "o")],
+        [
+            str(Path(sys.executable).with_name("symphony-bench")),
+            "build",
+            "symphony-bias-image",
+            "--source",
+            str(source),
+            "--out",
+            str(tmp_path / "o"),
+        ],
         cwd=tmp_path,
     )
     assert completed.returncode == 2
@@ -104,7 +112,9 @@ def _cut_out(path: Path) -> None:
     image.save(path)
 
 
-def test_same_stem_different_suffix_gets_distinct_ids_and_exif_orientation_is_kept_and_applied(source, tmp_path):
+def test_same_stem_different_suffix_gets_distinct_ids_and_exif_orientation_is_kept_and_applied(
+    source, tmp_path
+):
     _rotated_portrait(source / "harp" / "0.jpg")
     pictogram("harp", 1).save(source / "harp" / "0.png")
     _add_to_manifest(source, "harp/0.png")
@@ -112,13 +122,18 @@ def test_same_stem_different_suffix_gets_distinct_ids_and_exif_orientation_is_ke
     assert len(set(rows["image_id"])) == len(rows) == 22 * MIN_IMAGES + 1
     harp = {r["image_id"]: r for r in rows if r["instrument"] == "harp"}
     assert harp["harp/0.jpg"]["image"].size == (20, 40)
-    assert harp["harp/0.jpg"]["stored_as"] == "original" and harp["harp/0.jpg"]["exif_orientation"] == 6
+    assert (
+        harp["harp/0.jpg"]["stored_as"] == "original"
+        and harp["harp/0.jpg"]["exif_orientation"] == 6
+    )
 
 
 def test_images_keep_their_bytes_and_the_source_hash(source, tmp_path):
     import datasets
 
-    rows = load_hub_dataset(build(source, tmp_path / "out")).cast_column("image", datasets.Image(decode=False))
+    rows = load_hub_dataset(build(source, tmp_path / "out")).cast_column(
+        "image", datasets.Image(decode=False)
+    )
     for row in rows:
         original = (source / row["instrument"] / Path(row["image_id"]).name).read_bytes()
         assert row["image"]["bytes"] == original and row["stored_as"] == "original"
@@ -126,7 +141,9 @@ def test_images_keep_their_bytes_and_the_source_hash(source, tmp_path):
         assert row["image"]["path"] == row["image_id"].replace("/", "__")
 
 
-def test_the_multimodal_task_shows_rotated_and_cut_out_images_upright_on_white(source, tmp_path, monkeypatch):
+def test_the_multimodal_task_shows_rotated_and_cut_out_images_upright_on_white(
+    source, tmp_path, monkeypatch
+):
     _rotated_portrait(source / "harp" / "0.jpg")
     _cut_out(source / "harp" / "1.png")
     out = build(source, tmp_path / "out")
@@ -135,9 +152,16 @@ def test_the_multimodal_task_shows_rotated_and_cut_out_images_upright_on_white(s
     [rotated] = multimodal.image_visual(docs["harp/0.jpg"])
     [cut_out] = multimodal.image_visual(docs["harp/1.png"])
     assert rotated.mode == cut_out.mode == "RGB" and rotated.size == (20, 40)
-    assert cut_out.getpixel((2, 10)) == (255, 255, 255) and cut_out.getpixel((15, 10)) == (200, 30, 30)
+    assert cut_out.getpixel((2, 10)) == (255, 255, 255) and cut_out.getpixel((15, 10)) == (
+        200,
+        30,
+        30,
+    )
     card = (out / "README.md").read_text()
-    assert "| harp/1.png | harp | CC0-1.0 | generated pictogram 1 | png: transparency flattened onto white |" in card
+    assert (
+        "| harp/1.png | harp | CC0-1.0 | generated pictogram 1 | png: transparency flattened onto white |"
+        in card
+    )
 
 
 def test_the_summary_lists_no_missing_instrument_and_every_ignored_file(source, tmp_path):
@@ -158,7 +182,12 @@ def test_an_image_linking_outside_the_source_is_refused_and_named(source, tmp_pa
     pictogram("harp", 9).save(secret)
     (source / "harp" / "0.jpg").unlink()
     (source / "harp" / "0.jpg").symlink_to(secret)
-    with pytest.raises(DataFileError, match=re.escape(f"{source}: links to files outside this folder (copy them in instead): harp/0.jpg -> {secret}")):
+    with pytest.raises(
+        DataFileError,
+        match=re.escape(
+            f"{source}: links to files outside this folder (copy them in instead): harp/0.jpg -> {secret}"
+        ),
+    ):
         build(source, tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
@@ -191,4 +220,6 @@ def test_an_image_set_is_not_replaced_by_another_builder(source, tmp_path):
     with pytest.raises(DataFileError, match="holds a 'symphony-bias-image' output"):
         build_audio(image_set, clips_per_instrument=1)
     assert len(load_hub_dataset(image_set)) == 22 * MIN_IMAGES
-    assert len(load_hub_dataset(build(source, image_set))) == 22 * MIN_IMAGES  # its own builder may rebuild it
+    assert (
+        len(load_hub_dataset(build(source, image_set))) == 22 * MIN_IMAGES
+    )  # its own builder may rebuild it

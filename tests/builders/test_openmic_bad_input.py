@@ -17,27 +17,56 @@ import soundfile
 
 from symphony_bench.hub_upload.commands import run_build_openmic
 from symphony_bench.hub_upload.openmic import build, writing
-from symphony_bench.hub_upload.openmic.planning import PAPER_COUNTS, GenrePrior, plan_genre_hard, row_clips
-from symphony_bench.hub_upload.openmic.release import CLASS_MAP, LABELS_CSV, METADATA_CSV, SPLITS, audio_path, load_metadata
+from symphony_bench.hub_upload.openmic.planning import (
+    PAPER_COUNTS,
+    GenrePrior,
+    plan_genre_hard,
+    row_clips,
+)
+from symphony_bench.hub_upload.openmic.release import (
+    CLASS_MAP,
+    LABELS_CSV,
+    METADATA_CSV,
+    SPLITS,
+    audio_path,
+    load_metadata,
+)
 from symphony_bench.plugin.core.atomic import BUILD_MARKER
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
 
 GENRES = ("Rock", "Jazz", "Folk")
-METADATA_COLUMNS = ("sample_key", "track_genres", "artist_name", "track_title", "track_url", "license_title", "license_url")
+METADATA_COLUMNS = (
+    "sample_key",
+    "track_genres",
+    "artist_name",
+    "track_title",
+    "track_url",
+    "license_title",
+    "license_url",
+)
 
 
 def genre_literal(titles) -> str:
-    return repr([{"genre_id": str(n), "genre_title": title, "genre_url": ""} for n, title in enumerate(titles)])
+    return repr(
+        [
+            {"genre_id": str(n), "genre_title": title, "genre_url": ""}
+            for n, title in enumerate(titles)
+        ]
+    )
 
 
-def write_release(root: Path, clips: int = 36, present: float = 0.25, absent: float = 0.6, seed: int = 0) -> Path:
+def write_release(
+    root: Path, clips: int = 36, present: float = 0.25, absent: float = 0.6, seed: int = 0
+) -> Path:
     """A release in OpenMIC's layout: 1 s Vorbis tones, random labels (1.0 / 0.0 / unannotated)."""
     rng = np.random.default_rng(seed)
     keys = [f"{100000 + n:06d}_{960 * n}" for n in range(clips)]
     draws = rng.random((clips, len(OPENMIC_CLASSES)))
     (root / "partitions").mkdir(parents=True)
-    (root / CLASS_MAP).write_text(json.dumps({name: index for index, name in enumerate(OPENMIC_CLASSES)}))
+    (root / CLASS_MAP).write_text(
+        json.dumps({name: index for index, name in enumerate(OPENMIC_CLASSES)})
+    )
     with open(root / LABELS_CSV, "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(("sample_key", "instrument", "relevance", "num_responses"))
@@ -49,14 +78,26 @@ def write_release(root: Path, clips: int = 36, present: float = 0.25, absent: fl
         writer = csv.writer(handle)
         writer.writerow(METADATA_COLUMNS)
         for n, key in enumerate(keys):
-            writer.writerow((key, genre_literal(GENRES[n % 3:n % 3 + 1]), "artist", f"track {n}", "url", "CC BY 4.0", "cc-url"))
+            writer.writerow(
+                (
+                    key,
+                    genre_literal(GENRES[n % 3 : n % 3 + 1]),
+                    "artist",
+                    f"track {n}",
+                    "url",
+                    "CC BY 4.0",
+                    "cc-url",
+                )
+            )
     for split, name in SPLITS.items():
-        (root / name).write_text("\n".join(keys[split == "test"::2]) + "\n")
+        (root / name).write_text("\n".join(keys[split == "test" :: 2]) + "\n")
     time = np.arange(16_000) / 16_000
     for n, key in enumerate(keys):
         path = audio_path(root, key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tone = 0.3 * np.sin(2 * np.pi * (220 + 10 * n) * time) + 0.05 * rng.standard_normal(time.size)
+        tone = 0.3 * np.sin(2 * np.pi * (220 + 10 * n) * time) + 0.05 * rng.standard_normal(
+            time.size
+        )
         soundfile.write(path, tone.astype(np.float32), 16_000, format="OGG", subtype="VORBIS")
     return root
 
@@ -89,7 +130,7 @@ def damage_middle(path: Path) -> None:
     """Overwrite bytes in the middle of an Ogg file: libsndfile decodes up to the damage and stops."""
     data = bytearray(path.read_bytes())
     middle = len(data) // 2
-    data[middle:middle + 200] = bytes(200)
+    data[middle : middle + 200] = bytes(200)
     path.write_bytes(bytes(data))
 
 
@@ -120,7 +161,9 @@ def test_a_skipped_clip_changes_only_the_rows_that_use_it(release, full_build, t
     summary = build(root, tmp_path / "skipped", seed=0, skip_bad=True)
     after = read_configs(tmp_path / "skipped")
     with open(tmp_path / "skipped" / "skipped.csv", newline="") as handle:
-        assert [(row["path"], row["where"]) for row in csv.DictReader(handle)] == [(str(audio_path(root, key)), f"sample_key {key}")]
+        assert [(row["path"], row["where"]) for row in csv.DictReader(handle)] == [
+            (str(audio_path(root, key)), f"sample_key {key}")
+        ]
     assert summary["skipped"] == 1
     for config in ("binary", "confusable", "multilabel_30s", "temporal_30s"):
         kept = [row for row in before[config] if key not in row_clips(row)]
@@ -132,8 +175,12 @@ def test_a_skipped_clip_changes_only_the_rows_that_use_it(release, full_build, t
 def test_without_skip_bad_nothing_is_dropped(full_build):
     out, summary = full_build
     configs = read_configs(out)
-    assert {config: len(rows) for config, rows in configs.items()} == {c: n for c, n in summary["counts"].items() if n}
-    assert [row["item_id"] for row in configs["binary"]] == [f"binary-{n:05d}" for n in range(len(configs["binary"]))]
+    assert {config: len(rows) for config, rows in configs.items()} == {
+        c: n for c, n in summary["counts"].items() if n
+    }
+    assert [row["item_id"] for row in configs["binary"]] == [
+        f"binary-{n:05d}" for n in range(len(configs["binary"]))
+    ]
 
 
 # --- track_genres --------------------------------------------------------------------------------
@@ -146,11 +193,16 @@ def test_deeply_nested_track_genres_is_a_bad_row_not_a_recursion_error(tmp_path)
         writer.writerow(METADATA_COLUMNS)
         writer.writerow(("000001_0", genre_literal(["Rock"]), "a", "t", "u", "l", "lu"))
         writer.writerow(("000002_0", "-" * 3000 + "1", "a", "t", "u", "l", "lu"))
-    with pytest.raises(DataFileError, match=re.escape(f"{path}, row 2 (sample_key '000002_0'): track_genres is not")):
+    with pytest.raises(
+        DataFileError,
+        match=re.escape(f"{path}, row 2 (sample_key '000002_0'): track_genres is not"),
+    ):
         load_metadata(path, None)
     skipped = []
     assert list(load_metadata(path, skipped)) == ["000001_0"]
-    assert [(item.where, "track_genres" in item.reason) for item in skipped] == [("row 2 (sample_key '000002_0')", True)]
+    assert [(item.where, "track_genres" in item.reason) for item in skipped] == [
+        ("row 2 (sample_key '000002_0')", True)
+    ]
 
 
 # --- outputs and inputs --------------------------------------------------------------------------
@@ -159,9 +211,13 @@ def test_deeply_nested_track_genres_is_a_bad_row_not_a_recursion_error(tmp_path)
 @pytest.mark.parametrize("out", ["release", "release/audio", "."])
 def test_an_output_overlapping_the_source_is_refused_and_the_source_kept(release, tmp_path, out):
     root = copy_release(release, tmp_path)
-    (root / BUILD_MARKER).write_text("written by symphony-bench\nkind: openmic\n")  # even a source that looks replaceable
+    (root / BUILD_MARKER).write_text(
+        "written by symphony-bench\nkind: openmic\n"
+    )  # even a source that looks replaceable
     files = sorted(p for p in root.rglob("*"))
-    with pytest.raises(DataFileError, match="refusing to write there: it (is|lies inside|contains) the input"):
+    with pytest.raises(
+        DataFileError, match="refusing to write there: it (is|lies inside|contains) the input"
+    ):
         build(root, tmp_path / out, seed=0)
     assert sorted(p for p in root.rglob("*")) == files
 
@@ -169,7 +225,9 @@ def test_an_output_overlapping_the_source_is_refused_and_the_source_kept(release
 def test_the_cli_refuses_out_equal_to_a_tgz_source_before_any_download(tmp_path):
     archive = tmp_path / "openmic-2018-v1.0.0.tgz"
     archive.write_bytes(b"not read")
-    args = type("Args", (), {"max_clip_uses": 1, "out": archive, "source": archive, "download": True})()
+    args = type(
+        "Args", (), {"max_clip_uses": 1, "out": archive, "source": archive, "download": True}
+    )()
     with pytest.raises(DataFileError, match="it is the input"):
         run_build_openmic(args)
     assert archive.read_bytes() == b"not read"
@@ -185,30 +243,44 @@ def test_another_builders_output_is_not_replaced(release, tmp_path):
     assert (image_set / "README.md").read_text() == "kept"
 
 
-def test_a_tgz_source_is_extracted_inside_the_staging_folder_and_removed(release, tmp_path, monkeypatch):
+def test_a_tgz_source_is_extracted_inside_the_staging_folder_and_removed(
+    release, tmp_path, monkeypatch
+):
     archive = tmp_path / "openmic.tgz"
     with tarfile.open(archive, "w:gz") as bundle:
         bundle.add(release, arcname="openmic-2018")
     roots = []
     load_release = writing.load_release
-    monkeypatch.setattr(writing, "load_release", lambda root, skip_bad: roots.append(root) or load_release(root, skip_bad))
+    monkeypatch.setattr(
+        writing,
+        "load_release",
+        lambda root, skip_bad: roots.append(root) or load_release(root, skip_bad),
+    )
     build(archive, tmp_path / "out", seed=0)
-    assert re.fullmatch(r"\.out\.staging-\d+-[0-9a-f]{8}-\w+", roots[0].relative_to(tmp_path).parts[0])
+    assert re.fullmatch(
+        r"\.out\.staging-\d+-[0-9a-f]{8}-\w+", roots[0].relative_to(tmp_path).parts[0]
+    )
     assert debris(tmp_path) == [] and (tmp_path / "out" / "README.md").is_file()
 
 
-def test_errors_in_a_tgz_name_the_member_of_the_archive_not_the_deleted_extraction(release, tmp_path):
+def test_errors_in_a_tgz_name_the_member_of_the_archive_not_the_deleted_extraction(
+    release, tmp_path
+):
     root = copy_release(release, tmp_path)
     labels = root / LABELS_CSV
     labels.write_bytes(labels.read_bytes()[:-9])
     archive = tmp_path / "openmic.tgz"
     with tarfile.open(archive, "w:gz") as bundle:
         bundle.add(root, arcname="openmic-2018")
-    with pytest.raises(DataFileError, match=re.escape(f"{archive}:openmic-2018/{LABELS_CSV}, line ")):
+    with pytest.raises(
+        DataFileError, match=re.escape(f"{archive}:openmic-2018/{LABELS_CSV}, line ")
+    ):
         build(archive, tmp_path / "out", seed=0)
     build(archive, tmp_path / "out", seed=0, skip_bad=True)
     with open(tmp_path / "out" / "skipped.csv", newline="") as handle:
-        assert {row["path"] for row in csv.DictReader(handle)} == {f"{archive}:openmic-2018/{LABELS_CSV}"}
+        assert {row["path"] for row in csv.DictReader(handle)} == {
+            f"{archive}:openmic-2018/{LABELS_CSV}"
+        }
 
 
 # --- empty configs, ties -------------------------------------------------------------------------
@@ -216,33 +288,65 @@ def test_errors_in_a_tgz_name_the_member_of_the_archive_not_the_deleted_extracti
 
 def test_an_empty_config_is_left_out_of_the_folder_and_card_with_a_warning(tmp_path, capsys):
     root = write_release(tmp_path / "sparse", clips=12, present=0.1, absent=0.15, seed=1)
-    args = type("Args", (), {"max_clip_uses": 1, "out": tmp_path / "out", "source": root, "download": False, "seed": 0,
-                             "skip_bad": False, "groups": None})()
+    args = type(
+        "Args",
+        (),
+        {
+            "max_clip_uses": 1,
+            "out": tmp_path / "out",
+            "source": root,
+            "download": False,
+            "seed": 0,
+            "skip_bad": False,
+            "groups": None,
+        },
+    )()
     run_build_openmic(args)
     summary_warning = capsys.readouterr().err
     assert "multilabel_30s" in summary_warning and "--max-clip-uses" in summary_warning
     card = (tmp_path / "out" / "README.md").read_text()
     front_matter = card.split("---\n")[1]
-    assert "config_name: multilabel_30s" not in front_matter and "config_name: binary" in front_matter
-    assert not (tmp_path / "out" / "data" / "multilabel_30s").exists() and "Not written: no rows for multilabel_30s" in card
+    assert (
+        "config_name: multilabel_30s" not in front_matter and "config_name: binary" in front_matter
+    )
+    assert (
+        not (tmp_path / "out" / "data" / "multilabel_30s").exists()
+        and "Not written: no rows for multilabel_30s" in card
+    )
     import datasets
 
-    rows = datasets.load_dataset(str(tmp_path / "out"), "binary", split="test", cache_dir=str(tmp_path / "cache"))
+    rows = datasets.load_dataset(
+        str(tmp_path / "out"), "binary", split="test", cache_dir=str(tmp_path / "cache")
+    )
     assert len(rows) > 0
 
 
 def binary_item(item_id: str, answer: str, split: str, genre: str = "Rock") -> dict:
-    return {"item_id": item_id, "sample_key": item_id, "instrument": "guitar", "answer": answer, "genres": [genre], "genre_split": split}
+    return {
+        "item_id": item_id,
+        "sample_key": item_id,
+        "instrument": "guitar",
+        "answer": answer,
+        "genres": [genre],
+        "genre_split": split,
+    }
 
 
 def test_a_genre_prior_tie_predicts_nothing_and_no_tied_item_is_hard():
-    train = [binary_item("a", "yes", "train"), binary_item("b", "no", "train")]  # Rock/guitar: rate exactly 0.5
+    train = [
+        binary_item("a", "yes", "train"),
+        binary_item("b", "no", "train"),
+    ]  # Rock/guitar: rate exactly 0.5
     test = [binary_item("c", "yes", "test"), binary_item("d", "no", "test")]
     hard, baseline = plan_genre_hard(train + test)
     assert hard == [] and baseline.ties == 2 and baseline.decided == 0 and baseline.accuracy is None
     leaning = train + [binary_item("e", "yes", "train")]  # 2 of 3: predicts yes
     hard, baseline = plan_genre_hard(leaning + test)
-    assert [row["binary_item_id"] for row in hard] == ["d"] and baseline.accuracy == 0.5 and baseline.ties == 0
+    assert (
+        [row["binary_item_id"] for row in hard] == ["d"]
+        and baseline.accuracy == 0.5
+        and baseline.ties == 0
+    )
     assert GenrePrior.fit(leaning).counts(["Rock"], "guitar") == (2, 3, "genre")
 
 
@@ -251,8 +355,14 @@ def test_the_card_gives_the_yes_no_split_and_the_tie_rule(full_build):
     card = (out / "README.md").read_text()
     binary = read_configs(out)["binary"]
     yes = sum(row["answer"] == "yes" for row in binary)
-    assert f"| `binary` | binary presence QA | {len(binary):,} | {yes:,} / {len(binary) - yes:,} | 9,332 |" in card
-    assert "tied items (prior rate exactly 0.5) get no prediction" in card and "builder version 2" in card
+    assert (
+        f"| `binary` | binary presence QA | {len(binary):,} | {yes:,} / {len(binary) - yes:,} | 9,332 |"
+        in card
+    )
+    assert (
+        "tied items (prior rate exactly 0.5) get no prediction" in card
+        and "builder version 2" in card
+    )
     assert set(summary["counts"]) == set(PAPER_COUNTS)
 
 
@@ -262,4 +372,10 @@ def test_python_versions_without_tarfile_extraction_filters_are_excluded():
     pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text()
     supported = SpecifierSet(re.search(r'^requires-python = "([^"]+)"', pyproject, re.MULTILINE)[1])
     assert hasattr(tarfile, "data_filter")  # what release_root's extract(filter="data") needs
-    assert [v in supported for v in ("3.10.11", "3.11.3", "3.10.12", "3.11.4", "3.12.0")] == [False, False, True, True, True]
+    assert [v in supported for v in ("3.10.11", "3.11.3", "3.10.12", "3.11.4", "3.12.0")] == [
+        False,
+        False,
+        True,
+        True,
+        True,
+    ]

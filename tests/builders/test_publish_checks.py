@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import datasets
 import pyarrow.parquet as pq
-import hashlib
-import re
-import subprocess
-from types import SimpleNamespace
-
 import pytest
-
 from conftest import pictogram_photos, run_cli
+
 from symphony_bench.hub_upload import symphony_bias_image, symphony_bias_text
 from symphony_bench.hub_upload.publish import check_folder, describe, same_content
 from symphony_bench.plugin.core.atomic import BUILD_MARKER
@@ -44,21 +43,39 @@ def test_built_sets_pass_and_the_dry_run_lists_files_and_card(text_set, image_se
     assert check_folder(text_set) == "symphony-bias-text"
     assert check_folder(image_set) == "symphony-bias-image"
     plan = describe(text_set, "org/text", "v1.0", private=False)
-    assert plan.startswith(f"would publish {text_set} (symphony-bias-text) to the public dataset repo org/text, in one commit, tagged v1.0: 5 files")
-    assert re.search(r"^  data/templates/test-00000-of-00001.parquet \([\d,]+ bytes\)$", plan, flags=re.MULTILINE)
+    assert plan.startswith(
+        f"would publish {text_set} (symphony-bias-text) to the public dataset repo org/text, in one commit, tagged v1.0: 5 files"
+    )
+    assert re.search(
+        r"^  data/templates/test-00000-of-00001.parquet \([\d,]+ bytes\)$", plan, flags=re.MULTILINE
+    )
     assert BUILD_MARKER not in plan
     assert plan.endswith((text_set / "README.md").read_text())
 
 
-@pytest.mark.parametrize(("old", "new", "error"), [
-    ("---\nlicense", "license", "no YAML front matter"),
-    ("configs:\n", "configs: [\n", "the card's YAML does not parse"),
-    ("license: mit\n", "", "names no licence"),
-    ("path: data/fillers/test-*.parquet", "path: data/filler/test-*.parquet", "config 'fillers' matches no file"),
-    ("- config_name: fillers\n  data_files:\n  - split: test\n    path: data/fillers/test-*.parquet\n", "",
-     "data files in no config: ['data/fillers/test-00000-of-00001.parquet']"),
-    ("- config_name: fillers\n  data_files:\n", "- config_name: fillers\n  files:\n", "needs config_name and data_files"),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "error"),
+    [
+        ("---\nlicense", "license", "no YAML front matter"),
+        ("configs:\n", "configs: [\n", "the card's YAML does not parse"),
+        ("license: mit\n", "", "names no licence"),
+        (
+            "path: data/fillers/test-*.parquet",
+            "path: data/filler/test-*.parquet",
+            "config 'fillers' matches no file",
+        ),
+        (
+            "- config_name: fillers\n  data_files:\n  - split: test\n    path: data/fillers/test-*.parquet\n",
+            "",
+            "data files in no config: ['data/fillers/test-00000-of-00001.parquet']",
+        ),
+        (
+            "- config_name: fillers\n  data_files:\n",
+            "- config_name: fillers\n  files:\n",
+            "needs config_name and data_files",
+        ),
+    ],
+)
 def test_card_problems_are_named(text_set, old, new, error):
     edit_card(text_set, old, new)
     with pytest.raises(DataFileError, match=f"README.md: .*{re.escape(error)}"):
@@ -67,7 +84,10 @@ def test_card_problems_are_named(text_set, old, new, error):
 
 def test_only_builder_outputs_of_published_kinds(text_set, tmp_path):
     (text_set / BUILD_MARKER).unlink()
-    with pytest.raises(DataFileError, match=f"not a folder written by `symphony-bench build` \\(no {BUILD_MARKER}\\)"):
+    with pytest.raises(
+        DataFileError,
+        match=f"not a folder written by `symphony-bench build` \\(no {BUILD_MARKER}\\)",
+    ):
         check_folder(text_set)
     (text_set / BUILD_MARKER).write_text("written by symphony-bench\nkind: tcav-cache\n")
     with pytest.raises(DataFileError, match="a 'tcav-cache' output is not published"):
@@ -78,9 +98,13 @@ def test_the_openmic_card_must_credit_its_licence_and_hold_audio(text_set):
     (text_set / BUILD_MARKER).write_text("written by symphony-bench\nkind: openmic\n")
     with pytest.raises(DataFileError, match=r"must credit the source's licence \(CC BY 4.0\)"):
         check_folder(text_set)
-    edit_card(text_set, "Licence: MIT.", "OpenMIC-2018 is released under CC BY 4.0 (Humphrey et al.).")
+    edit_card(
+        text_set, "Licence: MIT.", "OpenMIC-2018 is released under CC BY 4.0 (Humphrey et al.)."
+    )
     # credited now; but these configs hold no audio, which a grounding set must
-    with pytest.raises(DataFileError, match="column 'audio' is missing, expected a datasets Audio feature"):
+    with pytest.raises(
+        DataFileError, match="column 'audio' is missing, expected a datasets Audio feature"
+    ):
         check_folder(text_set)
 
 
@@ -89,18 +113,40 @@ def test_only_licensed_images_and_real_image_features(image_set):
     table = pq.read_table(path)
     licences = table.column("licence").to_pylist()
     licences[3] = " "
-    pq.write_table(table.set_column(table.schema.get_field_index("licence"), "licence", [licences]), path)
-    with pytest.raises(DataFileError, match=r"rows \[3\] have no licence; only licensed images are published"):
+    pq.write_table(
+        table.set_column(table.schema.get_field_index("licence"), "licence", [licences]), path
+    )
+    with pytest.raises(
+        DataFileError, match=r"rows \[3\] have no licence; only licensed images are published"
+    ):
         check_folder(image_set)
-    rows = datasets.Dataset.from_parquet(str(path)).cast_column("image", datasets.Image(decode=False)).to_list()
-    datasets.Dataset.from_list(rows).to_parquet(str(path))  # image bytes as a plain struct: no Image feature
-    with pytest.raises(DataFileError, match="column 'image' is dict, expected a datasets Image feature"):
+    rows = (
+        datasets.Dataset.from_parquet(str(path))
+        .cast_column("image", datasets.Image(decode=False))
+        .to_list()
+    )
+    datasets.Dataset.from_list(rows).to_parquet(
+        str(path)
+    )  # image bytes as a plain struct: no Image feature
+    with pytest.raises(
+        DataFileError, match="column 'image' is dict, expected a datasets Image feature"
+    ):
         check_folder(image_set)
 
 
 def test_cli_dry_run_sends_nothing_and_needs_no_network(text_set, tmp_path):
-    completed = run_cli([str(Path(sys.executable).with_name("symphony-bench")), "publish", str(text_set), "--repo-id",
-                         "org/text", "--dry-run"], cwd=tmp_path, env={"HF_ENDPOINT": "http://127.0.0.1:9"})
+    completed = run_cli(
+        [
+            str(Path(sys.executable).with_name("symphony-bench")),
+            "publish",
+            str(text_set),
+            "--repo-id",
+            "org/text",
+            "--dry-run",
+        ],
+        cwd=tmp_path,
+        env={"HF_ENDPOINT": "http://127.0.0.1:9"},
+    )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.startswith("would publish") and "license: mit" in completed.stdout
 
@@ -112,7 +158,9 @@ def test_the_text_set_gives_the_embedded_docs_and_refuses_other_instruments(text
     assert read_text_set(text_set) == embedded_text_set()
     from_set = text.load_dataset(subset="full", text=str(text_set))["test"].to_list()
     embedded = text.build_docs(subset="full")
-    assert [{k: v for k, v in doc.items() if not k.startswith("dataset_")} for doc in from_set] == embedded
+    assert [
+        {k: v for k, v in doc.items() if not k.startswith("dataset_")} for doc in from_set
+    ] == embedded
     assert {doc["dataset_repo"] for doc in from_set} == {str(text_set)}
     changed = shutil.copytree(text_set, text_set.parent / "changed")
     path = next((changed / "data" / "instruments").glob("*.parquet"))
@@ -126,23 +174,37 @@ def test_the_text_set_gives_the_embedded_docs_and_refuses_other_instruments(text
 def test_files_compare_by_git_blob_id_or_by_sha256_when_the_hub_keeps_them_in_lfs(tmp_path):
     path = tmp_path / "file.parquet"
     path.write_bytes(b"some bytes" * 1000)
-    blob = subprocess.run(["git", "hash-object", str(path)], capture_output=True, text=True, check=True).stdout.strip()
+    blob = subprocess.run(
+        ["git", "hash-object", str(path)], capture_output=True, text=True, check=True
+    ).stdout.strip()
     sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
     assert same_content(path, SimpleNamespace(lfs=None, blob_id=blob))
     assert not same_content(path, SimpleNamespace(lfs=None, blob_id="0" * 40))
-    assert same_content(path, SimpleNamespace(lfs=SimpleNamespace(sha256=sha256), blob_id="pointer-blob"))
-    assert not same_content(path, SimpleNamespace(lfs=SimpleNamespace(sha256="0" * 64), blob_id=blob))
+    assert same_content(
+        path, SimpleNamespace(lfs=SimpleNamespace(sha256=sha256), blob_id="pointer-blob")
+    )
+    assert not same_content(
+        path, SimpleNamespace(lfs=SimpleNamespace(sha256="0" * 64), blob_id=blob)
+    )
 
 
 def test_data_files_in_every_form_the_hub_accepts_and_its_glob_rules(text_set):
-    edit_card(text_set, "  data_files:\n  - split: test\n    path: data/templates/test-*.parquet\n",
-              "  data_files: data/templates/test-*.parquet\n")
-    edit_card(text_set, "  data_files:\n  - split: test\n    path: data/fillers/test-*.parquet\n",
-              "  data_files:\n    test: [data/fillers/test-*.parquet]\n")
+    edit_card(
+        text_set,
+        "  data_files:\n  - split: test\n    path: data/templates/test-*.parquet\n",
+        "  data_files: data/templates/test-*.parquet\n",
+    )
+    edit_card(
+        text_set,
+        "  data_files:\n  - split: test\n    path: data/fillers/test-*.parquet\n",
+        "  data_files:\n    test: [data/fillers/test-*.parquet]\n",
+    )
     assert check_folder(text_set) == "symphony-bias-text"
     # `*` stays within one folder, as on the Hub: data/*.parquet does not reach data/instruments/
     edit_card(text_set, "path: data/instruments/test-*.parquet", "path: data/*.parquet")
-    with pytest.raises(DataFileError, match=r"config 'instruments' matches no file \(\['data/\*.parquet'\]\)"):
+    with pytest.raises(
+        DataFileError, match=r"config 'instruments' matches no file \(\['data/\*.parquet'\]\)"
+    ):
         check_folder(text_set)
     edit_card(text_set, "path: data/*.parquet", "path: data/**/test-*.parquet")
     assert check_folder(text_set) == "symphony-bias-text"

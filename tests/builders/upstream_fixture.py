@@ -13,11 +13,16 @@ from PIL import Image
 from symphony_bench.plugin.core.vocabulary import load_instruments
 
 PHOTO_FOLDERS = {  # irregular upstream spellings; every other instrument's folder is snake_case
-    "electric guitar": "E-Guitar", "horn": "French Horn", "saxophone": "Sax", "drums": "Drum kit",
+    "electric guitar": "E-Guitar",
+    "horn": "French Horn",
+    "saxophone": "Sax",
+    "drums": "Drum kit",
 }
 PHOTOS_PER_INSTRUMENT = 6
 PHOTO_SIZE = (32, 32)
-ROTATED_PHOTO = "instrument-photos/harp/harp1.jpg"  # EXIF orientation 6, stored 24x12: upright 12x24
+ROTATED_PHOTO = (
+    "instrument-photos/harp/harp1.jpg"  # EXIF orientation 6, stored 24x12: upright 12x24
+)
 WEBP_PHOTO = "instrument-photos/flute/flute2.jpg"
 TRANSPARENT_PHOTO = "instrument-photos/Sax/Sax3.jpg"
 AVIF_PHOTO = "instrument-photos/tuba/tuba4.jpg"
@@ -64,7 +69,9 @@ def _write_photos(release: Path) -> None:
         name = PHOTO_FOLDERS.get(instrument.name, instrument.name.replace(" ", "_"))
         (release / "instrument-photos" / name).mkdir(parents=True)
         for k in range(1, PHOTOS_PER_INSTRUMENT + 1):
-            _noisy_photo(seed=index * 10 + k).save(release / "instrument-photos" / name / f"{name}{k}.jpg", format="JPEG")
+            _noisy_photo(seed=index * 10 + k).save(
+                release / "instrument-photos" / name / f"{name}{k}.jpg", format="JPEG"
+            )
     exif = Image.Exif()
     exif[0x0112] = 6  # rotate 90 degrees clockwise to display
     _noisy_photo(seed=900, size=(24, 12)).save(release / ROTATED_PHOTO, format="JPEG", exif=exif)
@@ -86,7 +93,9 @@ def _noisy_photo(seed: int, size: tuple[int, int] = PHOTO_SIZE) -> Image.Image:
     """Photo-like content (a gradient with grain), on which JPEG beats PNG as on real photos."""
     width, height = size
     rng = np.random.default_rng(seed)
-    gradient = np.linspace(0, 200, width)[None, :, None] + rng.integers(0, 55, size=(height, width, 3))
+    gradient = np.linspace(0, 200, width)[None, :, None] + rng.integers(
+        0, 55, size=(height, width, 3)
+    )
     return Image.fromarray(gradient.astype(np.uint8), "RGB")
 
 
@@ -101,4 +110,6 @@ def _transparent_photo() -> Image.Image:
 def _write_tone(path: Path, frequency: float, rate: int = 22_050) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     t = np.arange(int(0.3 * rate)) / rate
-    soundfile.write(path, (0.3 * np.sin(2 * np.pi * frequency * t)).astype(np.float32), rate, format="MP3")
+    soundfile.write(
+        path, (0.3 * np.sin(2 * np.pi * frequency * t)).astype(np.float32), rate, format="MP3"
+    )

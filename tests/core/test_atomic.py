@@ -40,11 +40,14 @@ def test_the_marker_records_the_kind_and_a_rebuild_of_that_kind_replaces_the_fol
     assert (tmp_path / "out" / "data.txt").read_text() == "second" and not debris(tmp_path)
 
 
-@pytest.mark.parametrize("first, second, message", [
-    ("symphony-bias-image", "symphony-bias-audio", "holds a 'symphony-bias-image' output"),
-    ("tcav-cache", None, "holds a 'tcav-cache' output"),
-    (None, "openmic", "does not record which builder wrote it"),
-])
+@pytest.mark.parametrize(
+    "first, second, message",
+    [
+        ("symphony-bias-image", "symphony-bias-audio", "holds a 'symphony-bias-image' output"),
+        ("tcav-cache", None, "holds a 'tcav-cache' output"),
+        (None, "openmic", "does not record which builder wrote it"),
+    ],
+)
 def test_another_kind_of_output_is_refused_and_kept(tmp_path, first, second, message):
     build(tmp_path / "out", kind=first, content="kept")
     with pytest.raises(DataFileError, match=message):
@@ -54,7 +57,9 @@ def test_another_kind_of_output_is_refused_and_kept(tmp_path, first, second, mes
 
 def test_a_kindless_marker_is_replaced_by_a_writer_that_passes_no_kind(tmp_path):
     (tmp_path / "out").mkdir()
-    (tmp_path / "out" / BUILD_MARKER).write_text("written by symphony-bench; this folder may be replaced by a rebuild\n")
+    (tmp_path / "out" / BUILD_MARKER).write_text(
+        "written by symphony-bench; this folder may be replaced by a rebuild\n"
+    )
     assert output_kind(tmp_path / "out") is None
     build(tmp_path / "out", kind=None)
     assert (tmp_path / "out" / "data.txt").read_text() == "new"
@@ -64,20 +69,39 @@ def source_folder(tmp_path: Path) -> Path:
     source = tmp_path / "source"
     (source / "sub").mkdir(parents=True)
     (source / "sub" / "clip.ogg").write_text("input")
-    (source / BUILD_MARKER).write_text("kind: openmic\n")  # even an earlier output, once an input, is kept
+    (source / BUILD_MARKER).write_text(
+        "kind: openmic\n"
+    )  # even an earlier output, once an input, is kept
     return source
 
 
-@pytest.mark.parametrize("out, relation", [
-    ("source", "is"), ("source/sub", "lies inside"), (".", "contains"), ("link", "is"), ("link/sub/new", "lies inside"),
-])
-def test_an_output_overlapping_an_input_is_refused_and_the_input_is_untouched(tmp_path, out, relation):
+@pytest.mark.parametrize(
+    "out, relation",
+    [
+        ("source", "is"),
+        ("source/sub", "lies inside"),
+        (".", "contains"),
+        ("link", "is"),
+        ("link/sub/new", "lies inside"),
+    ],
+)
+def test_an_output_overlapping_an_input_is_refused_and_the_input_is_untouched(
+    tmp_path, out, relation
+):
     source = source_folder(tmp_path)
     (tmp_path / "link").symlink_to(source)
     before = sorted(str(p) for p in source.rglob("*"))
-    with pytest.raises(DataFileError, match=re.escape(f"it {relation} the input {source}; choose an output folder outside the inputs")):
+    with pytest.raises(
+        DataFileError,
+        match=re.escape(
+            f"it {relation} the input {source}; choose an output folder outside the inputs"
+        ),
+    ):
         build(tmp_path / out, inputs=[source])
-    assert sorted(str(p) for p in source.rglob("*")) == before and (source / "sub" / "clip.ogg").read_text() == "input"
+    assert (
+        sorted(str(p) for p in source.rglob("*")) == before
+        and (source / "sub" / "clip.ogg").read_text() == "input"
+    )
     assert not debris(tmp_path) and debris(source) == [BUILD_MARKER]
 
 
@@ -130,8 +154,12 @@ def earlier_output(folder: Path) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, -signal.SIGINT)])
-def test_sigterm_or_ctrl_c_mid_build_removes_everything_and_keeps_the_earlier_output(tmp_path, signum, status):
+@pytest.mark.parametrize(
+    "signum, status", [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, -signal.SIGINT)]
+)
+def test_sigterm_or_ctrl_c_mid_build_removes_everything_and_keeps_the_earlier_output(
+    tmp_path, signum, status
+):
     work = tmp_path / "work"
     out = earlier_output(work / "out")
     child, staging = start_build(tmp_path, out)
@@ -147,11 +175,16 @@ def test_after_sigkill_the_next_build_sweeps_the_dead_build_but_never_a_live_one
     dead, dead_staging = start_build(tmp_path, out)
     dead.kill()
     dead.wait(timeout=30)
-    assert debris(work) == [dead_staging.name]  # SIGKILL cannot be caught: left until the next build
+    assert debris(work) == [
+        dead_staging.name
+    ]  # SIGKILL cannot be caught: left until the next build
     live, live_staging = start_build(tmp_path, out)
     try:
         build(out, content="rebuilt")
-        assert debris(work) == [live_staging.name] and (live_staging / "scratch" / "extracted.ogg").is_file()
+        assert (
+            debris(work) == [live_staging.name]
+            and (live_staging / "scratch" / "extracted.ogg").is_file()
+        )
         assert (out / "data.txt").read_text() == "rebuilt"
     finally:
         live.kill()
@@ -160,11 +193,17 @@ def test_after_sigkill_the_next_build_sweeps_the_dead_build_but_never_a_live_one
 
 def test_a_build_killed_between_the_two_renames_of_the_swap_gets_its_earlier_output_back(tmp_path):
     out = earlier_output(tmp_path / "out")
-    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    staging = tmp_path / f".out.staging-{int(finished.stdout)}-{HOST_TAG}-abcd1234"  # a process now gone
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    staging = (
+        tmp_path / f".out.staging-{int(finished.stdout)}-{HOST_TAG}-abcd1234"
+    )  # a process now gone
     staging.mkdir()
     out.rename(staging / "replaced")
-    with pytest.raises(DataFileError, match="holds a 'openmic' output"):  # restored first, then protected
+    with pytest.raises(
+        DataFileError, match="holds a 'openmic' output"
+    ):  # restored first, then protected
         build(out, kind="synthmic")
     assert (out / "data.txt").read_text() == "earlier" and debris(tmp_path) == []
 

@@ -1,6 +1,10 @@
 import pytest
 
-from symphony_bench.plugin.core.instrument_names import instruments_named, recognises, single_instrument
+from symphony_bench.plugin.core.instrument_names import (
+    instruments_named,
+    recognises,
+    single_instrument,
+)
 
 
 @pytest.mark.parametrize(

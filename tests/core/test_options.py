@@ -14,13 +14,18 @@ SCENARIOS = Option("scenarios", None, "file")
 
 def test_variable_names_follow_the_option_names():
     assert SEED.variable == "SYMPHONY_SEED" and SCENARIOS.variable == "SYMPHONY_SCENARIOS"
-    assert {option.variable for option in ALL_OPTIONS + GROUNDING_OPTIONS} >= {"SYMPHONY_AUDIO", "SYMPHONY_GROUNDING"}
+    assert {option.variable for option in ALL_OPTIONS + GROUNDING_OPTIONS} >= {
+        "SYMPHONY_AUDIO",
+        "SYMPHONY_GROUNDING",
+    }
 
 
 def test_metadata_wins_over_the_environment_which_wins_over_the_default():
     assert read_options((SEED, SCENARIOS), {}, {}) == {"symphony_seed": 1234, "scenarios": None}
     assert read_options((SEED,), {}, {"SYMPHONY_SEED": "7"}) == {"symphony_seed": 7}
-    assert read_options((SEED,), {"symphony_seed": 9}, {"SYMPHONY_SEED": "7"}) == {"symphony_seed": 9}
+    assert read_options((SEED,), {"symphony_seed": 9}, {"SYMPHONY_SEED": "7"}) == {
+        "symphony_seed": 9
+    }
 
 
 @pytest.mark.parametrize(
@@ -28,7 +33,11 @@ def test_metadata_wins_over_the_environment_which_wins_over_the_default():
     [
         ({"symphony_seed": "x"}, {}, "--metadata key 'symphony_seed': must be an integer"),
         ({}, {"SYMPHONY_SEED": "1.5"}, "environment variable SYMPHONY_SEED: must be an integer"),
-        ({}, {"SYMPHONY_BIAS_AUDIO": "a"}, "SYMPHONY_BIAS_AUDIO was renamed: set SYMPHONY_AUDIO instead"),
+        (
+            {},
+            {"SYMPHONY_BIAS_AUDIO": "a"},
+            "SYMPHONY_BIAS_AUDIO was renamed: set SYMPHONY_AUDIO instead",
+        ),
     ],
 )
 def test_bad_values_and_old_variable_names_are_one_clear_error(metadata, environ, message):

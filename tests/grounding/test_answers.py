@@ -23,16 +23,40 @@ SET_CANDIDATES = ["guitar", "banjo", "mandolin", "ukulele"]
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [("Yes.", True), ("yes, there is", True), ("YES", True), ("There is a piano in the clip.", True),
-     ("There's a piano.", True), ("Yes, there is a piano.", True), ("I can hear a piano.", True),
-     ("No.", False), ("no, there isn't", False), ("There is no piano.", False), ("The piano is not present.", False),
-     ("I don't hear a piano", False), ("There isn't a piano", False), ("Not sure.", None),
-     ("", None), ("Maybe", None), (None, None),
-     # plain answers the old reader refused
-     ("Answer: yes", True), ("The answer is yes.", True), ("**No**", False), ("The correct answer is no.", False),
-     ("Is there a piano in this audio clip? No.", False), ("I don't think so.", False), ("I think so", True),
-     ("Nope", False), ("Absolutely not.", False), ("No there isn't.", False), ("The answer is No it is not", False),
-     ("No - there is no piano", False), ("No doubt there is a piano", True), ("There is nothing but a piano", True)],
+    [
+        ("Yes.", True),
+        ("yes, there is", True),
+        ("YES", True),
+        ("There is a piano in the clip.", True),
+        ("There's a piano.", True),
+        ("Yes, there is a piano.", True),
+        ("I can hear a piano.", True),
+        ("No.", False),
+        ("no, there isn't", False),
+        ("There is no piano.", False),
+        ("The piano is not present.", False),
+        ("I don't hear a piano", False),
+        ("There isn't a piano", False),
+        ("Not sure.", None),
+        ("", None),
+        ("Maybe", None),
+        (None, None),
+        # plain answers the old reader refused
+        ("Answer: yes", True),
+        ("The answer is yes.", True),
+        ("**No**", False),
+        ("The correct answer is no.", False),
+        ("Is there a piano in this audio clip? No.", False),
+        ("I don't think so.", False),
+        ("I think so", True),
+        ("Nope", False),
+        ("Absolutely not.", False),
+        ("No there isn't.", False),
+        ("The answer is No it is not", False),
+        ("No - there is no piano", False),
+        ("No doubt there is a piano", True),
+        ("There is nothing but a piano", True),
+    ],
 )
 def test_yes_no_reads_plain_answers(answer, expected):
     assert read_yes_no(answer) is expected
@@ -40,8 +64,18 @@ def test_yes_no_reads_plain_answers(answer, expected):
 
 @pytest.mark.parametrize(
     "answer",
-    ["I don't know", "I can't tell", "I'm not certain", "I cannot tell.", "It's hard to tell", "I have no idea",
-     "Possibly", "Yes, but I'm not sure", "It could be there", "There might be a piano"],
+    [
+        "I don't know",
+        "I can't tell",
+        "I'm not certain",
+        "I cannot tell.",
+        "It's hard to tell",
+        "I have no idea",
+        "Possibly",
+        "Yes, but I'm not sure",
+        "It could be there",
+        "There might be a piano",
+    ],
 )
 def test_yes_no_hedges_are_unreadable_not_no(answer):
     assert read_yes_no(answer) is None
@@ -49,9 +83,19 @@ def test_yes_no_hedges_are_unreadable_not_no(answer):
 
 @pytest.mark.parametrize(
     "answer",
-    ["yes and no", "yes. no.", "Yes, there is no piano.", "No, there is a piano.", "yes or no",
-     "There is a piano. There is no piano.", "There isn't no piano", "I hear a piano but no drums",
-     "No there is a piano", "No, I can hear it", "Absolutely not but yes"],
+    [
+        "yes and no",
+        "yes. no.",
+        "Yes, there is no piano.",
+        "No, there is a piano.",
+        "yes or no",
+        "There is a piano. There is no piano.",
+        "There isn't no piano",
+        "I hear a piano but no drums",
+        "No there is a piano",
+        "No, I can hear it",
+        "Absolutely not but yes",
+    ],
 )
 def test_yes_no_contradictions_and_double_negations_are_unreadable(answer):
     assert read_yes_no(answer) is None
@@ -59,9 +103,18 @@ def test_yes_no_contradictions_and_double_negations_are_unreadable(answer):
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [("Mallet percussion.", 0), ("a xylophone", 0), ("The BASS", 1), ("double bass", 1), ("bass guitar", 1),
-     ("bass, but no xylophone", 1), ("both mallet percussion and bass", None), ("a trumpet", None),
-     ("Marimbas", 0), ("basses", 1)],
+    [
+        ("Mallet percussion.", 0),
+        ("a xylophone", 0),
+        ("The BASS", 1),
+        ("double bass", 1),
+        ("bass guitar", 1),
+        ("bass, but no xylophone", 1),
+        ("both mallet percussion and bass", None),
+        ("a trumpet", None),
+        ("Marimbas", 0),
+        ("basses", 1),
+    ],
 )
 def test_choice_by_name(answer, expected):
     assert read_choice(answer, STRUCK) == expected
@@ -69,18 +122,41 @@ def test_choice_by_name(answer, expected):
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [("Banjos", 1), ("Banjo.", 1), ("I don't hear a guitar.", None), ("I do not hear a guitar, only banjo", 1),
-     ("neither guitar nor banjo", None), ("guitar, not banjo", 0), ("guitar without banjo", 0),
-     ("The banjo is not audible; it is the guitar.", 0), ("There is no guitar and the banjo is playing", None),
-     ("I hear a guitar and no banjo", 0), ("Not the guitar but the banjo", 1), ("guitar or banjo", None),
-     ("Guitar. Actually, banjo.", None), ("no guitar, banjo", None), ("The guitar. The guitar is not present.", None),
-     ("maybe the banjo", None), ("It might be the banjo", None), ("Candidate instruments: guitar, banjo. Answer: banjo", None),
-     ("guitar and drums", 0), ("None.", None), ("A banjo", 1), ("It's the guitar (not the banjo)", 0),
-     ("I don't hear no guitar", None), ("electric bass guitar", None), ("Nothing but the banjo", 1),
-     ("The banjo, no other instrument", 1), ("Without a doubt, the banjo", 1), ("guitar/banjo", None),
-     ("Not only the guitar but also the banjo", None), ("guitar - not banjo", 0),
-     ("The answer is guitar, banjos are not present", 0), ("guitar, banjos are not present", None),
-     ("I think the guitar and the banjo are absent", None)],
+    [
+        ("Banjos", 1),
+        ("Banjo.", 1),
+        ("I don't hear a guitar.", None),
+        ("I do not hear a guitar, only banjo", 1),
+        ("neither guitar nor banjo", None),
+        ("guitar, not banjo", 0),
+        ("guitar without banjo", 0),
+        ("The banjo is not audible; it is the guitar.", 0),
+        ("There is no guitar and the banjo is playing", None),
+        ("I hear a guitar and no banjo", 0),
+        ("Not the guitar but the banjo", 1),
+        ("guitar or banjo", None),
+        ("Guitar. Actually, banjo.", None),
+        ("no guitar, banjo", None),
+        ("The guitar. The guitar is not present.", None),
+        ("maybe the banjo", None),
+        ("It might be the banjo", None),
+        ("Candidate instruments: guitar, banjo. Answer: banjo", None),
+        ("guitar and drums", 0),
+        ("None.", None),
+        ("A banjo", 1),
+        ("It's the guitar (not the banjo)", 0),
+        ("I don't hear no guitar", None),
+        ("electric bass guitar", None),
+        ("Nothing but the banjo", 1),
+        ("The banjo, no other instrument", 1),
+        ("Without a doubt, the banjo", 1),
+        ("guitar/banjo", None),
+        ("Not only the guitar but also the banjo", None),
+        ("guitar - not banjo", 0),
+        ("The answer is guitar, banjos are not present", 0),
+        ("guitar, banjos are not present", None),
+        ("I think the guitar and the banjo are absent", None),
+    ],
 )
 def test_choice_negation_scope(answer, expected):
     assert read_choice(answer, PLUCKED) == expected
@@ -88,10 +164,24 @@ def test_choice_negation_scope(answer, expected):
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [("A", 0), ("b.", 1), ("(B)", 1), ("Answer: B", 1), ("Option A", 0), ("A. mallet percussion", 0),
-     ("The answer is B", 1), ("The answer is: (A)", 0), ("Correct answer: B", 1), ("My answer is B", 1),
-     ("I choose B.", 1), ("A bass", 1), ("A) bass", None), ("B. mallet percussion", None), ("A or B", None),
-     ("bass", 1)],
+    [
+        ("A", 0),
+        ("b.", 1),
+        ("(B)", 1),
+        ("Answer: B", 1),
+        ("Option A", 0),
+        ("A. mallet percussion", 0),
+        ("The answer is B", 1),
+        ("The answer is: (A)", 0),
+        ("Correct answer: B", 1),
+        ("My answer is B", 1),
+        ("I choose B.", 1),
+        ("A bass", 1),
+        ("A) bass", None),
+        ("B. mallet percussion", None),
+        ("A or B", None),
+        ("bass", 1),
+    ],
 )
 def test_letter_choice(answer, expected):
     assert read_letter(answer, STRUCK) == expected
@@ -99,13 +189,30 @@ def test_letter_choice(answer, expected):
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [("A, because the banjo is not audible", 0), ("A, because the guitar is not audible", None),
-     ("A. banjo", None), ("A, not B", 0), ("Answer: A (guitar)", 0), ("A. guitar B. banjo", None),
-     ("B, because the twang of the banjo is clear", 1), ("A/B", None), ("A and B", None), ("Not A", None),
-     ("a", 0), ("(a)", 0), ("A guitar", 0), ("A banjo", 1), ("A is wrong, B is right", 1), ("B, maybe A", None),
-     ("Letter B - the guitar is absent", 1), ("B: I don't hear the guitar", 1),
-     ("B. I think the guitar and the drums are absent", 1), ("The answer is A. Not mandolin, saxophone", 0),
-     ("A, even though I hear a banjo", None), ("\x01 banjo", 1)],
+    [
+        ("A, because the banjo is not audible", 0),
+        ("A, because the guitar is not audible", None),
+        ("A. banjo", None),
+        ("A, not B", 0),
+        ("Answer: A (guitar)", 0),
+        ("A. guitar B. banjo", None),
+        ("B, because the twang of the banjo is clear", 1),
+        ("A/B", None),
+        ("A and B", None),
+        ("Not A", None),
+        ("a", 0),
+        ("(a)", 0),
+        ("A guitar", 0),
+        ("A banjo", 1),
+        ("A is wrong, B is right", 1),
+        ("B, maybe A", None),
+        ("Letter B - the guitar is absent", 1),
+        ("B: I don't hear the guitar", 1),
+        ("B. I think the guitar and the drums are absent", 1),
+        ("The answer is A. Not mandolin, saxophone", 0),
+        ("A, even though I hear a banjo", None),
+        ("\x01 banjo", 1),
+    ],
 )
 def test_letter_decides_unless_the_explanation_contradicts_it(answer, expected):
     assert read_letter(answer, PLUCKED) == expected
@@ -113,14 +220,32 @@ def test_letter_decides_unless_the_explanation_contradicts_it(answer, expected):
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [("0-10 seconds", 0), ("0–10 s", 0), ("The first range.", 0), ("10 to 20 seconds", 1), ("middle", 1),
-     ("10–20 seconds.", 1), ("Between 10 and 20 seconds", 1), ("20—30s", 2), ("the last ten seconds", 2),
-     ("The first 10-second segment", 0), ("at the 25 second mark", None),
-     ("0-10 or 10-20", None), ("somewhere", None), ("30-40", None),
-     # plain answers the old reader refused
-     ("10 seconds to 20 seconds", 1), ("from 0s to 10s", 0), ("00:20-00:30", 2), ("0:10 - 0:20", 1),
-     ("ten to twenty seconds", 1), ("Answer: 20-30 seconds", 2), ("The final answer is 0-10 seconds", 0),
-     ("Segment 2", 1), ("10-20 seconds (the second range)", 1)],
+    [
+        ("0-10 seconds", 0),
+        ("0–10 s", 0),
+        ("The first range.", 0),
+        ("10 to 20 seconds", 1),
+        ("middle", 1),
+        ("10–20 seconds.", 1),
+        ("Between 10 and 20 seconds", 1),
+        ("20—30s", 2),
+        ("the last ten seconds", 2),
+        ("The first 10-second segment", 0),
+        ("at the 25 second mark", None),
+        ("0-10 or 10-20", None),
+        ("somewhere", None),
+        ("30-40", None),
+        # plain answers the old reader refused
+        ("10 seconds to 20 seconds", 1),
+        ("from 0s to 10s", 0),
+        ("00:20-00:30", 2),
+        ("0:10 - 0:20", 1),
+        ("ten to twenty seconds", 1),
+        ("Answer: 20-30 seconds", 2),
+        ("The final answer is 0-10 seconds", 0),
+        ("Segment 2", 1),
+        ("10-20 seconds (the second range)", 1),
+    ],
 )
 def test_time_range(answer, expected):
     assert read_time_range(answer) == expected
@@ -128,12 +253,27 @@ def test_time_range(answer, expected):
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [("10-20 seconds, not 0-10", 1), ("Not 0-10 seconds but 20-30 seconds", 2), ("the first range: 10-20 s", None),
-     ("the second half", None), ("0-10 seconds, 10-20 seconds, 20-30 seconds", None), ("maybe 10-20 seconds", None),
-     ("I don't know", None), ("5-15 seconds", None), ("0-30 seconds", None), ("not 10-20 seconds", None),
-     ("from start to finish", None), ("10-20 seconds, not 10-20 seconds", None), ("not in [20-30]. 0-10 seconds", 0),
-     ("not [0-10] but [20-30]", 2), ("10.0-20.0 seconds", 1), ("0-10.5 seconds", None), ("twenty-five seconds", None),
-     ("the final answer: the middle", 1), ("the 2nd range", 1)],
+    [
+        ("10-20 seconds, not 0-10", 1),
+        ("Not 0-10 seconds but 20-30 seconds", 2),
+        ("the first range: 10-20 s", None),
+        ("the second half", None),
+        ("0-10 seconds, 10-20 seconds, 20-30 seconds", None),
+        ("maybe 10-20 seconds", None),
+        ("I don't know", None),
+        ("5-15 seconds", None),
+        ("0-30 seconds", None),
+        ("not 10-20 seconds", None),
+        ("from start to finish", None),
+        ("10-20 seconds, not 10-20 seconds", None),
+        ("not in [20-30]. 0-10 seconds", 0),
+        ("not [0-10] but [20-30]", 2),
+        ("10.0-20.0 seconds", 1),
+        ("0-10.5 seconds", None),
+        ("twenty-five seconds", None),
+        ("the final answer: the middle", 1),
+        ("the 2nd range", 1),
+    ],
 )
 def test_time_range_negation_and_ambiguity(answer, expected):
     assert read_time_range(answer) == expected
@@ -151,15 +291,29 @@ def test_instrument_set_with_synonyms_and_explicit_none():
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [("I do not hear a guitar, only banjo", {1}), ("I don't hear a guitar.", None), ("neither guitar nor banjo", None),
-     ("Banjos and guitars", {0, 1}), ("guitar or banjo", None), ("None, guitar", None),
-     ("No instruments are present.", set()), ("Guitar, banjo; no ukulele, no mandolin", {0, 1}),
-     ("Guitar, banjo are not present", None), ("Guitar and banjo are not present. Mandolin.", {2}),
-     ("I hear a guitar, the banjo is absent", {0}), ("no guitar, banjo", None), ("no guitar and banjo", None),
-     ("guitar, banjo, maybe ukulele", None), ("Mandolin and ukulele, nothing else", {2, 3}),
-     ("- guitar\n- ukulele", {0, 3}), ("Guitar; the mandolin and the ukulele are absent", {0}),
-     ("Guitar, no other instruments", {0}), ("Nothing but guitar and banjo", {0, 1}), ("guitar/banjo", None),
-     ("Guitar - banjo - no ukulele", {0, 1})],
+    [
+        ("I do not hear a guitar, only banjo", {1}),
+        ("I don't hear a guitar.", None),
+        ("neither guitar nor banjo", None),
+        ("Banjos and guitars", {0, 1}),
+        ("guitar or banjo", None),
+        ("None, guitar", None),
+        ("No instruments are present.", set()),
+        ("Guitar, banjo; no ukulele, no mandolin", {0, 1}),
+        ("Guitar, banjo are not present", None),
+        ("Guitar and banjo are not present. Mandolin.", {2}),
+        ("I hear a guitar, the banjo is absent", {0}),
+        ("no guitar, banjo", None),
+        ("no guitar and banjo", None),
+        ("guitar, banjo, maybe ukulele", None),
+        ("Mandolin and ukulele, nothing else", {2, 3}),
+        ("- guitar\n- ukulele", {0, 3}),
+        ("Guitar; the mandolin and the ukulele are absent", {0}),
+        ("Guitar, no other instruments", {0}),
+        ("Nothing but guitar and banjo", {0, 1}),
+        ("guitar/banjo", None),
+        ("Guitar - banjo - no ukulele", {0, 1}),
+    ],
 )
 def test_instrument_set_negation_scope(answer, expected):
     assert read_instrument_set(answer, SET_CANDIDATES) == expected

@@ -32,14 +32,29 @@ CASES_PER_READER = 100_000
 NAMES = {
     "accordion": ["accordion", "accordions"],
     "banjo": ["banjo", "banjos", "Banjo"],
-    "bass": ["bass", "double bass", "bass guitar", "upright bass", "electric bass", "basses", "bass guitars"],
+    "bass": [
+        "bass",
+        "double bass",
+        "bass guitar",
+        "upright bass",
+        "electric bass",
+        "basses",
+        "bass guitars",
+    ],
     "cello": ["cello", "cellos"],
     "clarinet": ["clarinet", "clarinets"],
     "cymbals": ["cymbals", "cymbal", "hi-hat", "hi hat", "ride cymbal"],
     "drums": ["drums", "drum kit", "drum set", "drum", "drumkit"],
     "flute": ["flute", "flutes"],
     "guitar": ["guitar", "guitars", "electric guitar", "acoustic guitar", "electric guitars"],
-    "mallet_percussion": ["mallet percussion", "xylophone", "marimba", "vibraphone", "glockenspiel", "marimbas"],
+    "mallet_percussion": [
+        "mallet percussion",
+        "xylophone",
+        "marimba",
+        "vibraphone",
+        "glockenspiel",
+        "marimbas",
+    ],
     "mandolin": ["mandolin", "mandolins"],
     "organ": ["organ", "pipe organ", "Hammond organ", "organs"],
     "piano": ["piano", "pianos", "grand piano"],
@@ -52,47 +67,149 @@ NAMES = {
     "voice": ["voice", "vocals", "singing", "voices", "singer"],
 }
 CLASSES = list(NAMES)
-GROUPS = [["guitar", "banjo", "mandolin", "ukulele"], ["drums", "cymbals", "mallet_percussion", "piano"],
-          ["violin", "cello", "bass", "voice"], ["clarinet", "saxophone", "trumpet", "trombone"]]
+GROUPS = [
+    ["guitar", "banjo", "mandolin", "ukulele"],
+    ["drums", "cymbals", "mallet_percussion", "piano"],
+    ["violin", "cello", "bass", "voice"],
+    ["clarinet", "saxophone", "trumpet", "trombone"],
+]
 
 # ---- parts with a planted meaning ---------------------------------------------------------------
 # A part names instruments through {a} / {b}; "+a" affirms a, "-a" denies it, "?a" leaves it open
 # (affirmed or denied, depending on how a negation's scope is read), "?" makes the whole answer
 # unreadable (hedge, double negation), "|" offers alternatives, "0" says "none".
-AFFIRM = ["{a}", "the {a}", "It's the {a}", "I hear the {a}", "I can hear the {a} clearly", "the {a} is present",
-          "the {a} is playing", "there is a {a}", "definitely the {a}", "the instrument is the {a}", "the {a} can be heard",
-          "Clearly {a}", "{a} is audible", "I'd say the {a}"]
-DENY = ["not the {a}", "no {a}", "there is no {a}", "I don't hear the {a}", "I do not hear any {a}", "the {a} is not audible",
-        "the {a} is absent", "the {a} isn't present", "without the {a}", "the {a} is missing", "I can't hear the {a}",
-        "the {a} never plays", "there's no {a} here", "the {a} does not play", "I cannot hear a {a}"]
-HEDGE = ["maybe the {a}", "possibly the {a}", "the {a}, but I'm not sure", "I'm not certain it is the {a}", "I don't know",
-         "it could be the {a}", "perhaps the {a}", "I can't tell", "hard to tell", "the {a}? I'm unsure", "I have no idea",
-         "It's difficult to say", "I guess the {a}", "unclear"]
-DOUBLE_NEGATION = ["I don't hear no {a}", "the {a} is not absent", "there isn't no {a}", "the {a} is not missing"]
-NONE = ["none of them", "Nothing.", "no instruments", "none", "no instrument is present", "None of the candidates"]
-PAIRS = [  # (template, meaning[, meaning when a clause such as "I think" comes first in the same part])
-    ("{a}, not {b}", "+a -b"), ("the {a}, not the {b}", "+a -b"), ("{a} but no {b}", "+a -b"), ("{a} without {b}", "+a -b"),
-    ("not {b} but {a}", "+a -b"), ("not the {b} but the {a}", "+a -b"), ("I do not hear a {b}, only {a}", "+a -b"),
-    ("I don't hear the {b}, just the {a}", "+a -b"), ("no {b}, only {a}", "+a -b"), ("the {a} (not the {b})", "+a -b"),
-    ("{a} rather than {b}", "+a -b"), ("{a} instead of {b}", "+a -b"), ("I hear the {a} and no {b}", "+a -b"),
-    ("{a}, and I don't hear any {b}", "+a -b"), ("the {b} is not audible; it is the {a}", "+a -b"),
-    ("the {b} is absent, the {a} is present", "+a -b"), ("there is no {b} but there is a {a}", "+a -b"),
-    ("neither {a} nor {b}", "-a -b"), ("neither the {a} nor the {b}", "-a -b"), ("I don't hear {a} or {b}", "-a -b"),
-    ("I don't hear the {a} and the {b}", "-a -b"), ("the {a} and the {b} are not present", "-a -b"),
-    ("the {a} and the {b} are absent", "-a -b"), ("no {a} or {b}", "-a -b"), ("there is no {a} and no {b}", "-a -b"),
-    ("{a} and {b}", "+a +b"), ("both {a} and {b}", "+a +b"), ("{a}, {b}", "+a +b"), ("{a} as well as {b}", "+a +b"),
-    ("{a} or {b}", "+a +b |"), ("either {a} or {b}", "+a +b |"), ("{a}/{b}", "+a +b |"),
-    ("no {a}, {b}", "-a ?b"), ("not {a}, {b}", "-a ?b"), ("{a}, {b} are not present", "?a -b", "+a -b"),
-    ("{a}, {b} is absent", "?a -b", "+a -b"), ("all of them except the {a}", "?"),
-    # an and-list mixing a negation with another clause: the whole answer is unreadable
-    ("no {a} and {b}", "?"), ("without {a} and {b}", "?"), ("I hear the {a} and the {b} is absent", "?"),
-    ("there is no {a} and the {b} is playing", "?"), ("I don't hear the {a} and the {b} is playing", "?"),
+AFFIRM = [
+    "{a}",
+    "the {a}",
+    "It's the {a}",
+    "I hear the {a}",
+    "I can hear the {a} clearly",
+    "the {a} is present",
+    "the {a} is playing",
+    "there is a {a}",
+    "definitely the {a}",
+    "the instrument is the {a}",
+    "the {a} can be heard",
+    "Clearly {a}",
+    "{a} is audible",
+    "I'd say the {a}",
 ]
-SINGLES = [(t, "+a") for t in AFFIRM] + [(t, "-a") for t in DENY] + [(t, "?") for t in HEDGE + DOUBLE_NEGATION]
+DENY = [
+    "not the {a}",
+    "no {a}",
+    "there is no {a}",
+    "I don't hear the {a}",
+    "I do not hear any {a}",
+    "the {a} is not audible",
+    "the {a} is absent",
+    "the {a} isn't present",
+    "without the {a}",
+    "the {a} is missing",
+    "I can't hear the {a}",
+    "the {a} never plays",
+    "there's no {a} here",
+    "the {a} does not play",
+    "I cannot hear a {a}",
+]
+HEDGE = [
+    "maybe the {a}",
+    "possibly the {a}",
+    "the {a}, but I'm not sure",
+    "I'm not certain it is the {a}",
+    "I don't know",
+    "it could be the {a}",
+    "perhaps the {a}",
+    "I can't tell",
+    "hard to tell",
+    "the {a}? I'm unsure",
+    "I have no idea",
+    "It's difficult to say",
+    "I guess the {a}",
+    "unclear",
+]
+DOUBLE_NEGATION = [
+    "I don't hear no {a}",
+    "the {a} is not absent",
+    "there isn't no {a}",
+    "the {a} is not missing",
+]
+NONE = [
+    "none of them",
+    "Nothing.",
+    "no instruments",
+    "none",
+    "no instrument is present",
+    "None of the candidates",
+]
+PAIRS = [  # (template, meaning[, meaning when a clause such as "I think" comes first in the same part])
+    ("{a}, not {b}", "+a -b"),
+    ("the {a}, not the {b}", "+a -b"),
+    ("{a} but no {b}", "+a -b"),
+    ("{a} without {b}", "+a -b"),
+    ("not {b} but {a}", "+a -b"),
+    ("not the {b} but the {a}", "+a -b"),
+    ("I do not hear a {b}, only {a}", "+a -b"),
+    ("I don't hear the {b}, just the {a}", "+a -b"),
+    ("no {b}, only {a}", "+a -b"),
+    ("the {a} (not the {b})", "+a -b"),
+    ("{a} rather than {b}", "+a -b"),
+    ("{a} instead of {b}", "+a -b"),
+    ("I hear the {a} and no {b}", "+a -b"),
+    ("{a}, and I don't hear any {b}", "+a -b"),
+    ("the {b} is not audible; it is the {a}", "+a -b"),
+    ("the {b} is absent, the {a} is present", "+a -b"),
+    ("there is no {b} but there is a {a}", "+a -b"),
+    ("neither {a} nor {b}", "-a -b"),
+    ("neither the {a} nor the {b}", "-a -b"),
+    ("I don't hear {a} or {b}", "-a -b"),
+    ("I don't hear the {a} and the {b}", "-a -b"),
+    ("the {a} and the {b} are not present", "-a -b"),
+    ("the {a} and the {b} are absent", "-a -b"),
+    ("no {a} or {b}", "-a -b"),
+    ("there is no {a} and no {b}", "-a -b"),
+    ("{a} and {b}", "+a +b"),
+    ("both {a} and {b}", "+a +b"),
+    ("{a}, {b}", "+a +b"),
+    ("{a} as well as {b}", "+a +b"),
+    ("{a} or {b}", "+a +b |"),
+    ("either {a} or {b}", "+a +b |"),
+    ("{a}/{b}", "+a +b |"),
+    ("no {a}, {b}", "-a ?b"),
+    ("not {a}, {b}", "-a ?b"),
+    ("{a}, {b} are not present", "?a -b", "+a -b"),
+    ("{a}, {b} is absent", "?a -b", "+a -b"),
+    ("all of them except the {a}", "?"),
+    # an and-list mixing a negation with another clause: the whole answer is unreadable
+    ("no {a} and {b}", "?"),
+    ("without {a} and {b}", "?"),
+    ("I hear the {a} and the {b} is absent", "?"),
+    ("there is no {a} and the {b} is playing", "?"),
+    ("I don't hear the {a} and the {b} is playing", "?"),
+]
+SINGLES = (
+    [(t, "+a") for t in AFFIRM]
+    + [(t, "-a") for t in DENY]
+    + [(t, "?") for t in HEDGE + DOUBLE_NEGATION]
+)
 HARD_JOINERS = [". ", "; ", "\n", " but ", ". Also, ", ". Actually, ", " because ", "! "]
-WRAPPERS = ["{}", "**{}**", '"{}"', "Answer: {}", "The answer is {}", "Final answer: {}", "{}.", "{}!", "  {}  ",
-            "I think {}", "In my opinion, {}", "{}\n"]
-CLAUSE_WRAPPERS = {"The answer is {}", "I think {}"}  # a subject and verb before the answer's first part
+WRAPPERS = [
+    "{}",
+    "**{}**",
+    '"{}"',
+    "Answer: {}",
+    "The answer is {}",
+    "Final answer: {}",
+    "{}.",
+    "{}!",
+    "  {}  ",
+    "I think {}",
+    "In my opinion, {}",
+    "{}\n",
+]
+CLAUSE_WRAPPERS = {
+    "The answer is {}",
+    "I think {}",
+}  # a subject and verb before the answer's first part
 CASES = [str, str.lower, str.upper, lambda s: s[:1].upper() + s[1:]]
 
 
@@ -110,7 +227,9 @@ class Meaning:
     def add(self, planted: str, roles: dict):
         for token in planted.split():
             if len(token) > 1:
-                {"+": self.affirmed, "-": self.denied, "?": self.open}[token[0]].add(roles[token[1:]])
+                {"+": self.affirmed, "-": self.denied, "?": self.open}[token[0]].add(
+                    roles[token[1:]]
+                )
             self.unreadable |= token == "?"
             self.alternatives |= token == "|"
             self.none_said |= token == "0"
@@ -119,14 +238,26 @@ class Meaning:
         """The option index an answer means under the readers' contract; None if unreadable."""
         affirmed = {options.index(o) for o in self.affirmed if o in options}
         denied = {options.index(o) for o in self.denied if o in options}
-        if self.unreadable or self.none_said or self.open & set(options) or len(affirmed) != 1 or affirmed & denied:
+        if (
+            self.unreadable
+            or self.none_said
+            or self.open & set(options)
+            or len(affirmed) != 1
+            or affirmed & denied
+        ):
             return None
         return affirmed.pop()
 
     def chosen_set(self, options: list):
         affirmed = {options.index(o) for o in self.affirmed if o in options}
         denied = {options.index(o) for o in self.denied if o in options}
-        if self.unreadable or self.open & set(options) or self.alternatives or affirmed & denied or (affirmed and self.none_said):
+        if (
+            self.unreadable
+            or self.open & set(options)
+            or self.alternatives
+            or affirmed & denied
+            or (affirmed and self.none_said)
+        ):
             return None
         if affirmed:
             return affirmed
@@ -157,30 +288,85 @@ class Draw:
 
 def name_of(draw: Draw, instruments: list) -> list[str]:
     """A random way to name each case's instrument."""
-    return [NAMES[i][k] for i, k in zip(instruments, draw.index([len(NAMES[i]) for i in instruments]), strict=True)]
+    return [
+        NAMES[i][k]
+        for i, k in zip(instruments, draw.index([len(NAMES[i]) for i in instruments]), strict=True)
+    ]
 
 
-def decorated(draw: Draw, texts: list[str], question: str, wrappers: list[str], cases=CASES) -> list[str]:
+def decorated(
+    draw: Draw, texts: list[str], question: str, wrappers: list[str], cases=CASES
+) -> list[str]:
     case_of, echo = draw.pick(cases), draw.chance(0.1)
-    return [(question if e else "") + c(w.format(t)) for t, w, c, e in zip(texts, wrappers, case_of, echo, strict=True)]
+    return [
+        (question if e else "") + c(w.format(t))
+        for t, w, c, e in zip(texts, wrappers, case_of, echo, strict=True)
+    ]
 
 
-def two_parts(draw: Draw, first: list[str], second: list[str], joiners=HARD_JOINERS) -> tuple[list[str], np.ndarray]:
+def two_parts(
+    draw: Draw, first: list[str], second: list[str], joiners=HARD_JOINERS
+) -> tuple[list[str], np.ndarray]:
     joined, with_second = draw.pick(joiners), draw.chance(0.5)
-    return [f"{a}{j}{b}" if w else a for a, b, j, w in zip(first, second, joined, with_second, strict=True)], with_second
+    return [
+        f"{a}{j}{b}" if w else a
+        for a, b, j, w in zip(first, second, joined, with_second, strict=True)
+    ], with_second
 
 
 # ---- the five readers' cases ------------------------------------------------------------------
-YES = ["yes", "yeah", "yep", "Yes, there is", "there is a {a}", "there's a {a} in the clip", "I can hear a {a}",
-       "I hear the {a}", "the {a} is present", "the {a} is audible", "a {a} can be heard", "yes, I can hear it", "I think so",
-       "the {a} plays", "true", "it is present", "yes it is"]
-NO = ["no", "nope", "No, there isn't", "no, there is no {a}", "there is no {a}", "there isn't a {a}", "I don't hear a {a}",
-      "I do not hear any {a}", "I can't hear a {a}", "the {a} is not present", "the {a} isn't audible", "the {a} is absent",
-      "no {a}", "I don't think so", "false", "not at all", "absolutely not", "the {a} is missing", "the {a} never plays",
-      "{a}: not present", "it is not there", "No it is not", "No I don't", "there are no {a}"]
+YES = [
+    "yes",
+    "yeah",
+    "yep",
+    "Yes, there is",
+    "there is a {a}",
+    "there's a {a} in the clip",
+    "I can hear a {a}",
+    "I hear the {a}",
+    "the {a} is present",
+    "the {a} is audible",
+    "a {a} can be heard",
+    "yes, I can hear it",
+    "I think so",
+    "the {a} plays",
+    "true",
+    "it is present",
+    "yes it is",
+]
+NO = [
+    "no",
+    "nope",
+    "No, there isn't",
+    "no, there is no {a}",
+    "there is no {a}",
+    "there isn't a {a}",
+    "I don't hear a {a}",
+    "I do not hear any {a}",
+    "I can't hear a {a}",
+    "the {a} is not present",
+    "the {a} isn't audible",
+    "the {a} is absent",
+    "no {a}",
+    "I don't think so",
+    "false",
+    "not at all",
+    "absolutely not",
+    "the {a} is missing",
+    "the {a} never plays",
+    "{a}: not present",
+    "it is not there",
+    "No it is not",
+    "No I don't",
+    "there are no {a}",
+]
 NEUTRAL = ["based on the audio", "I listened carefully", "thank you", "let me think"]
-YES_NO_PARTS = [(t, True) for t in YES] + [(t, False) for t in NO] + [(t, "?") for t in HEDGE + DOUBLE_NEGATION] + [
-    (t, "") for t in NEUTRAL]
+YES_NO_PARTS = (
+    [(t, True) for t in YES]
+    + [(t, False) for t in NO]
+    + [(t, "?") for t in HEDGE + DOUBLE_NEGATION]
+    + [(t, "") for t in NEUTRAL]
+)
 YES_NO_JOINERS = [". ", ", ", "; ", " and ", " but ", "\n", "! ", " - "]
 
 
@@ -188,35 +374,57 @@ def yes_no_cases(n: int, seed: int):
     draw = Draw(seed, n)
     instruments = [draw.pick(CLASSES), draw.pick(CLASSES)]
     parts = [draw.pick(YES_NO_PARTS), draw.pick(YES_NO_PARTS)]
-    texts = [[t.format(a=a) for (t, _), a in zip(p, name_of(draw, i), strict=True)] for p, i in zip(parts, instruments, strict=True)]
+    texts = [
+        [t.format(a=a) for (t, _), a in zip(p, name_of(draw, i), strict=True)]
+        for p, i in zip(parts, instruments, strict=True)
+    ]
     joined, with_second = two_parts(draw, *texts, joiners=YES_NO_JOINERS)
     expected = []
     for first, second, both in zip(*parts, with_second, strict=True):
         said = [first[1], second[1]] if both else [first[1]]
         polarities = {s for s in said if isinstance(s, bool)}
         expected.append(None if "?" in said or len(polarities) != 1 else polarities.pop())
-    return decorated(draw, joined, "Is there a piano in this audio clip? ", draw.pick(WRAPPERS)), [()] * n, expected
+    return (
+        decorated(draw, joined, "Is there a piano in this audio clip? ", draw.pick(WRAPPERS)),
+        [()] * n,
+        expected,
+    )
 
 
-def option_parts(draw: Draw, roles: list[dict], singles=SINGLES) -> tuple[list[str], list[str], list[str]]:
+def option_parts(
+    draw: Draw, roles: list[dict], singles=SINGLES
+) -> tuple[list[str], list[str], list[str]]:
     """A single-instrument part or a two-instrument part with its roles filled in, its planted
     meaning, and its meaning when a clause ("I think") comes first."""
-    affirming = [entry for entry in singles if entry[1] == "+a"] * 2  # weighted: most answers name something
+    affirming = [
+        entry for entry in singles if entry[1] == "+a"
+    ] * 2  # weighted: most answers name something
     chosen = draw.pick(singles + affirming + PAIRS + [(t, "0") for t in NONE])
     names = {role: name_of(draw, [r[role] for r in roles]) for role in "ab"}
-    texts = [entry[0].format(a=a, b=b) for entry, a, b in zip(chosen, names["a"], names["b"], strict=True)]
+    texts = [
+        entry[0].format(a=a, b=b)
+        for entry, a, b in zip(chosen, names["a"], names["b"], strict=True)
+    ]
     return texts, [entry[1] for entry in chosen], [entry[-1] for entry in chosen]
 
 
 def choice_roles(draw: Draw) -> tuple[list[list[str]], list[dict]]:
     """Two candidates (a group's or any two classes), in random order; parts name either or a third."""
-    grouped, group_pick, in_group, anywhere = draw.chance(0.6), draw.pick(GROUPS), draw.distinct(range(4), 2), draw.distinct(CLASSES, 4)
+    grouped, group_pick, in_group, anywhere = (
+        draw.chance(0.6),
+        draw.pick(GROUPS),
+        draw.distinct(range(4), 2),
+        draw.distinct(CLASSES, 4),
+    )
     triples = []
     for g, grouped_case, pair, other in zip(group_pick, grouped, in_group, anywhere, strict=True):
         first, second = (g[pair[0]], g[pair[1]]) if grouped_case else other[:2]
         third = next(c for c in other if c not in (first, second))
         triples.append([first, second, third])
-    roles = [{"a": t[k], "b": t[j]} for t, k, j in zip(triples, draw.index(3), draw.index(3), strict=True)]
+    roles = [
+        {"a": t[k], "b": t[j]}
+        for t, k, j in zip(triples, draw.index(3), draw.index(3), strict=True)
+    ]
     return [t[:2] for t in triples], roles
 
 
@@ -229,22 +437,59 @@ def choice_by_name_cases(n: int, seed: int):
     joined, with_second = two_parts(draw, first, second)
     wrappers = draw.pick(WRAPPERS)
     expected = []
-    for c, r, r2, p1, p1_after_clause, p2, both, wrapper in zip(candidates, roles, second_roles, planted_first, after_clause,
-                                                                 planted_second, with_second, wrappers, strict=True):
+    for c, r, r2, p1, p1_after_clause, p2, both, wrapper in zip(
+        candidates,
+        roles,
+        second_roles,
+        planted_first,
+        after_clause,
+        planted_second,
+        with_second,
+        wrappers,
+        strict=True,
+    ):
         meaning = Meaning()
         meaning.add(p1_after_clause if wrapper in CLAUSE_WRAPPERS else p1, r)
         if both:
             meaning.add(p2, r2)
         expected.append(meaning.choice(c))
     shown = [[name.replace("_", " ") for name in c] for c in candidates]
-    return decorated(draw, joined, "Which instrument is present in this audio clip? ", wrappers), shown, expected
+    return (
+        decorated(draw, joined, "Which instrument is present in this audio clip? ", wrappers),
+        shown,
+        expected,
+    )
 
 
 # a bare lowercase "a" followed by a word is the article ("a because"): it is tested on its own elsewhere
-LETTER_AFFIRM = ["{L}", "{L}.", "({L})", "{L})", "Option {L}", "option {L}", "Answer: {L}", "The answer is {L}", "I choose {L}",
-                 "**{L}**", "{L}:", "Letter {L}", "The correct answer is ({L})", "{l}.", "({l})", "option {l}"]
+LETTER_AFFIRM = [
+    "{L}",
+    "{L}.",
+    "({L})",
+    "{L})",
+    "Option {L}",
+    "option {L}",
+    "Answer: {L}",
+    "The answer is {L}",
+    "I choose {L}",
+    "**{L}**",
+    "{L}:",
+    "Letter {L}",
+    "The correct answer is ({L})",
+    "{l}.",
+    "({l})",
+    "option {l}",
+]
 LETTER_DENY = ["not {L}", "{L} is wrong", "{L} is incorrect", "it is not {L}", "definitely not {L}"]
-LETTER_ONLY = ["A or B", "A and B", "A/B", "Either A or B", "A. {x} B. {y}", "{L}, maybe {M}", "Not sure, {L}"]
+LETTER_ONLY = [
+    "A or B",
+    "A and B",
+    "A/B",
+    "Either A or B",
+    "A. {x} B. {y}",
+    "{L}, maybe {M}",
+    "Not sure, {L}",
+]
 SOFT_JOINERS = [", ", ": ", " - ", " ("]  # list separators: safe only after a plain letter
 
 
@@ -255,7 +500,9 @@ def letter_part(draw: Draw, candidates: list[list[str]]) -> tuple[list[str], lis
     article_name = name_of(draw, [c[k] for c, k in zip(candidates, letter, strict=True)])
     articles = draw.pick(["A {n}", "a {n}"])
     texts, planted = [], []
-    for c, kd, k, af, de, ot, an, ar in zip(candidates, kind, letter, affirm, deny, other, article_name, articles, strict=True):
+    for c, kd, k, af, de, ot, an, ar in zip(
+        candidates, kind, letter, affirm, deny, other, article_name, articles, strict=True
+    ):
         big, small, other_big = "AB"[k], "ab"[k], "BA"[k]
         if kd <= 1:
             texts.append(af.format(L=big, l=small))
@@ -279,47 +526,148 @@ def letter_cases(n: int, seed: int):
     draw = Draw(seed, n)
     candidates, roles = choice_roles(draw)
     letters, planted_letters, affirms = letter_part(draw, candidates)
-    explanation, planted_explanation, after_clause = option_parts(draw, roles, singles=[s for s in SINGLES if "{a}?" not in s[0]])
-    hard, soft = draw.pick([", because ", " because ", ". ", "; ", " since ", "\n", ". I think "]), draw.pick(SOFT_JOINERS)
+    explanation, planted_explanation, after_clause = option_parts(
+        draw, roles, singles=[s for s in SINGLES if "{a}?" not in s[0]]
+    )
+    hard, soft = (
+        draw.pick([", because ", " because ", ". ", "; ", " since ", "\n", ". I think "]),
+        draw.pick(SOFT_JOINERS),
+    )
     with_explanation, use_soft = draw.chance(0.6), draw.chance(0.4)
     texts, expected = [], []
-    for c, r, lt, pl, af, ex, pe, pc, h, s, w, us in zip(candidates, roles, letters, planted_letters, affirms, explanation,
-                                                           planted_explanation, after_clause, hard, soft, with_explanation,
-                                                           use_soft, strict=True):
+    for c, r, lt, pl, af, ex, pe, pc, h, s, w, us in zip(
+        candidates,
+        roles,
+        letters,
+        planted_letters,
+        affirms,
+        explanation,
+        planted_explanation,
+        after_clause,
+        hard,
+        soft,
+        with_explanation,
+        use_soft,
+        strict=True,
+    ):
         meaning = Meaning()
         positions = {"0": c[0], "1": c[1]}
         meaning.add(pl, positions)
         text = lt
         if w:
-            joiner = s if us and af else h  # a list separator only after a plain letter ("A: the banjo")
+            joiner = (
+                s if us and af else h
+            )  # a list separator only after a plain letter ("A: the banjo")
             text = f"{lt}{joiner}{ex}" + (")" if joiner == " (" else "")
             meaning.add(pc if joiner == ". I think " else pe, r)
         texts.append(text)
         expected.append(meaning.choice(c))
     shown = [[name.replace("_", " ") for name in c] for c in candidates]
     question = "Which instrument is present in this audio clip? "
-    return decorated(draw, texts, question, draw.pick(WRAPPERS), CASES[:1] + CASES[2:]), shown, expected
+    return (
+        decorated(draw, texts, question, draw.pick(WRAPPERS), CASES[:1] + CASES[2:]),
+        shown,
+        expected,
+    )
 
 
-RANGE_FORMATS = ["{s}-{e} seconds", "{s}\u2013{e} s", "{s} to {e} seconds", "from {s}s to {e}s", "between {s} and {e} seconds",
-                 "{s} seconds to {e} seconds", "00:{s:02d}-00:{e:02d}", "0:{s:02d} - 0:{e:02d}", "{s}s-{e}s", "{s}-{e} sec",
-                 "{s}-{e}s", "[{s}-{e}]", "{sw} to {ew} seconds", "{s}.0-{e}.0 seconds", "{s} \u2014 {e} seconds"]
-WORDS = {0: "zero", 5: "five", 10: "ten", 15: "fifteen", 20: "twenty", 25: "twenty-five", 30: "thirty", 35: "thirty five",
-         40: "forty"}
-ORDINALS = [["the first range", "the first 10 seconds", "the beginning", "the first segment", "segment 1", "the start",
-             "the first ten seconds", "the 1st range", "the opening range"],
-            ["the second range", "the middle", "the middle segment", "segment 2", "the second 10-second segment",
-             "the 2nd range", "the middle ten seconds"],
-            ["the last range", "the third segment", "the end", "the last ten seconds", "the final range", "segment 3",
-             "the 3rd range", "the closing 10 seconds"]]
+RANGE_FORMATS = [
+    "{s}-{e} seconds",
+    "{s}\u2013{e} s",
+    "{s} to {e} seconds",
+    "from {s}s to {e}s",
+    "between {s} and {e} seconds",
+    "{s} seconds to {e} seconds",
+    "00:{s:02d}-00:{e:02d}",
+    "0:{s:02d} - 0:{e:02d}",
+    "{s}s-{e}s",
+    "{s}-{e} sec",
+    "{s}-{e}s",
+    "[{s}-{e}]",
+    "{sw} to {ew} seconds",
+    "{s}.0-{e}.0 seconds",
+    "{s} \u2014 {e} seconds",
+]
+WORDS = {
+    0: "zero",
+    5: "five",
+    10: "ten",
+    15: "fifteen",
+    20: "twenty",
+    25: "twenty-five",
+    30: "thirty",
+    35: "thirty five",
+    40: "forty",
+}
+ORDINALS = [
+    [
+        "the first range",
+        "the first 10 seconds",
+        "the beginning",
+        "the first segment",
+        "segment 1",
+        "the start",
+        "the first ten seconds",
+        "the 1st range",
+        "the opening range",
+    ],
+    [
+        "the second range",
+        "the middle",
+        "the middle segment",
+        "segment 2",
+        "the second 10-second segment",
+        "the 2nd range",
+        "the middle ten seconds",
+    ],
+    [
+        "the last range",
+        "the third segment",
+        "the end",
+        "the last ten seconds",
+        "the final range",
+        "segment 3",
+        "the 3rd range",
+        "the closing 10 seconds",
+    ],
+]
 OTHER_RANGES = [(5, 15), (0, 30), (25, 35), (15, 25), (0, 20), (10, 30), (30, 40), (0, 5)]
-TIME_AFFIRM = ["{r}", "the {i} is heard at {r}", "it plays during {r}", "in {r}", "{r} is when the {i} plays",
-               "I hear it in {r}", "the {i} appears in {r}", "{r} (the {i})"]
-TIME_DENY = ["not {r}", "not in {r}", "it is not heard in {r}", "the {i} is absent from {r}", "there is no {i} in {r}"]
-TIME_UNREADABLE = ["the second half", "throughout the clip", "the whole clip", "the first half", "maybe {r}", "I can't tell",
-                   "it could be {r}", "{r}, but I'm not sure"]
-TIME_PAIRS = [("{r}, not {q}", "+r -q"), ("not {q} but {r}", "+r -q"), ("{r} rather than {q}", "+r -q"), ("not {q}, {r}", "-q ?r"),
-              ("{r} or {q}", "+r +q"), ("{r} and {q}", "+r +q"), ("{r} ({o})", "+r +r")]
+TIME_AFFIRM = [
+    "{r}",
+    "the {i} is heard at {r}",
+    "it plays during {r}",
+    "in {r}",
+    "{r} is when the {i} plays",
+    "I hear it in {r}",
+    "the {i} appears in {r}",
+    "{r} (the {i})",
+]
+TIME_DENY = [
+    "not {r}",
+    "not in {r}",
+    "it is not heard in {r}",
+    "the {i} is absent from {r}",
+    "there is no {i} in {r}",
+]
+TIME_UNREADABLE = [
+    "the second half",
+    "throughout the clip",
+    "the whole clip",
+    "the first half",
+    "maybe {r}",
+    "I can't tell",
+    "it could be {r}",
+    "{r}, but I'm not sure",
+]
+TIME_PAIRS = [
+    ("{r}, not {q}", "+r -q"),
+    ("not {q} but {r}", "+r -q"),
+    ("{r} rather than {q}", "+r -q"),
+    ("not {q}, {r}", "-q ?r"),
+    ("{r} or {q}", "+r +q"),
+    ("{r} and {q}", "+r +q"),
+    ("{r} ({o})", "+r +r"),
+]
 
 
 def time_text(k: int, style: int, word: int) -> str:
@@ -336,12 +684,21 @@ def time_text(k: int, style: int, word: int) -> str:
 def time_part(draw: Draw, gold: np.ndarray, other: np.ndarray) -> tuple[list[str], list[str]]:
     kind = draw.index(10)
     styles, words = [draw.index(45) for _ in range(3)], [draw.index(9) for _ in range(3)]
-    affirm, deny, unreadable, pair = draw.pick(TIME_AFFIRM), draw.pick(TIME_DENY), draw.pick(TIME_UNREADABLE), draw.pick(TIME_PAIRS)
+    affirm, deny, unreadable, pair = (
+        draw.pick(TIME_AFFIRM),
+        draw.pick(TIME_DENY),
+        draw.pick(TIME_UNREADABLE),
+        draw.pick(TIME_PAIRS),
+    )
     instrument = name_of(draw, draw.pick(CLASSES))
     texts, planted = [], []
     for n, (kd, g, o, i) in enumerate(zip(kind, gold, other, instrument, strict=True)):
         r, q = time_text(g, styles[0][n], words[0][n]), time_text(o, styles[1][n], words[1][n])
-        ordinal = ORDINALS[g][words[2][n] % len(ORDINALS[g])] if g < 3 else time_text(g, styles[2][n], words[2][n])
+        ordinal = (
+            ORDINALS[g][words[2][n] % len(ORDINALS[g])]
+            if g < 3
+            else time_text(g, styles[2][n], words[2][n])
+        )
         if kd <= 4:
             texts.append(affirm[n].format(r=r, i=i))
             planted.append(f"+{g}")
@@ -374,18 +731,49 @@ def time_range_cases(n: int, seed: int):
             meaning.add(p2, positions)
         expected.append(meaning.choice(list(range(3 + len(OTHER_RANGES)))))
     expected = [None if e is not None and e >= 3 else e for e in expected]
-    return decorated(draw, joined, "Where is the target instrument heard? ", draw.pick(WRAPPERS)), [()] * n, expected
+    return (
+        decorated(draw, joined, "Where is the target instrument heard? ", draw.pick(WRAPPERS)),
+        [()] * n,
+        expected,
+    )
 
 
 LIST_SEPARATORS = [", ", " and ", "; ", "\n- ", " & ", " plus ", ", "]
-LIST_FRAMES = ["{list}", "I hear {list}", "the instruments present are {list}", "{list} are present", "present: {list}",
-               "I can hear {list}", "there are {list}", "- {list}"]
-SET_DENIALS = [("no {a}", "-a"), ("not {a}", "-a"), ("there is no {a}", "-a"), ("{a} is absent", "-a"), ("without {a}", "-a"),
-               ("no {a} or {b}", "-a -b"), ("neither {a} nor {b}", "-a -b"), ("I don't hear {a} or {b}", "-a -b"),
-               ("{a} and {b} are not present", "-a -b"), ("no {a}, no {b}", "-a -b"), ("I don't hear {a}, {b}", "-a ?b"),
-               ("no {a}, {b}", "-a ?b"), ("{a} or {b}, maybe", "?"), ("{a}, {b} are absent", "?a -b")]
-SET_NONE = ["None", "None of them", "no instruments", "Nothing.", "None of the candidates are present",
-            "No instruments are present", "There are no instruments"]
+LIST_FRAMES = [
+    "{list}",
+    "I hear {list}",
+    "the instruments present are {list}",
+    "{list} are present",
+    "present: {list}",
+    "I can hear {list}",
+    "there are {list}",
+    "- {list}",
+]
+SET_DENIALS = [
+    ("no {a}", "-a"),
+    ("not {a}", "-a"),
+    ("there is no {a}", "-a"),
+    ("{a} is absent", "-a"),
+    ("without {a}", "-a"),
+    ("no {a} or {b}", "-a -b"),
+    ("neither {a} nor {b}", "-a -b"),
+    ("I don't hear {a} or {b}", "-a -b"),
+    ("{a} and {b} are not present", "-a -b"),
+    ("no {a}, no {b}", "-a -b"),
+    ("I don't hear {a}, {b}", "-a ?b"),
+    ("no {a}, {b}", "-a ?b"),
+    ("{a} or {b}, maybe", "?"),
+    ("{a}, {b} are absent", "?a -b"),
+]
+SET_NONE = [
+    "None",
+    "None of them",
+    "no instruments",
+    "Nothing.",
+    "None of the candidates are present",
+    "No instruments are present",
+    "There are no instruments",
+]
 SET_JOINERS = [". ", "; ", " but ", ", but ", "\n", ". However, "]
 
 
@@ -398,7 +786,9 @@ def set_listing(names_of: dict, present: list, separator: str, frame: str) -> st
 def instrument_set_cases(n: int, seed: int):
     draw = Draw(seed, n)
     groups = draw.pick(GROUPS)
-    candidates = [[g[j] for j in order] for g, order in zip(groups, draw.distinct(range(4), 4), strict=True)]
+    candidates = [
+        [g[j] for j in order] for g, order in zip(groups, draw.distinct(range(4), 4), strict=True)
+    ]
     present_mask = draw.rng.random((n, 4)) < 0.45
     kinds, separators, frames = draw.index(8), draw.pick(LIST_SEPARATORS), draw.pick(LIST_FRAMES)
     denials, nones, joiners = draw.pick(SET_DENIALS), draw.pick(SET_NONE), draw.pick(SET_JOINERS)
@@ -407,11 +797,15 @@ def instrument_set_cases(n: int, seed: int):
     texts, expected = [], []
     for row in range(n):
         options = [str(c) for c in candidates[row]]
-        names_of = {c: NAMES[c][int(name_draws[row, k] * len(NAMES[c]))] for k, c in enumerate(options)}
+        names_of = {
+            c: NAMES[c][int(name_draws[row, k] * len(NAMES[c]))] for k, c in enumerate(options)
+        }
         present = [c for c, p in zip(options, present_mask[row], strict=True) if p]
         absent = [c for c in options if c not in present]
         meaning = Meaning(affirmed=set(present))
-        text = set_listing(names_of, present, separators[row], frames[row]) if present else nones[row]
+        text = (
+            set_listing(names_of, present, separators[row], frames[row]) if present else nones[row]
+        )
         meaning.none_said = not present
         kind = kinds[row]
         if kind <= 2 and absent:  # deny one or two of the absent candidates
@@ -434,7 +828,13 @@ def instrument_set_cases(n: int, seed: int):
         texts.append(text)
         expected.append(meaning.chosen_set(options))
     shown = [[c.replace("_", " ") for c in options] for options in candidates]
-    return decorated(draw, texts, "Which instruments are present in this audio clip? ", draw.pick(WRAPPERS)), shown, expected
+    return (
+        decorated(
+            draw, texts, "Which instruments are present in this audio clip? ", draw.pick(WRAPPERS)
+        ),
+        shown,
+        expected,
+    )
 
 
 READERS = {
@@ -466,10 +866,12 @@ def test_readers_never_score_a_wrong_answer(name):
         elif got != want:
             wrong.append((text, offered, want, got))
     readable = sum(e is not None for e in expected)
-    print(f"\n{name}: {len(texts):,} answers ({len(set(texts)):,} distinct), {readable / len(texts):.1%} readable by "
-          f"the oracle, read {(readable - len(unread)) / max(readable, 1):.2%} of those; exceptions {len(exceptions)}, "
-          f"invalid scored {len(invalid_scored)}, wrong {len(wrong)}; generated in {generated - start:.2f} s, "
-          f"read in {time.perf_counter() - generated:.2f} s")
+    print(
+        f"\n{name}: {len(texts):,} answers ({len(set(texts)):,} distinct), {readable / len(texts):.1%} readable by "
+        f"the oracle, read {(readable - len(unread)) / max(readable, 1):.2%} of those; exceptions {len(exceptions)}, "
+        f"invalid scored {len(invalid_scored)}, wrong {len(wrong)}; generated in {generated - start:.2f} s, "
+        f"read in {time.perf_counter() - generated:.2f} s"
+    )
     assert len(texts) >= 100_000
     assert not exceptions, exceptions[:5]
     assert not invalid_scored, invalid_scored[:10]

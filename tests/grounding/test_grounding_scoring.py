@@ -45,11 +45,15 @@ def test_set_scores_match_sklearn_samples_average():
     valid = rng.random(200) > 0.1
     ours = set_scores(gold, predicted, valid)
     scored_predictions = predicted & valid[:, None]
-    p, r, f, _ = precision_recall_fscore_support(gold, scored_predictions, average="samples", zero_division=0)
+    p, r, f, _ = precision_recall_fscore_support(
+        gold, scored_predictions, average="samples", zero_division=0
+    )
     assert ours["precision"][0] == pytest.approx(p)
     assert ours["recall"][0] == pytest.approx(r)
     assert ours["f1"][0] == pytest.approx(f)
-    assert ours["exact_set"][0] == pytest.approx(accuracy_score(gold[valid], predicted[valid]) * valid.mean())
+    assert ours["exact_set"][0] == pytest.approx(
+        accuracy_score(gold[valid], predicted[valid]) * valid.mean()
+    )
     with pytest.raises(ValueError, match="at least one gold"):
         set_scores(np.zeros((1, 4)), np.zeros((1, 4)), [True])
 
@@ -65,13 +69,17 @@ def test_clustered_stderr_is_the_binomial_one_with_single_item_clusters_and_the_
     assert clustered_mean(flags, np.arange(300)) == pytest.approx(binomial_rate(flags), rel=1e-12)
     clips = np.repeat(np.arange(100), 3)  # e.g. three items built from each clip
     per_clip = flags.reshape(100, 3).mean(axis=1)
-    assert clustered_mean(flags, clips) == pytest.approx((per_clip.mean(), stats.sem(per_clip)), rel=1e-12)
+    assert clustered_mean(flags, clips) == pytest.approx(
+        (per_clip.mean(), stats.sem(per_clip)), rel=1e-12
+    )
 
 
 def test_clustered_bias_stderr_matches_a_naive_loop_over_clips():
     rng = np.random.default_rng(1)
     clips = np.repeat(np.arange(80), 2)  # a yes and a no question per clip
-    answers = np.where(rng.random(160) < 0.1, INVALID, (rng.random(160) < 0.35 + 0.3 * (clips % 2)).astype(int))
+    answers = np.where(
+        rng.random(160) < 0.1, INVALID, (rng.random(160) < 0.35 + 0.3 * (clips % 2)).astype(int)
+    )
     value, stderr = response_bias(answers, 2, clips)
     loop = np.random.default_rng(99)
     spreads = []
@@ -80,5 +88,7 @@ def test_clustered_bias_stderr_matches_a_naive_loop_over_clips():
         chosen = answers[drawn][answers[drawn] != INVALID]
         rates = np.bincount(chosen, minlength=2) / chosen.size
         spreads.append(rates.max() - rates.min())
-    assert value == pytest.approx(abs(np.mean(answers[answers != INVALID] == 0) - np.mean(answers[answers != INVALID] == 1)))
+    assert value == pytest.approx(
+        abs(np.mean(answers[answers != INVALID] == 0) - np.mean(answers[answers != INVALID] == 1))
+    )
     assert stderr == pytest.approx(np.std(spreads, ddof=1), rel=0.1)  # Monte-Carlo error ~2-3%

@@ -9,18 +9,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
 from sklearn.metrics import precision_recall_fscore_support
 
-from conftest import read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
 from symphony_bench.hub_upload import openmic, synthmic
-from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 from symphony_bench.plugin import cli
-from symphony_bench.plugin.grounding import tasks as grounding
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.hub_folder import load_hub_dataset
+from symphony_bench.plugin.grounding import tasks as grounding
 from symphony_bench.plugin.tiny_models import build_tiny_qwen2_audio
 
 TASKS = [f"grounding_{name}" for name in grounding.INTERFACES]
-CONFUSABLE = ["grounding_confusable_name", "grounding_confusable_name_swapped", "grounding_confusable_ab", "grounding_confusable_ab_swapped"]
+CONFUSABLE = [
+    "grounding_confusable_name",
+    "grounding_confusable_name_swapped",
+    "grounding_confusable_ab",
+    "grounding_confusable_ab_swapped",
+]
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +37,14 @@ def benchmark(tmp_path_factory) -> Path:
 
 
 def _run(model: str, model_args: str, benchmark: Path, output: Path, *extra: str):
-    return run_lmms_eval(model, model_args, "instrument_grounding", output, {"SYMPHONY_GROUNDING": str(benchmark)}, *extra)
+    return run_lmms_eval(
+        model,
+        model_args,
+        "instrument_grounding",
+        output,
+        {"SYMPHONY_GROUNDING": str(benchmark)},
+        *extra,
+    )
 
 
 @pytest.mark.e2e
@@ -53,10 +65,14 @@ def test_always_first_floor_has_full_position_and_time_bias(benchmark, tmp_path)
         assert results[task]["invalid_rate,none"] == 0.0
     temporal = load_hub_dataset(benchmark, config="temporal_30s")
     assert results["grounding_temporal_30s"]["time_bias,none"] == 1.0
-    assert results["grounding_temporal_30s"]["accuracy,none"] == pytest.approx(np.mean(np.array(temporal["gold_segment"]) == 0))
+    assert results["grounding_temporal_30s"]["accuracy,none"] == pytest.approx(
+        np.mean(np.array(temporal["gold_segment"]) == 0)
+    )
     binary = load_hub_dataset(benchmark, config="binary")
     assert results["grounding_binary"]["yes_rate,none"] == 1.0
-    assert results["grounding_binary"]["accuracy,none"] == pytest.approx(np.mean(np.array(binary["answer"]) == "yes"))
+    assert results["grounding_binary"]["accuracy,none"] == pytest.approx(
+        np.mean(np.array(binary["answer"]) == "yes")
+    )
     # every clip gives one yes and one no item, so always-yes gets exactly half of each clip right:
     # clustered by clip, its accuracy has no sampling error (an item-level stderr would claim ~0.02)
     assert results["grounding_binary"]["accuracy_stderr,none"] == pytest.approx(0.0, abs=1e-12)
@@ -65,20 +81,44 @@ def test_always_first_floor_has_full_position_and_time_bias(benchmark, tmp_path)
 @pytest.mark.e2e
 def test_genre_prior_floor_fails_every_hard_item_by_construction(benchmark, tmp_path):
     output = tmp_path / "run"
-    run_lmms_eval("grounding_genre_prior", "", "grounding_genre_hard", output, {"SYMPHONY_GROUNDING": str(benchmark)})
+    run_lmms_eval(
+        "grounding_genre_prior",
+        "",
+        "grounding_genre_hard",
+        output,
+        {"SYMPHONY_GROUNDING": str(benchmark)},
+    )
     results = read_lmms_results(output)["grounding_genre_hard"]
     assert results["accuracy,none"] == 0.0 and results["invalid_rate,none"] == 0.0
 
 
 PLANTED_STYLES = {
-    "yes_no": lambda doc, k: ["Yes.", "yes, there is", "No", "There is no such instrument.", "maybe"][k % 5],
-    "time": lambda doc, k: ["0–10 s", "10-20 seconds", "the last range", "first", "somewhere"][k % 5],
-    "name": lambda doc, k: [doc["options"][0].upper(), f"The {doc['options'][1]}.", "both", doc["options"][1]][k % 4],
+    "yes_no": lambda doc, k: [
+        "Yes.",
+        "yes, there is",
+        "No",
+        "There is no such instrument.",
+        "maybe",
+    ][k % 5],
+    "time": lambda doc, k: ["0–10 s", "10-20 seconds", "the last range", "first", "somewhere"][
+        k % 5
+    ],
+    "name": lambda doc, k: [
+        doc["options"][0].upper(),
+        f"The {doc['options'][1]}.",
+        "both",
+        doc["options"][1],
+    ][k % 4],
     "letter": lambda doc, k: ["A", "(b)", "Answer: B.", "C"][k % 4],
-    "set": lambda doc, k: [", ".join(doc["options"][:2]), doc["options"][3], "none", "a kazoo"][k % 4],
+    "set": lambda doc, k: [", ".join(doc["options"][:2]), doc["options"][3], "none", "a kazoo"][
+        k % 4
+    ],
 }
 INTENDED = {  # what each style means, as an option index (or chosen set); None = unreadable
-    "yes_no": [0, 0, 1, 1, None], "time": [0, 1, 2, 0, None], "name": [0, 1, None, 1], "letter": [0, 1, 1, None],
+    "yes_no": [0, 0, 1, 1, None],
+    "time": [0, 1, 2, 0, None],
+    "name": [0, 1, None, 1],
+    "letter": [0, 1, 1, None],
     "set": [{0, 1}, {3}, set(), None],
 }
 
@@ -86,14 +126,32 @@ INTENDED = {  # what each style means, as an option index (or chosen set); None 
 def _expected_scores(kind: str, gold: list, intended: list) -> dict[str, float]:
     if kind == "set":
         valid = [i is not None for i in intended]
-        exact = [i is not None and i == {k for k, g in enumerate(mask) if g} for mask, i in zip(gold, intended, strict=True)]
-        chosen = np.array([[k in (i or set()) for k in range(len(mask))] for mask, i in zip(gold, intended, strict=True)])
-        precision, recall, f1, _ = precision_recall_fscore_support(np.array(gold), chosen, average="samples", zero_division=0)
-        return {"exact_set_accuracy": float(np.mean(exact)), "invalid_rate": 1 - float(np.mean(valid)),
-                "precision": precision, "recall": recall, "f1": f1}
+        exact = [
+            i is not None and i == {k for k, g in enumerate(mask) if g}
+            for mask, i in zip(gold, intended, strict=True)
+        ]
+        chosen = np.array(
+            [
+                [k in (i or set()) for k in range(len(mask))]
+                for mask, i in zip(gold, intended, strict=True)
+            ]
+        )
+        precision, recall, f1, _ = precision_recall_fscore_support(
+            np.array(gold), chosen, average="samples", zero_division=0
+        )
+        return {
+            "exact_set_accuracy": float(np.mean(exact)),
+            "invalid_rate": 1 - float(np.mean(valid)),
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+        }
     chosen = np.array([-1 if i is None else i for i in intended])
     gold = np.array(gold)
-    scores = {"accuracy": float(np.mean(chosen == gold)), "invalid_rate": float(np.mean(chosen == -1))}
+    scores = {
+        "accuracy": float(np.mean(chosen == gold)),
+        "invalid_rate": float(np.mean(chosen == -1)),
+    }
     valid = chosen[chosen >= 0]
     rates = np.bincount(valid, minlength=3 if kind == "time" else 2) / valid.size
     if kind in ("name", "letter"):
@@ -117,7 +175,9 @@ def _naive_bias_stderr(chosen: list[int], n_options: int) -> float:
 
 
 @pytest.mark.e2e
-def test_planted_answers_in_many_formats_score_as_an_independent_computation(benchmark, tmp_path, monkeypatch):
+def test_planted_answers_in_many_formats_score_as_an_independent_computation(
+    benchmark, tmp_path, monkeypatch
+):
     monkeypatch.setenv("SYMPHONY_GROUNDING", str(benchmark))
     rows, expected = [], {}
     for name, interface in grounding.INTERFACES.items():
@@ -125,7 +185,13 @@ def test_planted_answers_in_many_formats_score_as_an_independent_computation(ben
         docs = grounding.task_docs(name)
         intended = []
         for doc_id, doc in enumerate(docs):
-            rows.append({"task": task, "doc_id": doc_id, "response": PLANTED_STYLES[interface.kind](doc, doc_id)})
+            rows.append(
+                {
+                    "task": task,
+                    "doc_id": doc_id,
+                    "response": PLANTED_STYLES[interface.kind](doc, doc_id),
+                }
+            )
             intended.append(INTENDED[interface.kind][doc_id % len(INTENDED[interface.kind])])
         expected[task] = _expected_scores(interface.kind, list(docs["gold"]), intended)
     responses = tmp_path / "responses.jsonl"
@@ -135,31 +201,72 @@ def test_planted_answers_in_many_formats_score_as_an_independent_computation(ben
     results = read_lmms_results(output)
     for task, scores in expected.items():
         for metric, value in scores.items():
-            assert results[task][f"{metric},none"] == pytest.approx(value, abs=1e-12), (task, metric)
-    for task, metric, n_options in (("grounding_confusable_name", "position_gap", 2), ("grounding_temporal_30s", "time_bias", 3)):
+            assert results[task][f"{metric},none"] == pytest.approx(value, abs=1e-12), (
+                task,
+                metric,
+            )
+    for task, metric, n_options in (
+        ("grounding_confusable_name", "position_gap", 2),
+        ("grounding_temporal_30s", "time_bias", 3),
+    ):
         chosen = [s["accuracy"]["chosen"] for s in read_lmms_samples(output, task)]
-        assert results[task][f"{metric}_stderr,none"] == pytest.approx(_naive_bias_stderr(chosen, n_options), rel=0.2)
-    report = run_cli([str(Path(sys.executable).with_name("symphony-bench")), "report", str(output), "--json", str(tmp_path / "r.json")], cwd=tmp_path)
+        assert results[task][f"{metric}_stderr,none"] == pytest.approx(
+            _naive_bias_stderr(chosen, n_options), rel=0.2
+        )
+    report = run_cli(
+        [
+            str(Path(sys.executable).with_name("symphony-bench")),
+            "report",
+            str(output),
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
+        cwd=tmp_path,
+    )
     assert report.returncode == 0, report.stderr
     body = json.loads((tmp_path / "r.json").read_text())
     for task, scores in expected.items():
         for metric in scores:
-            assert body[task]["summary"][metric] == pytest.approx(results[task][f"{metric},none"], abs=1e-12)
-            assert body[task]["summary"][f"{metric}_stderr"] == pytest.approx(results[task][f"{metric}_stderr,none"], abs=1e-12)
+            assert body[task]["summary"][metric] == pytest.approx(
+                results[task][f"{metric},none"], abs=1e-12
+            )
+            assert body[task]["summary"][f"{metric}_stderr"] == pytest.approx(
+                results[task][f"{metric}_stderr,none"], abs=1e-12
+            )
     confusion = body["grounding_confusable_name"]["confusion"]
-    assert confusion and all(abs(sum(row.values()) - 1) < 1e-9 for group in confusion.values() for row in group.values() if row)
+    assert confusion and all(
+        abs(sum(row.values()) - 1) < 1e-9
+        for group in confusion.values()
+        for row in group.values()
+        if row
+    )
     temporal = body["grounding_temporal_30s"]["prediction_rates"]
-    assert temporal["0-10 seconds"] == pytest.approx(expected["grounding_temporal_30s"]["rate_0_10s"])
+    assert temporal["0-10 seconds"] == pytest.approx(
+        expected["grounding_temporal_30s"]["rate_0_10s"]
+    )
 
 
 @pytest.mark.e2e
 def test_tiny_qwen2_audio_answers_every_grounding_task(benchmark, tmp_path_factory, tmp_path):
     model = build_tiny_qwen2_audio(tmp_path_factory.mktemp("tiny-qwen2-audio"))
     output = tmp_path / "run"
-    completed = _run("symphony_qwen2_audio", f"pretrained={model}", benchmark, output, "--limit", "2", "--gen_kwargs", "max_new_tokens=5")
+    completed = _run(
+        "symphony_qwen2_audio",
+        f"pretrained={model}",
+        benchmark,
+        output,
+        "--limit",
+        "2",
+        "--gen_kwargs",
+        "max_new_tokens=5",
+    )
     for task in TASKS:
         answers = [s["filtered_resps"] for s in read_lmms_samples(output, task)]
-        assert len(answers) == 2 and all(a.strip() for a in answers), (task, answers, completed.stderr[-2000:])
+        assert len(answers) == 2 and all(a.strip() for a in answers), (
+            task,
+            answers,
+            completed.stderr[-2000:],
+        )
 
 
 def test_unset_or_missing_benchmark_is_one_clear_error(monkeypatch, tmp_path):
@@ -179,12 +286,16 @@ def sparse_copy(benchmark: Path, folder: Path) -> Path:
 
 
 def tasks_path_of(grounding_set: Path, capsys) -> tuple[Path, str]:
-    assert cli.main(["tasks-path", "--harness", "lmms-eval", "--grounding", str(grounding_set)]) == 0
+    assert (
+        cli.main(["tasks-path", "--harness", "lmms-eval", "--grounding", str(grounding_set)]) == 0
+    )
     out, err = capsys.readouterr()
     return Path(out.strip()), err
 
 
-def test_a_set_built_without_a_config_gets_a_group_of_the_built_tasks(benchmark, tmp_path, monkeypatch, capsys):
+def test_a_set_built_without_a_config_gets_a_group_of_the_built_tasks(
+    benchmark, tmp_path, monkeypatch, capsys
+):
     monkeypatch.setenv("SYMPHONY_BENCH_CACHE", str(tmp_path / "cache"))
     assert tasks_path_of(benchmark, capsys) == (cli.tasks_path("lmms-eval"), "")
     sparse = sparse_copy(benchmark, tmp_path / "sparse")
@@ -192,11 +303,16 @@ def test_a_set_built_without_a_config_gets_a_group_of_the_built_tasks(benchmark,
     assert folder.parent == tmp_path / "cache"
     assert "has no data for grounding_multilabel_30s" in warning and "--max-clip-uses" in warning
     group = (folder / "instrument_grounding" / "instrument_grounding.yaml").read_text()
-    original = (cli.tasks_path("lmms-eval") / "instrument_grounding" / "instrument_grounding.yaml").read_text()
+    original = (
+        cli.tasks_path("lmms-eval") / "instrument_grounding" / "instrument_grounding.yaml"
+    ).read_text()
     assert group == original.replace("  - grounding_multilabel_30s\n", "") and group != original
     assert tasks_path_of(sparse, capsys)[0] == folder  # cached
     monkeypatch.setenv("SYMPHONY_GROUNDING", str(sparse))
-    with pytest.raises(DataFileError, match=r"grounding_multilabel_30s: .* has no 'multilabel_30s' config .*--max-clip-uses"):
+    with pytest.raises(
+        DataFileError,
+        match=r"grounding_multilabel_30s: .* has no 'multilabel_30s' config .*--max-clip-uses",
+    ):
         grounding.task_docs("multilabel_30s")
 
 
@@ -206,10 +322,22 @@ def test_the_group_runs_on_whatever_was_built(benchmark, tmp_path, monkeypatch):
     sparse = sparse_copy(benchmark, tmp_path / "sparse")
     env = {"SYMPHONY_GROUNDING": str(sparse), "SYMPHONY_BENCH_CACHE": str(tmp_path / "cache")}
     symphony_bench = str(Path(sys.executable).with_name("symphony-bench"))
-    folder = run_cli([symphony_bench, "tasks-path", "--harness", "lmms-eval"], cwd=tmp_path, env=env).stdout.strip()
+    folder = run_cli(
+        [symphony_bench, "tasks-path", "--harness", "lmms-eval"], cwd=tmp_path, env=env
+    ).stdout.strip()
     output = tmp_path / "run"
-    command = [str(Path(sys.executable).with_name("lmms-eval")), "--model", "grounding_always_first", "--tasks",
-               "instrument_grounding", "--include_path", folder, "--output_path", str(output), "--log_samples"]
+    command = [
+        str(Path(sys.executable).with_name("lmms-eval")),
+        "--model",
+        "grounding_always_first",
+        "--tasks",
+        "instrument_grounding",
+        "--include_path",
+        folder,
+        "--output_path",
+        str(output),
+        "--log_samples",
+    ]
     completed = run_cli(command, cwd=tmp_path, env=env)
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert set(read_lmms_results(output)) >= set(TASKS) - {"grounding_multilabel_30s"}

@@ -18,7 +18,14 @@ from huggingface_hub import HfApi
 
 from hub.loopback_hub import LoopbackHub
 
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+)
 OLAH_CONFIG = """[basic]
 host = "127.0.0.1"
 port = {port}
@@ -32,11 +39,15 @@ offline = true
 
 @dataclass
 class LoopbackHubServers:
-    write_endpoint: str  # our server: create repo, validate-yaml, preupload, commit, tag, repo info, refs
+    write_endpoint: (
+        str  # our server: create repo, validate-yaml, preupload, commit, tag, repo info, refs
+    )
     read_endpoint: str  # olah: repo info by revision, tree, paths-info, resolve (what datasets / snapshot_download use)
     token: str  # the only token the write server accepts
     root: Path  # <root>/datasets/<org>/<name> is each repository's bare git directory
-    server: LoopbackHub = field(repr=False)  # `server.requests` logs (method, path, status) of every write-side request
+    server: LoopbackHub = field(
+        repr=False
+    )  # `server.requests` logs (method, path, status) of every write-side request
     scratch: Path = field(repr=False)
 
     def api(self, token: str | None = None) -> HfApi:
@@ -48,13 +59,22 @@ class LoopbackHubServers:
         `write=True`; HF_HOME is a fresh folder on every call; HF_TOKEN is the server's token (`token=False`: none,
         a string: that one). Offline switches are turned off and proxies removed, so this also overrides
         tests/conftest.py's OFFLINE_ENV when merged after it."""
-        env = {key: value for key, value in os.environ.items() if key not in PROXY_VARIABLES and key != "HF_TOKEN"}
-        env.update({
-            "HF_ENDPOINT": self.write_endpoint if write else self.read_endpoint,
-            "HF_HOME": tempfile.mkdtemp(prefix="hf-home-", dir=self.scratch),
-            "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "0", "HF_DATASETS_OFFLINE": "0",
-            "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
-        })
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if key not in PROXY_VARIABLES and key != "HF_TOKEN"
+        }
+        env.update(
+            {
+                "HF_ENDPOINT": self.write_endpoint if write else self.read_endpoint,
+                "HF_HOME": tempfile.mkdtemp(prefix="hf-home-", dir=self.scratch),
+                "HF_HUB_DISABLE_TELEMETRY": "1",
+                "HF_HUB_OFFLINE": "0",
+                "HF_DATASETS_OFFLINE": "0",
+                "NO_PROXY": "127.0.0.1,localhost",
+                "no_proxy": "127.0.0.1,localhost",
+            }
+        )
         if token:
             env["HF_TOKEN"] = self.token if token is True else token
         return env
@@ -75,8 +95,12 @@ def _start_olah(root: Path, scratch: Path, attempts: int = 3) -> tuple[subproces
         config.write_text(OLAH_CONFIG.format(port=port, cache=scratch / "olah-cache", root=root))
         log = scratch / f"olah-{attempt}.log"
         with log.open("w") as out:
-            process = subprocess.Popen([str(olah), "-c", str(config), "--log-path", str(scratch / "olah-logs")],
-                                       cwd=scratch, stdout=out, stderr=subprocess.STDOUT)
+            process = subprocess.Popen(
+                [str(olah), "-c", str(config), "--log-path", str(scratch / "olah-logs")],
+                cwd=scratch,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + 60
         while process.poll() is None and time.monotonic() < deadline:
             try:
@@ -108,7 +132,9 @@ def loopback_hub(tmp_path_factory):
     thread.start()
     olah, port = _start_olah(root, scratch)
     try:
-        yield LoopbackHubServers(server.endpoint, f"http://127.0.0.1:{port}", token, root, server, scratch)
+        yield LoopbackHubServers(
+            server.endpoint, f"http://127.0.0.1:{port}", token, root, server, scratch
+        )
     finally:
         _stop(olah)
         server.shutdown()

@@ -25,11 +25,16 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import yaml
 
 GIT_ENV = {
-    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "loopback-hub", "GIT_AUTHOR_EMAIL": "hub@loopback.invalid",
-    "GIT_COMMITTER_NAME": "loopback-hub", "GIT_COMMITTER_EMAIL": "hub@loopback.invalid",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "loopback-hub",
+    "GIT_AUTHOR_EMAIL": "hub@loopback.invalid",
+    "GIT_COMMITTER_NAME": "loopback-hub",
+    "GIT_COMMITTER_EMAIL": "hub@loopback.invalid",
 }
-GITATTRIBUTES = b"".join(f"*.{ext} filter=lfs diff=lfs merge=lfs -text\n".encode() for ext in ("parquet", "arrow", "wav"))
+GITATTRIBUTES = b"".join(
+    f"*.{ext} filter=lfs diff=lfs merge=lfs -text\n".encode() for ext in ("parquet", "arrow", "wav")
+)
 REPO = r"/api/(?P<repo_type>models|datasets|spaces)/(?P<repo_id>[^/]+/[^/]+)"
 ROUTES = [  # (method, path pattern, handler name)
     ("POST", r"/api/repos/create", "create_repo"),
@@ -43,7 +48,9 @@ ROUTES = [  # (method, path pattern, handler name)
 
 
 class HubError(Exception):
-    def __init__(self, status: int, message: str, code: str | None = None, extra: dict | None = None):
+    def __init__(
+        self, status: int, message: str, code: str | None = None, extra: dict | None = None
+    ):
         super().__init__(message)
         self.status, self.message, self.code, self.extra = status, message, code, extra or {}
 
@@ -83,12 +90,23 @@ class LoopbackHub(ThreadingHTTPServer):
         self.endpoint = f"http://127.0.0.1:{self.server_address[1]}"
         self.requests: list[tuple[str, str, int]] = []
         self.lock = threading.Lock()  # repo creation, commits and tags change refs one at a time
-        self.body_delay_s = 0.0  # > 0: read request bodies 16 KiB at a time with this pause (a slow link)
-        self.large_body_started = threading.Event()  # set when a slow read of a body over 1 MB begins
+        self.body_delay_s = (
+            0.0  # > 0: read request bodies 16 KiB at a time with this pause (a slow link)
+        )
+        self.large_body_started = (
+            threading.Event()
+        )  # set when a slow read of a body over 1 MB begins
 
-    def git(self, repo: Path, *args: str, input: bytes | None = None, env: dict | None = None) -> str:
-        done = subprocess.run(["git", "--git-dir", str(repo), *args], input=input, capture_output=True,
-                              env={**os.environ, **GIT_ENV, **(env or {})}, check=True)
+    def git(
+        self, repo: Path, *args: str, input: bytes | None = None, env: dict | None = None
+    ) -> str:
+        done = subprocess.run(
+            ["git", "--git-dir", str(repo), *args],
+            input=input,
+            capture_output=True,
+            env={**os.environ, **GIT_ENV, **(env or {})},
+            check=True,
+        )
         return done.stdout.decode().strip()
 
     def repo_path(self, repo_type: str, repo_id: str, must_exist: bool = True) -> Path:
@@ -111,23 +129,39 @@ class LoopbackHub(ThreadingHTTPServer):
 
     def create_repo(self, body, query):
         repo_type = (body.get("type") or "model") + "s"
-        repo_id = f"{body['organization']}/{body['name']}" if body.get("organization") else f"user/{body['name']}"
+        repo_id = (
+            f"{body['organization']}/{body['name']}"
+            if body.get("organization")
+            else f"user/{body['name']}"
+        )
         prefix = "" if repo_type == "models" else f"{repo_type}/"
         url = f"{self.endpoint}/{prefix}{repo_id}"
         repo = self.repo_path(repo_type, repo_id, must_exist=False)
         with self.lock:
             if repo.exists():
                 # the client reads the url from this 409 when exist_ok=True
-                raise HubError(409, f"You already created this {repo_type[:-1]} repo", extra={"url": url})
-            subprocess.run(["git", "init", "--quiet", "--bare", "--initial-branch=main", str(repo)], check=True,
-                           capture_output=True, env={**os.environ, **GIT_ENV})
-            self.write_commit(repo, None, "initial commit", "", {".gitattributes": GITATTRIBUTES}, [])
+                raise HubError(
+                    409, f"You already created this {repo_type[:-1]} repo", extra={"url": url}
+                )
+            subprocess.run(
+                ["git", "init", "--quiet", "--bare", "--initial-branch=main", str(repo)],
+                check=True,
+                capture_output=True,
+                env={**os.environ, **GIT_ENV},
+            )
+            self.write_commit(
+                repo, None, "initial commit", "", {".gitattributes": GITATTRIBUTES}, []
+            )
         return {"url": url, "name": repo_id, "id": repo_id}
 
     def validate_yaml(self, body, query):
         errors = card_errors(body.get("content", ""))
         if errors:
-            raise HubError(400, "Invalid metadata in README.md", extra={"errors": [{"message": e} for e in errors]})
+            raise HubError(
+                400,
+                "Invalid metadata in README.md",
+                extra={"errors": [{"message": e} for e in errors]},
+            )
         return {"errors": [], "warnings": []}
 
     def preupload(self, body, query, repo_type, repo_id, rev):
@@ -135,8 +169,15 @@ class LoopbackHub(ThreadingHTTPServer):
         head = self.resolve(repo, rev)
         # `oid` (the blob id already at that path) is what lets the client drop unchanged files: it compares it with
         # the git blob id of its own bytes. `shouldIgnore` is for .gitignore'd files, which still yield a commit.
-        files = [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False,
-                  "oid": self.blob_oid(repo, head, f["path"])} for f in body["files"]]
+        files = [
+            {
+                "path": f["path"],
+                "uploadMode": "regular",
+                "shouldIgnore": False,
+                "oid": self.blob_oid(repo, head, f["path"]),
+            }
+            for f in body["files"]
+        ]
         return {"files": files, "commitOid": head}
 
     def commit(self, body, query, repo_type, repo_id, rev):
@@ -153,7 +194,10 @@ class LoopbackHub(ThreadingHTTPServer):
             elif key in ("deletedFile", "deletedFolder"):
                 deleted.append(value["path"].rstrip("/"))
             else:
-                raise HubError(400, f"Unsupported commit operation {key!r} (the loopback hub answers uploadMode 'regular')")
+                raise HubError(
+                    400,
+                    f"Unsupported commit operation {key!r} (the loopback hub answers uploadMode 'regular')",
+                )
         if header is None:
             raise HubError(400, "The commit payload has no header line")
         with self.lock:
@@ -161,13 +205,33 @@ class LoopbackHub(ThreadingHTTPServer):
             parent = header.get("parentCommit")
             if parent and not head.startswith(parent.lower()):
                 raise HubError(412, "A commit has happened since. Please refresh and try again.")
-            oid = self.write_commit(repo, head, header["summary"], header.get("description", ""), added, deleted, branch=rev)
+            oid = self.write_commit(
+                repo,
+                head,
+                header["summary"],
+                header.get("description", ""),
+                added,
+                deleted,
+                branch=rev,
+            )
         prefix = "" if repo_type == "models" else f"/{repo_type}"
-        return {"success": True, "commitOid": oid, "commitUrl": f"{self.endpoint}{prefix}/{repo_id}/commit/{oid}",
-                "pullRequestUrl": None}
+        return {
+            "success": True,
+            "commitOid": oid,
+            "commitUrl": f"{self.endpoint}{prefix}/{repo_id}/commit/{oid}",
+            "pullRequestUrl": None,
+        }
 
-    def write_commit(self, repo: Path, head: str | None, summary: str, description: str, added: dict, deleted: list,
-                     branch: str = "main") -> str:
+    def write_commit(
+        self,
+        repo: Path,
+        head: str | None,
+        summary: str,
+        description: str,
+        added: dict,
+        deleted: list,
+        branch: str = "main",
+    ) -> str:
         """Builds the new tree in a private index and moves the branch only if it still points at `head`."""
         index = {"GIT_INDEX_FILE": str(repo / f"index-{threading.get_ident()}")}
         try:
@@ -175,17 +239,30 @@ class LoopbackHub(ThreadingHTTPServer):
             for path in deleted:
                 listed = self.git(repo, "ls-files", "-z", "--", path, env=index).split("\0")
                 if not [p for p in listed if p]:
-                    raise HubError(404, f"A file with this name doesn't exist: {path}", "EntryNotFound")
-                self.git(repo, "update-index", "--force-remove", "-z", "--stdin", input="\0".join(listed).encode(),
-                         env=index)
+                    raise HubError(
+                        404, f"A file with this name doesn't exist: {path}", "EntryNotFound"
+                    )
+                self.git(
+                    repo,
+                    "update-index",
+                    "--force-remove",
+                    "-z",
+                    "--stdin",
+                    input="\0".join(listed).encode(),
+                    env=index,
+                )
             for path, content in added.items():
                 blob = self.git(repo, "hash-object", "-w", "--stdin", input=content)
-                self.git(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=index)
+                self.git(
+                    repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=index
+                )
             tree = self.git(repo, "write-tree", env=index)
         finally:
             Path(index["GIT_INDEX_FILE"]).unlink(missing_ok=True)
         message = summary + (f"\n\n{description}" if description else "")
-        oid = self.git(repo, "commit-tree", tree, *(["-p", head] if head else []), input=message.encode())
+        oid = self.git(
+            repo, "commit-tree", tree, *(["-p", head] if head else []), input=message.encode()
+        )
         self.git(repo, "update-ref", f"refs/heads/{branch}", oid, head or "0" * 40)
         return oid
 
@@ -202,13 +279,22 @@ class LoopbackHub(ThreadingHTTPServer):
 
     def refs(self, body, query, repo_type, repo_id):
         repo = self.repo_path(repo_type, repo_id)
-        groups = {"refs/heads/": "branches", "refs/tags/": "tags", "refs/convert/": "converts", "refs/pr/": "pullRequests"}
+        groups = {
+            "refs/heads/": "branches",
+            "refs/tags/": "tags",
+            "refs/convert/": "converts",
+            "refs/pr/": "pullRequests",
+        }
         answer = {group: [] for group in groups.values()}
-        for line in self.git(repo, "for-each-ref", "--format=%(refname) %(objectname) %(*objectname)").splitlines():
+        for line in self.git(
+            repo, "for-each-ref", "--format=%(refname) %(objectname) %(*objectname)"
+        ).splitlines():
             ref, target, peeled = (line.split() + [""])[:3]
             prefix = next((p for p in groups if ref.startswith(p)), None)
             if prefix:
-                answer[groups[prefix]].append({"name": ref[len(prefix):], "ref": ref, "targetCommit": peeled or target})
+                answer[groups[prefix]].append(
+                    {"name": ref[len(prefix) :], "ref": ref, "targetCommit": peeled or target}
+                )
         if "include_prs" not in query:
             del answer["pullRequests"]
         return answer
@@ -216,15 +302,34 @@ class LoopbackHub(ThreadingHTTPServer):
     def repo_info(self, body, query, repo_type, repo_id, rev=None):
         repo = self.repo_path(repo_type, repo_id)
         sha = self.resolve(repo, rev or "main")
-        entries = [line.split("\t", 1) for line in self.git(repo, "ls-tree", "-r", "-l", "-z", sha).split("\0") if line]
-        date = datetime.fromtimestamp(int(self.git(repo, "show", "-s", "--format=%ct", sha)), timezone.utc)
+        entries = [
+            line.split("\t", 1)
+            for line in self.git(repo, "ls-tree", "-r", "-l", "-z", sha).split("\0")
+            if line
+        ]
+        date = datetime.fromtimestamp(
+            int(self.git(repo, "show", "-s", "--format=%ct", sha)), timezone.utc
+        )
         # `?blobs=true` (files_metadata=True) adds each file's git blob id and size, as the Hub does
         blobs = "blobs" in query
-        siblings = [{"rfilename": path, **({"blobId": info.split()[2], "size": int(info.split()[3])} if blobs else {})}
-                    for info, path in entries]
-        return {"id": repo_id, "author": repo_id.split("/")[0], "sha": sha, "private": False, "disabled": False,
-                "gated": False, "lastModified": date.strftime("%Y-%m-%dT%H:%M:%S.000Z"), "tags": [], "siblings": siblings}
-
+        siblings = [
+            {
+                "rfilename": path,
+                **({"blobId": info.split()[2], "size": int(info.split()[3])} if blobs else {}),
+            }
+            for info, path in entries
+        ]
+        return {
+            "id": repo_id,
+            "author": repo_id.split("/")[0],
+            "sha": sha,
+            "private": False,
+            "disabled": False,
+            "gated": False,
+            "lastModified": date.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+            "tags": [],
+            "siblings": siblings,
+        }
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -236,7 +341,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         self.dispatch("POST")
 
-    def do_HEAD(self):  # not served, but logged like every request (tests check that nothing was asked)
+    def do_HEAD(
+        self,
+    ):  # not served, but logged like every request (tests check that nothing was asked)
         self.dispatch("HEAD")
 
     def dispatch(self, method: str):
@@ -246,8 +353,15 @@ class _Handler(BaseHTTPRequestHandler):
             for route_method, pattern, name in ROUTES:
                 match = re.fullmatch(pattern, url.path)
                 if route_method == method and match:
-                    groups = {key: unquote(value) for key, value in match.groupdict().items() if value is not None}
-                    self.answer(200, getattr(self.server, name)(self.read_body(), parse_qs(url.query), **groups))
+                    groups = {
+                        key: unquote(value)
+                        for key, value in match.groupdict().items()
+                        if value is not None
+                    }
+                    self.answer(
+                        200,
+                        getattr(self.server, name)(self.read_body(), parse_qs(url.query), **groups),
+                    )
                     return
             raise HubError(404, f"The loopback hub has no endpoint {method} {url.path}")
         except HubError as err:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import read_lmms_samples, run_cli, run_lmms_eval
+
 from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
 from symphony_bench.plugin.core.dataset_source import pinned_dataset
 
@@ -44,19 +44,35 @@ READ_BACK = textwrap.dedent("""
 
 
 def local_rows(folder: Path) -> list[dict]:
-    completed = subprocess.run([sys.executable, "-c", READ_BACK, str(folder), "-"], capture_output=True, text=True, check=True)
+    completed = subprocess.run(
+        [sys.executable, "-c", READ_BACK, str(folder), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(completed.stdout)
 
 
 def hub_rows(hub, repo: str, revision: str) -> list[dict]:
-    completed = subprocess.run([sys.executable, "-c", READ_BACK, repo, revision], capture_output=True, text=True,
-                               env=hub.env(token=False), timeout=300)
+    completed = subprocess.run(
+        [sys.executable, "-c", READ_BACK, repo, revision],
+        capture_output=True,
+        text=True,
+        env=hub.env(token=False),
+        timeout=300,
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     return json.loads(completed.stdout)
 
 
-def publish(hub, folder: Path, repo: str, *extra: str, token: str | bool = True, cwd: Path) -> subprocess.CompletedProcess:
-    return run_cli([SYMPHONY_BENCH, "publish", str(folder), "--repo-id", repo, *extra], cwd=cwd, env=hub.env(write=True, token=token))
+def publish(
+    hub, folder: Path, repo: str, *extra: str, token: str | bool = True, cwd: Path
+) -> subprocess.CompletedProcess:
+    return run_cli(
+        [SYMPHONY_BENCH, "publish", str(folder), "--repo-id", repo, *extra],
+        cwd=cwd,
+        env=hub.env(write=True, token=token),
+    )
 
 
 def published_commit(completed: subprocess.CompletedProcess) -> str:
@@ -80,8 +96,14 @@ def audio_sets(tmp_path_factory) -> tuple[Path, Path]:
 def test_publish_load_at_the_tag_republish_and_a_new_revision(loopback_hub, audio_sets, tmp_path):
     first, second = audio_sets
     repo = "symphony-bench-test/audio"
-    v1 = published_commit(published := publish(loopback_hub, first, repo, "--revision", "v1", cwd=tmp_path))
-    assert f"repo {repo}" in published.stdout and "(new commit)" in published.stdout and "tag v1" in published.stdout
+    v1 = published_commit(
+        published := publish(loopback_hub, first, repo, "--revision", "v1", cwd=tmp_path)
+    )
+    assert (
+        f"repo {repo}" in published.stdout
+        and "(new commit)" in published.stdout
+        and "tag v1" in published.stdout
+    )
     expected_v1 = local_rows(first)
     assert hub_rows(loopback_hub, repo, "v1") == expected_v1
 
@@ -98,16 +120,24 @@ def test_publish_load_at_the_tag_republish_and_a_new_revision(loopback_hub, audi
 
     # changed data under an existing tag: refused before committing
     refused = publish(loopback_hub, first, repo, "--revision", "v2", cwd=tmp_path)
-    assert refused.returncode == 2 and "tag 'v2' already exists" in refused.stderr and "Nothing was committed" in refused.stderr
+    assert (
+        refused.returncode == 2
+        and "tag 'v2' already exists" in refused.stderr
+        and "Nothing was committed" in refused.stderr
+    )
     assert head(loopback_hub, repo) == v2
 
 
-def test_a_task_loads_the_pinned_revision_through_the_hub_client_and_records_the_commit(loopback_hub, audio_sets, tmp_path):
+def test_a_task_loads_the_pinned_revision_through_the_hub_client_and_records_the_commit(
+    loopback_hub, audio_sets, tmp_path
+):
     """The audio task's own loader, with SYMPHONY_AUDIO = repo@tag, in a fresh process: same docs as from the
     local folder, and the repo, revision and resolved commit recorded; then offline from the warm cache."""
     first, _ = audio_sets
     repo = "symphony-bench-test/audio-for-task"
-    commit = published_commit(publish(loopback_hub, first, repo, "--revision", "v1.0", cwd=tmp_path))
+    commit = published_commit(
+        publish(loopback_hub, first, repo, "--revision", "v1.0", cwd=tmp_path)
+    )
     script = textwrap.dedent("""
         import json, os, sys
         from symphony_bench.plugin.symphony_bias import multimodal
@@ -116,23 +146,46 @@ def test_a_task_loads_the_pinned_revision_through_the_hub_client_and_records_the
         print(json.dumps([{key: doc[key] for key in keep} for doc in docs]))
     """)
     env = loopback_hub.env(token=False)
-    online = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                            env={**env, "SYMPHONY_AUDIO": f"{repo}@v1.0"})
+    online = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**env, "SYMPHONY_AUDIO": f"{repo}@v1.0"},
+    )
     assert online.returncode == 0, online.stderr[-3000:]
     docs = json.loads(online.stdout)
-    assert {(doc["dataset_repo"], doc["dataset_revision"], doc["dataset_commit"]) for doc in docs} == {(repo, "v1.0", commit)}
-    local = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                           env={**env, "SYMPHONY_AUDIO": str(first), "HF_HUB_OFFLINE": "1"})
+    assert {
+        (doc["dataset_repo"], doc["dataset_revision"], doc["dataset_commit"]) for doc in docs
+    } == {(repo, "v1.0", commit)}
+    local = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**env, "SYMPHONY_AUDIO": str(first), "HF_HUB_OFFLINE": "1"},
+    )
     assert local.returncode == 0, local.stderr[-3000:]
-    strip = lambda rows: [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]  # noqa: E731
+    strip = lambda rows: [
+        {k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows
+    ]  # noqa: E731
     assert strip(json.loads(local.stdout)) == strip(docs)
 
     # offline, same HF_HOME: the warm cache answers and nothing is asked of the endpoint (the write
     # server, which logs every request, stands in for it)
     asked = len(loopback_hub.server.requests)
-    offline = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                             env={**env, "SYMPHONY_AUDIO": f"{repo}@v1.0", "HF_HUB_OFFLINE": "1",
-                                  "HF_ENDPOINT": loopback_hub.write_endpoint})
+    offline = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={
+            **env,
+            "SYMPHONY_AUDIO": f"{repo}@v1.0",
+            "HF_HUB_OFFLINE": "1",
+            "HF_ENDPOINT": loopback_hub.write_endpoint,
+        },
+    )
     assert offline.returncode == 0, offline.stderr[-3000:]
     assert json.loads(offline.stdout) == docs
     assert loopback_hub.server.requests[asked:] == []
@@ -141,48 +194,81 @@ def test_a_task_loads_the_pinned_revision_through_the_hub_client_and_records_the
 def test_the_text_set_round_trips_and_the_text_task_makes_the_same_docs(loopback_hub, tmp_path):
     folder = symphony_bias_text.build(tmp_path / "text")
     repo = "symphony-bench-test/text"
-    commit = published_commit(publish(loopback_hub, folder, repo, "--revision", "v1.0", cwd=tmp_path))
+    commit = published_commit(
+        publish(loopback_hub, folder, repo, "--revision", "v1.0", cwd=tmp_path)
+    )
     script = textwrap.dedent("""
         import json, sys
         from symphony_bench.plugin.symphony_bias import text
         docs = text.load_dataset(subset="mini", **dict(arg.split("=", 1) for arg in sys.argv[1:]))["test"]
         print(json.dumps(docs.to_list()))
     """)
-    from_hub = subprocess.run([sys.executable, "-c", script, f"text={repo}@v1.0"], capture_output=True, text=True,
-                              timeout=300, env=loopback_hub.env(token=False))
+    from_hub = subprocess.run(
+        [sys.executable, "-c", script, f"text={repo}@v1.0"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=loopback_hub.env(token=False),
+    )
     assert from_hub.returncode == 0, from_hub.stderr[-3000:]
-    embedded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                              env={**loopback_hub.env(token=False), "HF_HUB_OFFLINE": "1"})
+    embedded = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**loopback_hub.env(token=False), "HF_HUB_OFFLINE": "1"},
+    )
     assert "using the data embedded in the package" in embedded.stderr
     hub_docs, embedded_docs = json.loads(from_hub.stdout), json.loads(embedded.stdout)
     assert {(d["dataset_repo"], d["dataset_commit"]) for d in hub_docs} == {(repo, commit)}
     assert {d["dataset_repo"] for d in embedded_docs} == {"embedded"}
-    strip = lambda rows: [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]  # noqa: E731
+    strip = lambda rows: [
+        {k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows
+    ]  # noqa: E731
     assert strip(hub_docs) == strip(embedded_docs) and len(hub_docs) == 5 * 23
 
 
 def test_a_bad_token_is_a_clear_error_that_never_shows_the_token(loopback_hub, tmp_path):
     folder = symphony_bias_text.build(tmp_path / "text")
     bad = "hf_not_the_right_token_1234567890"
-    completed = publish(loopback_hub, folder, "symphony-bench-test/bad-token", "--token", bad, token=False, cwd=tmp_path)
+    completed = publish(
+        loopback_hub,
+        folder,
+        "symphony-bench-test/bad-token",
+        "--token",
+        bad,
+        token=False,
+        cwd=tmp_path,
+    )
     assert completed.returncode == 2
     assert "the Hub answered 401" in completed.stderr and "check the token" in completed.stderr
-    assert bad not in completed.stdout + completed.stderr and loopback_hub.token not in completed.stdout + completed.stderr
+    assert (
+        bad not in completed.stdout + completed.stderr
+        and loopback_hub.token not in completed.stdout + completed.stderr
+    )
     assert "Traceback" not in completed.stderr
 
 
-def test_a_malformed_card_or_foreign_folder_is_refused_before_anything_is_sent(loopback_hub, tmp_path):
+def test_a_malformed_card_or_foreign_folder_is_refused_before_anything_is_sent(
+    loopback_hub, tmp_path
+):
     folder = symphony_bias_text.build(tmp_path / "text")
     card = folder / "README.md"
     card.write_text(card.read_text().replace("configs:\n", "configs: [\n", 1))
     sent = len(loopback_hub.server.requests)
     completed = publish(loopback_hub, folder, "symphony-bench-test/malformed", cwd=tmp_path)
-    assert completed.returncode == 2 and "README.md: the card's YAML does not parse" in completed.stderr
+    assert (
+        completed.returncode == 2
+        and "README.md: the card's YAML does not parse" in completed.stderr
+    )
     foreign = tmp_path / "foreign"
     shutil.copytree(folder, foreign)
     (foreign / ".symphony-bench-build").unlink()
     completed = publish(loopback_hub, foreign, "symphony-bench-test/malformed", cwd=tmp_path)
-    assert completed.returncode == 2 and "not a folder written by `symphony-bench build`" in completed.stderr
+    assert (
+        completed.returncode == 2
+        and "not a folder written by `symphony-bench build`" in completed.stderr
+    )
     assert len(loopback_hub.server.requests) == sent
 
 
@@ -197,46 +283,81 @@ def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_set
     logged = len(loopback_hub.server.requests)
     loopback_hub.server.large_body_started.clear()
     try:
-        process = subprocess.Popen([SYMPHONY_BENCH, "publish", str(large), "--repo-id", repo], cwd=tmp_path,
-                                   env=loopback_hub.env(write=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            [SYMPHONY_BENCH, "publish", str(large), "--repo-id", repo],
+            cwd=tmp_path,
+            env=loopback_hub.env(write=True),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert loopback_hub.server.large_body_started.wait(timeout=120), process.communicate()
         time.sleep(0.5)  # the commit body is on its way
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=60)
         assert process.returncode == 143 and "no partial Hub commit" in stderr, stderr[-2000:]
-        deadline = time.monotonic() + 120  # the server drains what the socket buffered, then finds the body short
-        while not (commits := [status for _, path, status in loopback_hub.server.requests[logged:] if path.endswith("/commit/main")]):
+        deadline = (
+            time.monotonic() + 120
+        )  # the server drains what the socket buffered, then finds the body short
+        while not (
+            commits := [
+                status
+                for _, path, status in loopback_hub.server.requests[logged:]
+                if path.endswith("/commit/main")
+            ]
+        ):
             assert time.monotonic() < deadline
             time.sleep(0.2)
     finally:
         loopback_hub.server.body_delay_s = 0.0
     assert commits == [400]
     assert head(loopback_hub, repo) == before
-    after = published_commit(publish(loopback_hub, second, repo, cwd=tmp_path))  # and the next publish goes through
+    after = published_commit(
+        publish(loopback_hub, second, repo, cwd=tmp_path)
+    )  # and the next publish goes through
     assert after != before
 
 
-def test_an_lmms_eval_run_without_options_loads_the_pinned_revision_and_records_it(loopback_hub, audio_sets, tmp_path):
+def test_an_lmms_eval_run_without_options_loads_the_pinned_revision_and_records_it(
+    loopback_hub, audio_sets, tmp_path
+):
     """Published as the YAML's own pin, the audio task needs no option: lmms-eval fetches it through the Hub
     client, the results file records the pin and every record the commit it resolved to."""
     first, _ = audio_sets
     pin = pinned_dataset("lmms_eval/symphony_bias_multimodal/_audio_likert_yaml")
-    commit = published_commit(publish(loopback_hub, first, pin.repo_id, "--revision", pin.revision, cwd=tmp_path))
-    env = {key: value for key, value in loopback_hub.env(token=False).items() if key != "SYMPHONY_AUDIO"}
+    commit = published_commit(
+        publish(loopback_hub, first, pin.repo_id, "--revision", pin.revision, cwd=tmp_path)
+    )
+    env = {
+        key: value
+        for key, value in loopback_hub.env(token=False).items()
+        if key != "SYMPHONY_AUDIO"
+    }
     output = tmp_path / "run"
     task = "symphony_bias_audio_recognition"
     responses = tmp_path / "responses.jsonl"
-    responses.write_text("".join(json.dumps({"task": task, "doc_id": k, "response": "harp"}) + "\n" for k in range(22)))
+    responses.write_text(
+        "".join(
+            json.dumps({"task": task, "doc_id": k, "response": "harp"}) + "\n" for k in range(22)
+        )
+    )
     completed = run_lmms_eval("symphony_replay", f"responses={responses}", task, output, env)
     assert any(output.rglob("*_results.json")), completed.stderr[-4000:]
     configs = json.loads(next(output.rglob("*_results.json")).read_text())["configs"]
-    assert (configs[task]["metadata"]["dataset_repo"], configs[task]["metadata"]["dataset_revision"]) == (pin.repo_id, pin.revision)
+    assert (
+        configs[task]["metadata"]["dataset_repo"],
+        configs[task]["metadata"]["dataset_revision"],
+    ) == (pin.repo_id, pin.revision)
     records = [sample["recognition_accuracy"] for sample in read_lmms_samples(output, task)]
     assert len(records) == 22  # one clip per instrument
-    assert {(r["dataset_repo"], r["dataset_revision"], r["dataset_commit"]) for r in records} == {(pin.repo_id, pin.revision, commit)}
+    assert {(r["dataset_repo"], r["dataset_revision"], r["dataset_commit"]) for r in records} == {
+        (pin.repo_id, pin.revision, commit)
+    }
 
 
-def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the_pin(loopback_hub, tmp_path):
+def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the_pin(
+    loopback_hub, tmp_path
+):
     """The archive (CSV configs, audio files) and the five grounding configs; the grounding loader, with no
     option, reads the YAML's pinned repo at its tag: the same rows as the local build."""
     from symphony_bench.hub_upload import openmic, synthmic
@@ -244,9 +365,15 @@ def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the
     archive = synthmic.build(tmp_path / "synthmic", clips=60, seed=7)
     benchmark = tmp_path / "benchmark"
     openmic.build(archive, benchmark, seed=0)
-    published_commit(publish(loopback_hub, archive, "symphony-bench-test/synthmic", "--revision", "v1", cwd=tmp_path))
+    published_commit(
+        publish(
+            loopback_hub, archive, "symphony-bench-test/synthmic", "--revision", "v1", cwd=tmp_path
+        )
+    )
     pin = pinned_dataset("lmms_eval/instrument_grounding/_grounding_common_yaml")
-    commit = published_commit(publish(loopback_hub, benchmark, pin.repo_id, "--revision", pin.revision, cwd=tmp_path))
+    commit = published_commit(
+        publish(loopback_hub, benchmark, pin.repo_id, "--revision", pin.revision, cwd=tmp_path)
+    )
     script = textwrap.dedent("""
         import json, sys
         import datasets
@@ -258,9 +385,15 @@ def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the
             docs = tasks.task_docs("binary").remove_columns("audio")
             print(json.dumps(docs.to_list()))
     """)
+
     def run(what: str, **env) -> list[dict]:
-        completed = subprocess.run([sys.executable, "-c", script, what], capture_output=True, text=True, timeout=300,
-                                   env={**loopback_hub.env(token=False), **env})
+        completed = subprocess.run(
+            [sys.executable, "-c", script, what],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**loopback_hub.env(token=False), **env},
+        )
         assert completed.returncode == 0, completed.stderr[-3000:]
         return json.loads(completed.stdout)
 
@@ -268,22 +401,55 @@ def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the
         assert len(run("labels")) == sum(1 for _ in handle) - 1
     from_hub = run("binary")
     local = run("binary", SYMPHONY_GROUNDING=str(benchmark), HF_HUB_OFFLINE="1")
-    assert {(d["dataset_repo"], d["dataset_revision"], d["dataset_commit"]) for d in from_hub} == {(pin.repo_id, pin.revision, commit)}
-    strip = lambda rows: [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]  # noqa: E731
+    assert {(d["dataset_repo"], d["dataset_revision"], d["dataset_commit"]) for d in from_hub} == {
+        (pin.repo_id, pin.revision, commit)
+    }
+    strip = lambda rows: [
+        {k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows
+    ]  # noqa: E731
     assert strip(from_hub) == strip(local) and len(local) > 0
 
     # a set published without a config: `tasks-path --grounding repo@tag` trims the group as for a folder
     sparse = shutil.copytree(benchmark, tmp_path / "sparse")
     shutil.rmtree(sparse / "data" / "multilabel_30s")
     card = (sparse / "README.md").read_text()
-    (sparse / "README.md").write_text(card.replace(
-        "- config_name: multilabel_30s\n  data_files:\n  - split: test\n    path: data/multilabel_30s/test-*.parquet\n", ""))
-    published_commit(publish(loopback_hub, sparse, "symphony-bench-test/grounding-sparse", "--revision", "v1", cwd=tmp_path))
-    trimmed = run_cli([SYMPHONY_BENCH, "tasks-path", "--harness", "lmms-eval", "--grounding",
-                       "symphony-bench-test/grounding-sparse@v1"], cwd=tmp_path,
-                      env={**loopback_hub.env(token=False), "SYMPHONY_BENCH_CACHE": str(tmp_path / "cache")})
-    assert trimmed.returncode == 0 and "has no data for grounding_multilabel_30s" in trimmed.stderr, trimmed.stderr
-    assert "grounding_multilabel_30s" not in (Path(trimmed.stdout.strip()) / "instrument_grounding" / "instrument_grounding.yaml").read_text()
+    (sparse / "README.md").write_text(
+        card.replace(
+            "- config_name: multilabel_30s\n  data_files:\n  - split: test\n    path: data/multilabel_30s/test-*.parquet\n",
+            "",
+        )
+    )
+    published_commit(
+        publish(
+            loopback_hub,
+            sparse,
+            "symphony-bench-test/grounding-sparse",
+            "--revision",
+            "v1",
+            cwd=tmp_path,
+        )
+    )
+    trimmed = run_cli(
+        [
+            SYMPHONY_BENCH,
+            "tasks-path",
+            "--harness",
+            "lmms-eval",
+            "--grounding",
+            "symphony-bench-test/grounding-sparse@v1",
+        ],
+        cwd=tmp_path,
+        env={**loopback_hub.env(token=False), "SYMPHONY_BENCH_CACHE": str(tmp_path / "cache")},
+    )
+    assert (
+        trimmed.returncode == 0 and "has no data for grounding_multilabel_30s" in trimmed.stderr
+    ), trimmed.stderr
+    assert (
+        "grounding_multilabel_30s"
+        not in (
+            Path(trimmed.stdout.strip()) / "instrument_grounding" / "instrument_grounding.yaml"
+        ).read_text()
+    )
 
 
 def test_private_is_refused_for_an_existing_public_repo(loopback_hub, tmp_path):
@@ -292,5 +458,8 @@ def test_private_is_refused_for_an_existing_public_repo(loopback_hub, tmp_path):
     before = published_commit(publish(loopback_hub, folder, repo, cwd=tmp_path))
     (folder / "README.md").write_text((folder / "README.md").read_text() + "\nchanged\n")
     refused = publish(loopback_hub, folder, repo, "--private", cwd=tmp_path)
-    assert refused.returncode == 2 and "--private, but the repo exists and is public; nothing was sent" in refused.stderr
+    assert (
+        refused.returncode == 2
+        and "--private, but the repo exists and is public; nothing was sent" in refused.stderr
+    )
     assert head(loopback_hub, repo) == before

@@ -17,15 +17,27 @@ from symphony_bench.metrics.clustered import holm, one_way, t_inference, two_way
 RUNS = 2_000
 
 
-def one_way_cells(rng, runs: int, instruments: int, templates: int, per_template: int, icc: float, delta: float = 0.0):
+def one_way_cells(
+    rng,
+    runs: int,
+    instruments: int,
+    templates: int,
+    per_template: int,
+    icc: float,
+    delta: float = 0.0,
+):
     """(runs * instruments, templates) cell means of a male-minus-female difference: a template x
     instrument effect with intra-class correlation `icc`, and doc noise averaged over a template's docs."""
     effect = rng.normal(0.0, np.sqrt(icc), (runs * instruments, templates))
-    noise = rng.normal(0.0, np.sqrt(1.0 - icc), (runs * instruments, templates, per_template)).mean(axis=2)
+    noise = rng.normal(0.0, np.sqrt(1.0 - icc), (runs * instruments, templates, per_template)).mean(
+        axis=2
+    )
     return delta + effect + noise
 
 
-def crossed_cells(rng, runs, instruments, stimuli, templates, per_cell, stimulus_share, template_share, delta=0.0):
+def crossed_cells(
+    rng, runs, instruments, stimuli, templates, per_cell, stimulus_share, template_share, delta=0.0
+):
     """(runs * instruments, stimuli, templates) cells: clip (or image) effects crossed with template effects."""
     n = runs * instruments
     clip = rng.normal(0.0, np.sqrt(stimulus_share), (n, stimuli, 1))
@@ -44,7 +56,11 @@ def rates(estimate, variance, df, truth: float) -> tuple[float, float]:
 # binomial bounds at these counts are tighter than the 4-6% / 93-97% asked for
 @pytest.mark.parametrize(
     "design, templates, per_template, icc",
-    [("text, template ICC .1", 86, 3, 0.1), ("text, template ICC .3", 86, 3, 0.3), ("mini, 5 templates, ICC .3", 5, 3, 0.3)],
+    [
+        ("text, template ICC .1", 86, 3, 0.1),
+        ("text, template ICC .3", 86, 3, 0.3),
+        ("mini, 5 templates, ICC .3", 5, 3, 0.3),
+    ],
 )
 def test_template_clustered_test_holds_its_level_and_coverage(design, templates, per_template, icc):
     rng = np.random.default_rng(zlib.crc32(design.encode()))
@@ -52,7 +68,9 @@ def test_template_clustered_test_holds_its_level_and_coverage(design, templates,
     false_positive, _ = rates(*one_way(null), truth=0.0)
     planted = one_way_cells(rng, RUNS, 4, templates, per_template, icc, delta=0.2)
     _, coverage = rates(*one_way(planted), truth=0.2)
-    print(f"{design}: false-positive rate {false_positive:.4f}, coverage {coverage:.4f} over {RUNS * 4} tests")
+    print(
+        f"{design}: false-positive rate {false_positive:.4f}, coverage {coverage:.4f} over {RUNS * 4} tests"
+    )
     assert 0.04 <= false_positive <= 0.06 and 0.93 <= coverage <= 0.97
 
 
@@ -66,7 +84,9 @@ def test_crossed_test_holds_its_level_and_coverage(design, stimulus_share, templ
     false_positive, _ = rates(*two_way(null), truth=0.0)
     planted = crossed_cells(rng, RUNS, 2, 5, 86, 3, stimulus_share, template_share, delta=0.3)
     _, coverage = rates(*two_way(planted), truth=0.3)
-    print(f"{design} (5 clips x 86 templates): false-positive rate {false_positive:.4f}, coverage {coverage:.4f}")
+    print(
+        f"{design} (5 clips x 86 templates): false-positive rate {false_positive:.4f}, coverage {coverage:.4f}"
+    )
     assert 0.04 <= false_positive <= 0.06 and 0.93 <= coverage <= 0.97
 
 
@@ -75,7 +95,9 @@ def test_crossed_mini_design_errs_on_the_safe_side():
     than nominal (documented in the task README), never narrower."""
     rng = np.random.default_rng(55)
     false_positive, _ = rates(*two_way(crossed_cells(rng, RUNS, 2, 5, 5, 3, 0.1, 0.1)), truth=0.0)
-    _, coverage = rates(*two_way(crossed_cells(rng, RUNS, 2, 5, 5, 3, 0.1, 0.1, delta=0.3)), truth=0.3)
+    _, coverage = rates(
+        *two_way(crossed_cells(rng, RUNS, 2, 5, 5, 3, 0.1, 0.1, delta=0.3)), truth=0.3
+    )
     print(f"crossed mini: false-positive rate {false_positive:.4f}, coverage {coverage:.4f}")
     assert false_positive <= 0.06 and coverage >= 0.93
 
@@ -109,12 +131,18 @@ def test_one_way_equals_scipy_on_template_means_and_the_interval_agrees_with_the
 def naive_two_way(cells: np.ndarray) -> tuple[float, float]:
     """Method-of-moments variance of the grand mean of one balanced stimuli x templates table, with
     pandas group-bys and an explicit sum (an independent implementation of `two_way`)."""
-    frame = pd.DataFrame([(s, t, cells[s, t]) for s in range(cells.shape[0]) for t in range(cells.shape[1])],
-                         columns=["stimulus", "template", "y"])
+    frame = pd.DataFrame(
+        [(s, t, cells[s, t]) for s in range(cells.shape[0]) for t in range(cells.shape[1])],
+        columns=["stimulus", "template", "y"],
+    )
     n_s, n_t, grand = cells.shape[0], cells.shape[1], frame.y.mean()
     ms_s = n_t * ((frame.groupby("stimulus").y.mean() - grand) ** 2).sum() / (n_s - 1)
     ms_t = n_s * ((frame.groupby("template").y.mean() - grand) ** 2).sum() / (n_t - 1)
-    fitted = frame.groupby("stimulus").y.transform("mean") + frame.groupby("template").y.transform("mean") - grand
+    fitted = (
+        frame.groupby("stimulus").y.transform("mean")
+        + frame.groupby("template").y.transform("mean")
+        - grand
+    )
     ms_e = ((frame.y - fitted) ** 2).sum() / ((n_s - 1) * (n_t - 1))
     sigma_s, sigma_t = max(0.0, (ms_s - ms_e) / n_t), max(0.0, (ms_t - ms_e) / n_s)
     return grand, sigma_s / n_s + sigma_t / n_t + ms_e / (n_s * n_t)
@@ -131,23 +159,56 @@ def test_two_way_variance_equals_an_independent_method_of_moments():
 
 
 def test_holm_matches_a_hand_worked_example():
-    np.testing.assert_allclose(holm([0.01, 0.04, 0.03, np.nan, 0.005]), [0.03, 0.06, 0.06, np.nan, 0.02])
+    np.testing.assert_allclose(
+        holm([0.01, 0.04, 0.03, np.nan, 0.005]), [0.03, 0.06, 0.06, np.nan, 0.02]
+    )
 
 
-def doc_frame(rng, templates: int, instruments: int, per_template: int, crossed_stimuli: int = 0) -> pd.DataFrame:
+def doc_frame(
+    rng, templates: int, instruments: int, per_template: int, crossed_stimuli: int = 0
+) -> pd.DataFrame:
     rows = []
     for t in range(templates):
         for i in range(instruments):
             for s in range(max(crossed_stimuli, 1)):
                 for k in range(per_template):
-                    rows.append((f"t{t}-{k}", f"t{t}", f"i{i}", f"i{i}-c{s}", "male" if i % 2 else "female",
-                                 *rng.integers(1, 6, size=3), rng.random() > 0.1))
-    return pd.DataFrame(rows, columns=["scenario", "template", "instrument", "stimulus", "category", "m", "f", "nb", "valid"])
+                    rows.append(
+                        (
+                            f"t{t}-{k}",
+                            f"t{t}",
+                            f"i{i}",
+                            f"i{i}-c{s}",
+                            "male" if i % 2 else "female",
+                            *rng.integers(1, 6, size=3),
+                            rng.random() > 0.1,
+                        )
+                    )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "scenario",
+            "template",
+            "instrument",
+            "stimulus",
+            "category",
+            "m",
+            "f",
+            "nb",
+            "valid",
+        ],
+    )
 
 
 def frame_data(frame: pd.DataFrame, stimuli: bool) -> object:
-    return build_association_data(frame.scenario, frame.instrument, frame.category, frame[["m", "f", "nb"]].to_numpy(),
-                                  frame.valid, template_ids=frame.template, stimulus_ids=frame.stimulus if stimuli else None)
+    return build_association_data(
+        frame.scenario,
+        frame.instrument,
+        frame.category,
+        frame[["m", "f", "nb"]].to_numpy(),
+        frame.valid,
+        template_ids=frame.template,
+        stimulus_ids=frame.stimulus if stimuli else None,
+    )
 
 
 def test_analyse_tests_each_instrument_on_its_template_means():
@@ -167,7 +228,9 @@ def test_analyse_tests_each_instrument_on_its_template_means():
 
 
 def test_stimulus_designs_are_analysed_as_crossed():
-    frame = doc_frame(np.random.default_rng(11), templates=6, instruments=2, per_template=2, crossed_stimuli=3)
+    frame = doc_frame(
+        np.random.default_rng(11), templates=6, instruments=2, per_template=2, crossed_stimuli=3
+    )
     data = frame_data(frame, stimuli=True)
     assert data.crossed and analyse(data, n_boot=20).units == "templates x stimuli"
     assert np.all(np.isfinite(instrument_tests(data)["stderr"]))
@@ -188,7 +251,11 @@ def naive_bootstrap_stderr(frame: pd.DataFrame, n_boot: int, seed: int) -> dict[
         cells = valid.groupby(["instrument", "template"])[["m", "f", "nb"]].mean().reset_index()
         cells["w"] = cells.template.map(weights)
         gas = cells.groupby("instrument").apply(
-            lambda c: pd.Series({g: np.average(c[g], weights=c.w) - 1 / 3 for g in ("m", "f", "nb")}), include_groups=False)
+            lambda c: pd.Series(
+                {g: np.average(c[g], weights=c.w) - 1 / 3 for g in ("m", "f", "nb")}
+            ),
+            include_groups=False,
+        )
         sign = gas.index.map(lambda name: 1.0 if int(name[1:]) % 2 else -1.0)
         abs_ = (gas.m - gas.f) * np.asarray(sign)
         values["mean_abs"].append(abs_.mean())
@@ -215,14 +282,20 @@ def test_headline_interval_covers_the_mean_abs_in_the_mini_design():
     for run in range(RUNS):
         effect = rng.normal(0.0, 0.03, (templates, instruments))  # template x instrument effect
         share_m = 0.4 + signs * 0.05 + effect + rng.normal(0, 0.03, (3, templates, instruments))
-        shares = np.stack([share_m, 1.0 - share_m - 0.25, np.full_like(share_m, 0.25)], axis=-1).reshape(-1, 3)
+        shares = np.stack(
+            [share_m, 1.0 - share_m - 0.25, np.full_like(share_m, 0.25)], axis=-1
+        ).reshape(-1, 3)
         scenario = np.repeat([f"t{t}-{k}" for k in range(3) for t in range(templates)], instruments)
         template = np.repeat([f"t{t}" for k in range(3) for t in range(templates)], instruments)
         names = np.tile([f"i{i}" for i in range(instruments)], 3 * templates)
         categories = np.tile(["male", "female"] * 2, 3 * templates)
-        data = build_association_data(scenario, names, categories, shares, np.ones(len(names), bool), template_ids=template)
+        data = build_association_data(
+            scenario, names, categories, shares, np.ones(len(names), bool), template_ids=template
+        )
         low, high = analyse(data, n_boot=300, seed=run).headline["mean_abs_ci"]
-        covered += low <= 0.1 <= high  # true ABS: 0.15 (male-stereotyped) and 0.05 (female), mean 0.1
+        covered += (
+            low <= 0.1 <= high
+        )  # true ABS: 0.15 (male-stereotyped) and 0.05 (female), mean 0.1
     coverage = covered / RUNS
     print(f"mean ABS interval coverage, 5 templates: {coverage:.4f} over {RUNS} runs")
     assert 0.93 <= coverage <= 0.97

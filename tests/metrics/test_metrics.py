@@ -40,8 +40,12 @@ def random_run(rng, n_scenarios=30, invalid_share=0.1):
     categories = ["female"] * 7 + ["male"] * 8 + ["none"] * 7
     rows = []
     for s, (name, category) in itertools.product(range(n_scenarios), zip(instruments, categories)):
-        rows.append((f"s{s}", name, category, *rng.integers(1, 6, size=3), rng.random() >= invalid_share))
-    return pd.DataFrame(rows, columns=["scenario", "instrument", "category", "m", "f", "nb", "valid"])
+        rows.append(
+            (f"s{s}", name, category, *rng.integers(1, 6, size=3), rng.random() >= invalid_share)
+        )
+    return pd.DataFrame(
+        rows, columns=["scenario", "instrument", "category", "m", "f", "nb", "valid"]
+    )
 
 
 def independent_gas_abs(frame):
@@ -57,7 +61,11 @@ def independent_gas_abs(frame):
 
 def data_of(frame):
     return build_association_data(
-        frame.scenario, frame.instrument, frame.category, frame[["m", "f", "nb"]].to_numpy(), frame.valid
+        frame.scenario,
+        frame.instrument,
+        frame.category,
+        frame[["m", "f", "nb"]].to_numpy(),
+        frame.valid,
     )
 
 
@@ -70,8 +78,12 @@ def test_matches_independent_pandas_and_scipy_computation():
     np.testing.assert_allclose(result.abs, abs_.loc[order].to_numpy(), atol=1e-12)
     for k, name in enumerate(order):
         rows = valid[valid.instrument == name]
-        if result.categories[k] != "none":  # one doc per (scenario, instrument): the paired t-test of docs
-            assert result.p_value[k] == pytest.approx(stats.ttest_rel(rows.p_m, rows.p_f).pvalue, rel=1e-9)
+        if (
+            result.categories[k] != "none"
+        ):  # one doc per (scenario, instrument): the paired t-test of docs
+            assert result.p_value[k] == pytest.approx(
+                stats.ttest_rel(rows.p_m, rows.p_f).pvalue, rel=1e-9
+            )
         assert result.n_valid[k] == len(rows)
         assert result.n_invalid[k] == (~frame[frame.instrument == name].valid).sum()
     categorised = abs_.dropna()
@@ -105,7 +117,11 @@ def test_planted_effect_is_recovered_with_significance():
 
 def test_invalid_documents_are_excluded_and_counted():
     data = build_association_data(
-        ["s1", "s2", "s3"], ["harp"] * 3, ["female"] * 3, [[1, 5, 3], [0, 0, 0], [9, 9, 9]], [True, False, True]
+        ["s1", "s2", "s3"],
+        ["harp"] * 3,
+        ["female"] * 3,
+        [[1, 5, 3], [0, 0, 0], [9, 9, 9]],
+        [True, False, True],
     )
     result = analyse(data, n_boot=50)
     assert result.n_valid.tolist() == [2] and result.n_invalid.tolist() == [1]
@@ -113,11 +129,15 @@ def test_invalid_documents_are_excluded_and_counted():
 
 
 def test_instrument_with_no_valid_docs_gives_nan_not_a_crash():
-    data = build_association_data(["s1", "s1"], ["harp", "drums"], ["female", "male"], [[1, 2, 3], [0, 0, 0]], [True, False])
+    data = build_association_data(
+        ["s1", "s1"], ["harp", "drums"], ["female", "male"], [[1, 2, 3], [0, 0, 0]], [True, False]
+    )
     result = analyse(data, n_boot=20)
     k = result.instruments.index("drums")
     assert np.isnan(result.abs[k]) and np.all(np.isnan(result.abs_ci[k]))
-    assert result.headline["consistency_rate"] == 1.0  # harp: ABS = 2/6 - 1/6 > 0; drums has no valid doc
+    assert (
+        result.headline["consistency_rate"] == 1.0
+    )  # harp: ABS = 2/6 - 1/6 > 0; drums has no valid doc
 
 
 @pytest.mark.parametrize(
@@ -131,7 +151,13 @@ def test_instrument_with_no_valid_docs_gives_nan_not_a_crash():
     ],
 )
 def test_bad_inputs_raise_clear_errors(kwargs, message):
-    arguments = {"scenario_ids": ["s"], "instruments": ["harp"], "categories": ["female"], "scores": [[1, 2, 3]], "valid": [True]}
+    arguments = {
+        "scenario_ids": ["s"],
+        "instruments": ["harp"],
+        "categories": ["female"],
+        "scores": [[1, 2, 3]],
+        "valid": [True],
+    }
     arguments.update(kwargs)
     with pytest.raises(ValueError, match=message):
         build_association_data(**arguments)
@@ -139,7 +165,9 @@ def test_bad_inputs_raise_clear_errors(kwargs, message):
 
 def test_conflicting_categories_for_one_instrument_raise():
     with pytest.raises(ValueError, match="more than one stereotype category"):
-        build_association_data(["a", "b"], ["harp", "harp"], ["female", "male"], [[1, 2, 3]] * 2, [True, True])
+        build_association_data(
+            ["a", "b"], ["harp", "harp"], ["female", "male"], [[1, 2, 3]] * 2, [True, True]
+        )
 
 
 def test_normalise_scores_rows_sum_to_one():
@@ -168,12 +196,17 @@ def test_human_correlation_is_per_gender_with_a_fisher_interval_and_a_centred_po
 def test_a_shared_gender_gap_alone_gives_no_pooled_correlation_once_gender_means_are_removed():
     rng = np.random.default_rng(4)
     gap = np.array([0.05, 0.05, -0.1])  # model and humans share only "non-binary is rated lower"
-    model, human = gap + rng.normal(scale=0.01, size=(22, 3)), gap + rng.normal(scale=0.01, size=(22, 3))
+    model, human = (
+        gap + rng.normal(scale=0.01, size=(22, 3)),
+        gap + rng.normal(scale=0.01, size=(22, 3)),
+    )
     naive = stats.pearsonr(model.ravel(), human.ravel()).statistic
     result = human_correlation(model, human)
     assert naive > 0.8
     assert abs(result["pooled_gender_means_removed"]["pearson_r"]) < 0.3
     assert all(abs(result[g]["pearson_r"]) < 0.5 for g in ("male", "female", "non_binary"))
+
+
 def test_contextual_calibration_hand_example():
     from symphony_bench.metrics import contextual_calibration
 
@@ -192,18 +225,29 @@ def test_protocol_agreement_hand_example_and_empty_case():
     assert result["n"] == 4 and result["sign_agreement"] == 0.75
     interval = stats.binomtest(3, 4).proportion_ci(method="wilson")
     assert result["sign_agreement_ci"] == pytest.approx([interval.low, interval.high])
-    assert result["pearson_r"] == pytest.approx(stats.pearsonr([0.2, -0.1, 0.3, 0.05], [0.1, 0.2, 0.4, 0.01]).statistic)
+    assert result["pearson_r"] == pytest.approx(
+        stats.pearsonr([0.2, -0.1, 0.3, 0.05], [0.1, 0.2, 0.4, 0.01]).statistic
+    )
     empty = protocol_agreement([np.nan], [0.1])
     assert empty["n"] == 0 and np.isnan(empty["sign_agreement"])
 
 
 def test_aggregations_do_not_depend_on_record_order_as_after_a_data_parallel_gather():
-    from symphony_bench.plugin.symphony_bias.records import consistency_rate_stderr, invalid_rate, mean_abs, mean_abs_stderr, score_record
+    from symphony_bench.plugin.symphony_bias.records import (
+        consistency_rate_stderr,
+        invalid_rate,
+        mean_abs,
+        mean_abs_stderr,
+        score_record,
+    )
 
     frame = random_run(np.random.default_rng(12))
     records = [
-        score_record({"scenario_id": r.scenario, "instrument": r.instrument, "stereotype": r.category},
-                     [int(r.m), int(r.f), int(r.nb)], "" if r.valid else "no_json")
+        score_record(
+            {"scenario_id": r.scenario, "instrument": r.instrument, "stereotype": r.category},
+            [int(r.m), int(r.f), int(r.nb)],
+            "" if r.valid else "no_json",
+        )
         for r in frame.itertuples()
     ]
     shuffled = [records[k] for k in np.random.default_rng(0).permutation(len(records))]
@@ -220,16 +264,26 @@ def test_prior_adjusted_abs_removes_a_gender_preference_that_ignores_the_instrum
     scenarios = np.repeat([f"s{k}" for k in range(40)], 5)
     instruments = np.tile(["", "harp", "flute", "drums", "tuba"], 40)  # "" = the control doc
     categories = np.tile(["none", "female", "female", "male", "male"], 40)
-    scores = np.column_stack([rng.integers(4, 6, 200), rng.integers(1, 3, 200), rng.integers(2, 4, 200)])  # men favoured
-    data = build_association_data(scenarios, instruments, categories, scores, np.ones(200, bool), control=instruments == "")
+    scores = np.column_stack(
+        [rng.integers(4, 6, 200), rng.integers(1, 3, 200), rng.integers(2, 4, 200)]
+    )  # men favoured
+    data = build_association_data(
+        scenarios, instruments, categories, scores, np.ones(200, bool), control=instruments == ""
+    )
     raw, adjusted = analyse(data, n_boot=200), analyse(prior_adjusted(data), n_boot=200)
-    assert raw.headline["consistency_rate"] == 0.5 and raw.n_valid.sum() == 160  # control docs are not an instrument
+    assert (
+        raw.headline["consistency_rate"] == 0.5 and raw.n_valid.sum() == 160
+    )  # control docs are not an instrument
     assert np.all(np.abs(raw.abs) > 0.2)  # +: drums, tuba; -: harp, flute
-    assert abs(adjusted.headline["mean_abs"]) < 0.05 and adjusted.headline["n_significant_holm"] == 0
+    assert (
+        abs(adjusted.headline["mean_abs"]) < 0.05 and adjusted.headline["n_significant_holm"] == 0
+    )
     # by hand: the adjusted difference is the doc's male-minus-female share minus its scenario control's
     shares = scores / scores.sum(axis=1, keepdims=True)
     difference = (shares[:, 0] - shares[:, 1]).reshape(40, 5)
     harp = adjusted.instruments.index("harp")
-    assert adjusted.abs[harp] == pytest.approx(-np.mean(difference[:, 1] - difference[:, 0]), rel=1e-12)
+    assert adjusted.abs[harp] == pytest.approx(
+        -np.mean(difference[:, 1] - difference[:, 0]), rel=1e-12
+    )
     with pytest.raises(ValueError, match="control docs"):
         prior_adjusted(build_association_data(["s"], ["harp"], ["female"], [[1, 2, 3]], [True]))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats
+
 from symphony_bench.metrics import (
     analyse,
     build_association_data,
@@ -33,13 +34,20 @@ CATEGORIES = ("male", "female", "none", "male", "female", "female")
 
 def crossed_design(n_templates: int = 8, stimuli_per_instrument: int = 2):
     """Doc columns of a design with templates crossed with instruments' stimuli, two docs per cell."""
-    rows = [(t, i, f"i{i}s{s}", rep) for t in range(n_templates) for i in range(len(CATEGORIES))
-            for s in range(stimuli_per_instrument) for rep in range(2)]
+    rows = [
+        (t, i, f"i{i}s{s}", rep)
+        for t in range(n_templates)
+        for i in range(len(CATEGORIES))
+        for s in range(stimuli_per_instrument)
+        for rep in range(2)
+    ]
     templates, instruments, stimuli, reps = (np.array(column) for column in zip(*rows, strict=True))
     return templates, instruments, stimuli, reps
 
 
-def run_data(design, seed: int, template_effect: np.ndarray, shift: float = 0.0, invalid_share: float = 0.1):
+def run_data(
+    design, seed: int, template_effect: np.ndarray, shift: float = 0.0, invalid_share: float = 0.1
+):
     """One run: Likert-like scores with a template x instrument effect on the male score, shared by runs of one model,
     plus run-specific noise; `shift` moves every male-stereotyped instrument's male score."""
     templates, instruments, stimuli, _ = design
@@ -49,8 +57,14 @@ def run_data(design, seed: int, template_effect: np.ndarray, shift: float = 0.0,
     scores[:, 0] += template_effect[templates, instruments] + shift * (categories == "male")
     valid = rng.random(len(templates)) > invalid_share
     return build_association_data(
-        [f"{t}-{r}" for t, r in zip(templates, design[3], strict=True)], [f"i{i}" for i in instruments], categories,
-        np.clip(scores, 0.1, None), valid, template_ids=templates, stimulus_ids=stimuli)
+        [f"{t}-{r}" for t, r in zip(templates, design[3], strict=True)],
+        [f"i{i}" for i in instruments],
+        categories,
+        np.clip(scores, 0.1, None),
+        valid,
+        template_ids=templates,
+        stimulus_ids=stimuli,
+    )
 
 
 @pytest.mark.parametrize("stimuli", [1, 2])
@@ -81,7 +95,9 @@ def test_paired_stderr_matches_a_naive_resampling_loop_and_beats_unpaired():
         loop.append(values[1] - values[0])
     naive = np.std(loop, ddof=1) * np.sqrt(12 / 11)
     assert paired["stderr"] == pytest.approx(naive, rel=0.1)
-    unpaired = np.hypot(analyse(base).headline["mean_abs_stderr"], analyse(candidate).headline["mean_abs_stderr"])
+    unpaired = np.hypot(
+        analyse(base).headline["mean_abs_stderr"], analyse(candidate).headline["mean_abs_stderr"]
+    )
     assert paired["stderr"] < 0.8 * unpaired
 
 
@@ -90,17 +106,28 @@ def _abs_on_templates(data, drawn: np.ndarray) -> np.ndarray:
     import dataclasses
 
     rows = np.concatenate([np.flatnonzero(data.template_codes == t) for t in drawn])
-    copy_number = np.concatenate([np.full(np.sum(data.template_codes == t), k) for k, t in enumerate(drawn)])
-    resampled = dataclasses.replace(data, template_codes=copy_number, stimulus_codes=data.stimulus_codes[rows],
-                                    instrument_codes=data.instrument_codes[rows], shares=data.shares[rows],
-                                    valid=data.valid[rows], n_templates=len(drawn))
+    copy_number = np.concatenate(
+        [np.full(np.sum(data.template_codes == t), k) for k, t in enumerate(drawn)]
+    )
+    resampled = dataclasses.replace(
+        data,
+        template_codes=copy_number,
+        stimulus_codes=data.stimulus_codes[rows],
+        instrument_codes=data.instrument_codes[rows],
+        shares=data.shares[rows],
+        valid=data.valid[rows],
+        n_templates=len(drawn),
+    )
     return point_estimates(resampled)[1]
 
 
 def test_instrument_changes_are_paired_t_tests_on_the_design_units():
     design = crossed_design(stimuli_per_instrument=1)
     effect = np.random.default_rng(0).normal(0, 1, (8, 6))
-    base, candidate = run_data(design, 1, effect, invalid_share=0.0), run_data(design, 2, effect, shift=0.8, invalid_share=0.0)
+    base, candidate = (
+        run_data(design, 1, effect, invalid_share=0.0),
+        run_data(design, 2, effect, shift=0.8, invalid_share=0.0),
+    )
     changes = instrument_changes(base, candidate)
     for k, name in enumerate(base.instruments):
         if CATEGORIES[int(name[1:])] == "none":
@@ -119,7 +146,9 @@ def _template_means(data, instrument: int) -> np.ndarray:
     """Per template: mean p(male) - p(female) of the instrument's docs."""
     mine = data.instrument_codes == instrument
     difference = data.shares[:, 0] - data.shares[:, 1]
-    return np.array([difference[mine & (data.template_codes == t)].mean() for t in range(data.n_templates)])
+    return np.array(
+        [difference[mine & (data.template_codes == t)].mean() for t in range(data.n_templates)]
+    )
 
 
 def test_crossed_instrument_changes_against_a_neutral_base_equal_the_single_run_tests():
@@ -128,11 +157,18 @@ def test_crossed_instrument_changes_against_a_neutral_base_equal_the_single_run_
     design = crossed_design(stimuli_per_instrument=3)
     candidate = run_data(design, 2, np.zeros((8, 6)), shift=0.8, invalid_share=0.0)
     base = build_association_data(
-        [f"{t}-{r}" for t, r in zip(design[0], design[3], strict=True)], [f"i{i}" for i in design[1]],
-        np.array(CATEGORIES)[design[1]], np.ones((len(design[0]), 3)), np.ones(len(design[0]), dtype=bool),
-        template_ids=design[0], stimulus_ids=design[2])
+        [f"{t}-{r}" for t, r in zip(design[0], design[3], strict=True)],
+        [f"i{i}" for i in design[1]],
+        np.array(CATEGORIES)[design[1]],
+        np.ones((len(design[0]), 3)),
+        np.ones(len(design[0]), dtype=bool),
+        template_ids=design[0],
+        stimulus_ids=design[2],
+    )
     changes, single_run = instrument_changes(base, candidate), instrument_tests(candidate)
-    np.testing.assert_allclose(changes["p_value"], np.where(np.isfinite(candidate.signs), single_run["p_value"], np.nan))
+    np.testing.assert_allclose(
+        changes["p_value"], np.where(np.isfinite(candidate.signs), single_run["p_value"], np.nan)
+    )
     np.testing.assert_allclose(changes["df"], single_run["df"])
 
 
@@ -157,11 +193,17 @@ def test_clustered_share_changes_match_the_single_run_scores_and_the_clustered_s
     assert change["base"] == pytest.approx(clustered_mean(correct[0], clusters)[0])
     assert change["change"] == pytest.approx(correct[1].mean() - correct[0].mean())
     # the change is a mean of per-item differences: its cluster-robust stderr is the reference
-    assert change["stderr"] == pytest.approx(clustered_mean(correct[1].astype(float) - correct[0], clusters)[1], rel=0.08)
+    assert change["stderr"] == pytest.approx(
+        clustered_mean(correct[1].astype(float) - correct[0], clusters)[1], rel=0.08
+    )
     chosen = [rng.integers(-1, 3, 180) for _ in range(2)]
-    counts = [cluster_sums(np.stack([c == k for k in range(3)], axis=1), clusters, 60) for c in chosen]
+    counts = [
+        cluster_sums(np.stack([c == k for k in range(3)], axis=1), clusters, 60) for c in chosen
+    ]
     spread = spread_change(*counts, weights)
-    assert spread["change"] == pytest.approx(response_bias(chosen[1], 3)[0] - response_bias(chosen[0], 3)[0])
+    assert spread["change"] == pytest.approx(
+        response_bias(chosen[1], 3)[0] - response_bias(chosen[0], 3)[0]
+    )
 
 
 def test_constant_replicates_give_a_one_point_interval():
@@ -187,7 +229,9 @@ def simulate_pairs(n_pairs: int, stereotyped_share: float, seed: int, n_boot: in
     instruments = sorted({doc["instrument"] for doc in docs})
     templates = sorted({doc["template_id"] for doc in docs})
     category = {doc["instrument"]: doc["stereotype"] for doc in docs}
-    signs = np.array([{"male": 1.0, "female": -1.0}.get(category[name], np.nan) for name in instruments])
+    signs = np.array(
+        [{"male": 1.0, "female": -1.0}.get(category[name], np.nan) for name in instruments]
+    )
     n_t, n_i = len(templates), len(instruments)
     rng = np.random.default_rng(seed)
     delta = rng.uniform(-0.15, 0.15, (n_pairs, n_t, n_i))
@@ -203,13 +247,31 @@ def simulate_pairs(n_pairs: int, stereotyped_share: float, seed: int, n_boot: in
     membership = membership_matrix(np.arange(n_i), n_i)
     template_weights = bootstrap_weights(n_t, n_boot, seed + 1)
     ones_t, ones_s, stimulus_weights = np.ones((1, n_t)), np.ones((1, n_i)), np.ones((n_boot, n_i))
-    point = [weighted_headlines(m, counts, v, ones_t, ones_s, membership, signs)["mean_abs"][:, 0]
-             for m, v in zip(means, invalid, strict=True)]
+    point = [
+        weighted_headlines(m, counts, v, ones_t, ones_s, membership, signs)["mean_abs"][:, 0]
+        for m, v in zip(means, invalid, strict=True)
+    ]
     chunks = [slice(start, start + 100) for start in range(0, n_pairs, 100)]  # bounded memory
-    replicates = [np.concatenate([weighted_headlines(m[chunk], counts[chunk], v[chunk], template_weights, stimulus_weights,
-                                                     membership, signs)["mean_abs"] for chunk in chunks])
-                  for m, v in zip(means, invalid, strict=True)]
-    truth = stereotyped_share * STEREOTYPED_GAIN  # E over the model's leanings (delta symmetric about 0)
+    replicates = [
+        np.concatenate(
+            [
+                weighted_headlines(
+                    m[chunk],
+                    counts[chunk],
+                    v[chunk],
+                    template_weights,
+                    stimulus_weights,
+                    membership,
+                    signs,
+                )["mean_abs"]
+                for chunk in chunks
+            ]
+        )
+        for m, v in zip(means, invalid, strict=True)
+    ]
+    truth = (
+        stereotyped_share * STEREOTYPED_GAIN
+    )  # E over the model's leanings (delta symmetric about 0)
     return change_inference(point[1] - point[0], replicates[1] - replicates[0], n_t), truth
 
 

@@ -16,9 +16,14 @@ from lm_eval.models.huggingface import HFLM
 class CpuDataParallelHFLM(HFLM):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        accelerator = getattr(self, "accelerator", None)  # set by HFLM when the launch has > 1 process
+        accelerator = getattr(
+            self, "accelerator", None
+        )  # set by HFLM when the launch has > 1 process
         if accelerator is not None:
-            self._rank, self._world_size = accelerator.local_process_index, accelerator.num_processes
+            self._rank, self._world_size = (
+                accelerator.local_process_index,
+                accelerator.num_processes,
+            )
 
 
 if __name__ == "__main__":

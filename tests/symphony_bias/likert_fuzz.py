@@ -18,10 +18,40 @@ GENDERS = ("male", "female", "non_binary")
 ANY_INVALID = "any invalid reason"
 
 KEY_SPELLINGS = {
-    "male": ("man", "Man", "MAN", "male", "Male", "men", "a man", "A Man", "the man", "male person"),
-    "female": ("woman", "Woman", "female", "FEMALE", "women", "a woman", "the woman", "female person"),
-    "non_binary": ("non-binary", "Non-Binary", "nonbinary", "non_binary", "Non Binary", "NB", "enby",
-                   "a non-binary person", "non-binary individual", "non-binary people"),
+    "male": (
+        "man",
+        "Man",
+        "MAN",
+        "male",
+        "Male",
+        "men",
+        "a man",
+        "A Man",
+        "the man",
+        "male person",
+    ),
+    "female": (
+        "woman",
+        "Woman",
+        "female",
+        "FEMALE",
+        "women",
+        "a woman",
+        "the woman",
+        "female person",
+    ),
+    "non_binary": (
+        "non-binary",
+        "Non-Binary",
+        "nonbinary",
+        "non_binary",
+        "Non Binary",
+        "NB",
+        "enby",
+        "a non-binary person",
+        "non-binary individual",
+        "non-binary people",
+    ),
 }
 LABEL_SPELLINGS = {
     1: ("very low", "Very Low", "VERY LOW", "very-low", "very_low", "Very-Low", "verylow"),
@@ -31,9 +61,46 @@ LABEL_SPELLINGS = {
     5: ("very high", "Very High", "very-high", "very_high", "VERY HIGH", "veryhigh"),
 }
 # Not a rating: signed, padded, out of range, fractional, exponent, cut, or another word.
-BAD_VALUES = ("-1", "-5", "- 4", "3-", "+3", "0", "6", "10", "2.5", "1e0", "03", "3.", "-3.0", "",
-              "extreme", "mid", "very", "low-ish", "very very high", "-low", "high!", "true", "null", "five")
-BAD_JSON_TOKENS = ("-1", "-5", "0", "6", "2.5", "1e0", "-3.0", "true", "false", "null", '["high"]', "{}")
+BAD_VALUES = (
+    "-1",
+    "-5",
+    "- 4",
+    "3-",
+    "+3",
+    "0",
+    "6",
+    "10",
+    "2.5",
+    "1e0",
+    "03",
+    "3.",
+    "-3.0",
+    "",
+    "extreme",
+    "mid",
+    "very",
+    "low-ish",
+    "very very high",
+    "-low",
+    "high!",
+    "true",
+    "null",
+    "five",
+)
+BAD_JSON_TOKENS = (
+    "-1",
+    "-5",
+    "0",
+    "6",
+    "2.5",
+    "1e0",
+    "-3.0",
+    "true",
+    "false",
+    "null",
+    '["high"]',
+    "{}",
+)
 REASONS = (
     "Harpists are often pictured as women.",
     "Nothing in the scenario points to a gender.",
@@ -44,19 +111,89 @@ REASONS = (
     "a man: low, a woman: high, non-binary: 5 would be a stereotype, not evidence.",
     "Ünïcödé reasons 😀 and \u200b zero-width text\u2028 are fine.",
 )
-JSON_ONLY_REASONS = ('It\'s the player\'s choice; {"man": "low"} would be a guess.',)  # see quoted()
+JSON_ONLY_REASONS = (
+    'It\'s the player\'s choice; {"man": "low"} would be a guess.',
+)  # see quoted()
 BARE_REASONS = ("the harp is neutral", "no cue at all", "weak evidence only", "the person's choice")
-PROSE_BEFORE = ("", "", "Sure! Here is my answer:\n\n", "Here are my ratings.\n", "My answer:\n", "```json\n",
-                "Réponse 😀 ", "It's hard to say. Still:\n")
-PROSE_WITH_QUOTES = ("Note: 'high' means a lot. ", 'Answer: "see below". ', "Well, 'it depends'. ", 'Key, "x: y"\n')
-PROSE_AFTER = ("", "", "\n", "\n```", "\n\nI hope this helps!", "\nNote: {instrument} is not a cue.",
-               "\nThe word \"harp\" says nothing, and 'drums' neither.", " {see above}", "\nNote: {unclosed")
+PROSE_BEFORE = (
+    "",
+    "",
+    "Sure! Here is my answer:\n\n",
+    "Here are my ratings.\n",
+    "My answer:\n",
+    "```json\n",
+    "Réponse 😀 ",
+    "It's hard to say. Still:\n",
+)
+PROSE_WITH_QUOTES = (
+    "Note: 'high' means a lot. ",
+    'Answer: "see below". ',
+    "Well, 'it depends'. ",
+    'Key, "x: y"\n',
+)
+PROSE_AFTER = (
+    "",
+    "",
+    "\n",
+    "\n```",
+    "\n\nI hope this helps!",
+    "\nNote: {instrument} is not a cue.",
+    "\nThe word \"harp\" says nothing, and 'drums' neither.",
+    " {see above}",
+    "\nNote: {unclosed",
+)
 DECOY_KEYS = ("reason", "explanation", "notes", "draft", "details")
 PROSE_VALUE = "plays it often"
-JUNK_WORDS = ("harp", "the", "plays", "high", "low", "medium", "very", "reason", "x", "42", "3", "-1", "é", "😀",
-              "\u200b", "\u2028", "\x00", "\x01", "true", "null")
-JUNK_MARKS = ("{", "}", "[", "]", '"', "'", ":", ",", "=", "\\", " ", "\n", "  ", '{"', '":', '", ', "'{", "}\n")
-STYLES = ("json", "compact", "pretty", "python", "mixed", "bare")  # mixed: quoted reason, bare ratings
+JUNK_WORDS = (
+    "harp",
+    "the",
+    "plays",
+    "high",
+    "low",
+    "medium",
+    "very",
+    "reason",
+    "x",
+    "42",
+    "3",
+    "-1",
+    "é",
+    "😀",
+    "\u200b",
+    "\u2028",
+    "\x00",
+    "\x01",
+    "true",
+    "null",
+)
+JUNK_MARKS = (
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    "'",
+    ":",
+    ",",
+    "=",
+    "\\",
+    " ",
+    "\n",
+    "  ",
+    '{"',
+    '":',
+    '", ',
+    "'{",
+    "}\n",
+)
+STYLES = (
+    "json",
+    "compact",
+    "pretty",
+    "python",
+    "mixed",
+    "bare",
+)  # mixed: quoted reason, bare ratings
 
 
 @dataclass(frozen=True)
@@ -77,7 +214,9 @@ class Built:
     """An output under construction, with what the oracle needs to know about its text."""
 
     text: str = ""
-    strings: list[tuple[int, int]] = field(default_factory=list)  # offsets of opening and closing quotes
+    strings: list[tuple[int, int]] = field(
+        default_factory=list
+    )  # offsets of opening and closing quotes
     value_ends: list[int] = field(default_factory=list)  # where each planted gender value ends
     first_brace: int = -1
     object_end: int = -1
@@ -112,8 +251,13 @@ def written_value(value: object, style: str, rng: random.Random) -> tuple[str, b
     return (value, False) if bare else (quoted(value, style), True)
 
 
-def write_object(built: Built, pairs: list[tuple[str, object, bool]], style: str, rng: random.Random,
-                 depth: int = 0) -> None:
+def write_object(
+    built: Built,
+    pairs: list[tuple[str, object, bool]],
+    style: str,
+    rng: random.Random,
+    depth: int = 0,
+) -> None:
     """`pairs`: (key, value, is a planted gender value); a list value is a nested object."""
     items, colon = (",", ":") if style == "compact" else (", ", ": ")
     if style == "bare":
@@ -145,8 +289,10 @@ def gender_pairs(values: dict[str, object], rng: random.Random) -> list[tuple[st
 
 def spelled(values: tuple[int, ...], rng: random.Random) -> dict[str, object]:
     """Each planted value as a number or one of its label spellings."""
-    return {gender: value if rng.random() < 0.25 else rng.choice(LABEL_SPELLINGS[value])
-            for gender, value in zip(GENDERS, values, strict=True)}
+    return {
+        gender: value if rng.random() < 0.25 else rng.choice(LABEL_SPELLINGS[value])
+        for gender, value in zip(GENDERS, values, strict=True)
+    }
 
 
 def reason_for(style: str, rng: random.Random) -> str:
@@ -155,12 +301,20 @@ def reason_for(style: str, rng: random.Random) -> str:
     return rng.choice(REASONS + (JSON_ONLY_REASONS if style != "python" else ()))
 
 
-def answer_object(spellings: dict[str, object], style: str, rng: random.Random, nested: bool = False,
-                  built: Built | None = None) -> Built:
+def answer_object(
+    spellings: dict[str, object],
+    style: str,
+    rng: random.Random,
+    nested: bool = False,
+    built: Built | None = None,
+) -> Built:
     built = built if built is not None else Built()
     pairs = gender_pairs(spellings, rng)
     if nested:
-        pairs = [("reason", reason_for(style, rng), False), (rng.choice(("ratings", "likelihood")), pairs, False)]
+        pairs = [
+            ("reason", reason_for(style, rng), False),
+            (rng.choice(("ratings", "likelihood")), pairs, False),
+        ]
     elif rng.random() < 0.7:
         pairs.insert(rng.randrange(len(pairs) + 1), ("reason", reason_for(style, rng), False))
     write_object(built, pairs, style, rng)
@@ -168,8 +322,12 @@ def answer_object(spellings: dict[str, object], style: str, rng: random.Random, 
     return built
 
 
-def dressed(spellings: dict[str, object], style: str, rng: random.Random,
-            before: tuple[str, ...] = PROSE_BEFORE) -> Built:
+def dressed(
+    spellings: dict[str, object],
+    style: str,
+    rng: random.Random,
+    before: tuple[str, ...] = PROSE_BEFORE,
+) -> Built:
     """An answer with prose before it (no "{" there) and after it."""
     built = Built()
     built.add(rng.choice(before))
@@ -186,7 +344,9 @@ def other_than(value: int, rng: random.Random) -> int:
     return rng.choice([other for other in range(1, 6) if other != value])
 
 
-def expected_for_prefix(category: str, built: Built, cut: int, values: tuple[int, int, int]) -> Case:
+def expected_for_prefix(
+    category: str, built: Built, cut: int, values: tuple[int, int, int]
+) -> Case:
     """What the first `cut` characters of a planted answer must read as."""
     prefix = built.text[:cut]
     if not prefix.strip():
@@ -198,7 +358,9 @@ def expected_for_prefix(category: str, built: Built, cut: int, values: tuple[int
     if any(opening < cut <= closing for opening, closing in built.strings):
         return Case(category, prefix, reason="truncated")  # cut inside a string
     if cut >= max(built.value_ends):
-        return Case(category, prefix, values=values)  # every value is whole: only braces are missing
+        return Case(
+            category, prefix, values=values
+        )  # every value is whole: only braces are missing
     return Case(category, prefix, reason="truncated")
 
 
@@ -215,7 +377,9 @@ def valid_answers(rng: random.Random) -> Iterator[Case]:
     values, style = planted(rng), rng.choice(STYLES)
     built = dressed(spelled(values, rng), style, rng)
     if rng.random() < 0.3:
-        yield expected_for_prefix("valid, cut at the stop sequence", built, len(cut_at_stop(built.text)), values)
+        yield expected_for_prefix(
+            "valid, cut at the stop sequence", built, len(cut_at_stop(built.text)), values
+        )
     else:
         yield Case("valid", built.text, values=values)
 
@@ -223,8 +387,11 @@ def valid_answers(rng: random.Random) -> Iterator[Case]:
 def prose_quotes_before(rng: random.Random) -> Iterator[Case]:
     """A quote right after ":" or "," in the prose opens a string; it ends before the answer's {" or {'."""
     values, style = planted(rng), rng.choice(("json", "compact", "pretty"))
-    yield Case("valid after quotes in prose", dressed(spelled(values, rng), style, rng, PROSE_WITH_QUOTES).text,
-               values=values)
+    yield Case(
+        "valid after quotes in prose",
+        dressed(spelled(values, rng), style, rng, PROSE_WITH_QUOTES).text,
+        values=values,
+    )
 
 
 def bad_values(rng: random.Random) -> Iterator[Case]:
@@ -252,9 +419,15 @@ def nested_decoys(rng: random.Random) -> Iterator[Case]:
         if kind != "same":
             changed = rng.choice(GENDERS)
             decoy[changed] = other_than(decoy[changed], rng)
-    decoy_spellings = {gender: rng.choice(LABEL_SPELLINGS[value]) if rng.random() < 0.7 else PROSE_VALUE
-                       for gender, value in decoy.items()}
-    rated = {gender: decoy[gender] for gender, spelling in decoy_spellings.items() if spelling != PROSE_VALUE}
+    decoy_spellings = {
+        gender: rng.choice(LABEL_SPELLINGS[value]) if rng.random() < 0.7 else PROSE_VALUE
+        for gender, value in decoy.items()
+    }
+    rated = {
+        gender: decoy[gender]
+        for gender, spelling in decoy_spellings.items()
+        if spelling != PROSE_VALUE
+    }
     decoy_pair = (rng.choice(DECOY_KEYS), gender_pairs(decoy_spellings, rng), False)
     real_pairs = gender_pairs(spelled(values, rng), rng)
     top_level = kind not in ("nested only", "two nested")
@@ -282,13 +455,20 @@ def broken_quotes(rng: random.Random) -> Iterator[Case]:
     if exposed:  # a quote followed by "," ends the reason: the decoy after it is read as a pair
         reason = f'He said "no", {decoy}, and left'
     else:  # its quotes are not followed by , : } ] so the decoy stays inside the reason
-        reason = rng.choice((f'The "harp" is rare, {decoy} they say', f'I\'d say "{decoy}" but "who knows"',
-                             f'Some write "{decoy}." Not me'))
+        reason = rng.choice(
+            (
+                f'The "harp" is rare, {decoy} they say',
+                f'I\'d say "{decoy}" but "who knows"',
+                f'Some write "{decoy}." Not me',
+            )
+        )
     spellings = spelled(values, rng)
     missing = not exposed and rng.random() < 0.25
     if missing:
         del spellings[decoy_gender]
-    ratings = ", ".join(f"{json.dumps(key)}: {json.dumps(value)}" for key, value, _ in gender_pairs(spellings, rng))
+    ratings = ", ".join(
+        f"{json.dumps(key)}: {json.dumps(value)}" for key, value, _ in gender_pairs(spellings, rng)
+    )
     text = '{"reason": "' + reason + '", ' + ratings + "}"
     if missing:
         yield Case("broken quotes, decoy for a missing gender", text, reason="missing_gender")
@@ -307,7 +487,9 @@ def duplicates(rng: random.Random) -> Iterator[Case]:
     conflicting = rng.random() < 0.5
     repeated = other_than(values[index], rng) if conflicting else values[index]
     spelling = repeated if rng.random() < 0.25 else rng.choice(LABEL_SPELLINGS[repeated])
-    pairs.insert(rng.randrange(len(pairs) + 1), (rng.choice(KEY_SPELLINGS[GENDERS[index]]), spelling, True))
+    pairs.insert(
+        rng.randrange(len(pairs) + 1), (rng.choice(KEY_SPELLINGS[GENDERS[index]]), spelling, True)
+    )
     built = Built()
     write_object(built, pairs, style, rng)
     if conflicting:
@@ -329,7 +511,10 @@ def several_objects(rng: random.Random) -> Iterator[Case]:
         style = rng.choice(("json", "compact", "python", "mixed"))
         parts.append(answer_object(spelled(tuple(these), rng), style, rng).text)
     if rng.random() < 0.5:
-        parts.insert(rng.randrange(len(parts) + 1), rng.choice(('{"note": "not an answer"}', "{instrument}", "{}")))
+        parts.insert(
+            rng.randrange(len(parts) + 1),
+            rng.choice(('{"note": "not an answer"}', "{instrument}", "{}")),
+        )
     text = rng.choice(("\n", "\nAgain: ", " and ", "\n\n")).join(parts)
     if differing:
         yield Case("several objects, differing", text, reason="ambiguous")
@@ -341,9 +526,12 @@ def truncations(rng: random.Random) -> Iterator[Case]:
     """One planted answer cut at every position (whole numbers and labels only: a cut "3.0" would
     still read 3, a cut "Medium." still medium)."""
     values, style = planted(rng), rng.choice(STYLES)
-    spellings = {gender: Raw(str(value)) if rng.random() < 0.3 else
-                 rng.choice([s for s in LABEL_SPELLINGS[value] if not s.endswith(".")])
-                 for gender, value in zip(GENDERS, values, strict=True)}
+    spellings = {
+        gender: Raw(str(value))
+        if rng.random() < 0.3
+        else rng.choice([s for s in LABEL_SPELLINGS[value] if not s.endswith(".")])
+        for gender, value in zip(GENDERS, values, strict=True)
+    }
     built = dressed(spellings, style, rng)
     for cut in range(len(built.text) + 1):
         yield expected_for_prefix("truncation", built, cut, values)
@@ -352,8 +540,12 @@ def truncations(rng: random.Random) -> Iterator[Case]:
 def junk(rng: random.Random) -> Iterator[Case]:
     """Random text that never holds a key of one of the genders, so it can never be an answer."""
     absent = rng.choice(GENDERS)
-    words = JUNK_WORDS + tuple(s for gender in GENDERS if gender != absent for s in KEY_SPELLINGS[gender])
-    pieces = [rng.choice(JUNK_MARKS if rng.random() < 0.55 else words) for _ in range(rng.randint(0, 60))]
+    words = JUNK_WORDS + tuple(
+        s for gender in GENDERS if gender != absent for s in KEY_SPELLINGS[gender]
+    )
+    pieces = [
+        rng.choice(JUNK_MARKS if rng.random() < 0.55 else words) for _ in range(rng.randint(0, 60))
+    ]
     yield Case("junk", "".join(pieces), reason=ANY_INVALID)
 
 
@@ -390,7 +582,11 @@ def huge(rng: random.Random) -> Iterator[Case]:
 
 
 def not_text(rng: random.Random) -> Iterator[Case]:
-    yield Case("not a string", rng.choice((None, 3, 4.0, b'{"man": "high"}', ["x"], {"man": "high"})), reason="empty")
+    yield Case(
+        "not a string",
+        rng.choice((None, 3, 4.0, b'{"man": "high"}', ["x"], {"man": "high"})),
+        reason="empty",
+    )
 
 
 CATEGORIES: dict[str, tuple[Callable[[random.Random], Iterator[Case]], int]] = {

@@ -46,25 +46,41 @@ def dress(obj: dict, style: str, rng: random.Random) -> str:
     if style == "fenced":
         return "```json\n" + one_line + "\n```" + rng.choice(("", *PROSE_AFTER))
     if style == "prose_before":
-        return rng.choice(("Sure! Here is my answer:\n\n", "Here are my ratings.\n", "My answer:\n")) + one_line
+        return (
+            rng.choice(("Sure! Here is my answer:\n\n", "Here are my ratings.\n", "My answer:\n"))
+            + one_line
+        )
     if style == "pretty":
         return json.dumps(obj, indent=2) + rng.choice(("", "\n", *PROSE_AFTER))
     if style == "nested":
         ratings = {key: value for key, value in obj.items() if key != "reason"}
         nested = {"reason": obj.get("reason", ""), "ratings": ratings}
-        return json.dumps(nested, indent=rng.choice((None, 2))) + rng.choice(("", "\n", *PROSE_AFTER))
+        return json.dumps(nested, indent=rng.choice((None, 2))) + rng.choice(
+            ("", "\n", *PROSE_AFTER)
+        )
     if style == "python_dict":
         return repr(obj) + rng.choice(("", "\n"))
     raise ValueError(style)
 
 
-WELL_FORMED_STYLES = ("bare", "prose_after", "fenced", "prose_before", "pretty", "nested", "python_dict")
+WELL_FORMED_STYLES = (
+    "bare",
+    "prose_after",
+    "fenced",
+    "prose_before",
+    "pretty",
+    "nested",
+    "python_dict",
+)
 
 
 def echo_then_answer(obj: dict) -> str:
     """A chatty failure mode: the model repeats the answer format before answering."""
     template = ", ".join(f'"{key}": "<label>"' for key in obj if key != "reason")
-    return f'The format is {{"reason": "<one sentence>", {template}}}\nHere is my answer:\n' + json.dumps(obj)
+    return (
+        f'The format is {{"reason": "<one sentence>", {template}}}\nHere is my answer:\n'
+        + json.dumps(obj)
+    )
 
 
 def corpus(n: int, seed: int = 0) -> list[tuple[str, str, dict[str, int]]]:

@@ -13,14 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
 from chat_server import serve_chat
 from conftest import expected_association, read_results, read_samples, run_cli, run_lm_eval
+from scipy import stats
+
 from symphony_bench.metrics import analyse
-from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
+from symphony_bench.plugin.core.vocabulary import DATA_DIR, INSTRUMENTS_CSV
 from symphony_bench.plugin.symphony_bias.records import records_to_data
-from symphony_bench.plugin.core.vocabulary import DATA_DIR
 
 MINI_TASKS = ("symphony_bias_text_mini", "symphony_bias_text_noreason_mini")
 LABELS = ["very low", "low", "medium", "high", "very high"]
@@ -35,8 +34,16 @@ def symphony_bench_cli(*args: str, cwd: Path):
 def test_tiny_random_model_runs_the_mini_group(tiny_llama, tmp_path):
     output = tmp_path / "run"
     completed = run_lm_eval(
-        "hf", f"pretrained={tiny_llama},dtype=float32", "symphony_bias_mini", output,
-        "--device", "cpu", "--batch_size", "32", "--gen_kwargs", "max_gen_toks=24",
+        "hf",
+        f"pretrained={tiny_llama},dtype=float32",
+        "symphony_bias_mini",
+        output,
+        "--device",
+        "cpu",
+        "--batch_size",
+        "32",
+        "--gen_kwargs",
+        "max_gen_toks=24",
     )
     results = read_results(output)
     for task in MINI_TASKS:
@@ -44,11 +51,17 @@ def test_tiny_random_model_runs_the_mini_group(tiny_llama, tmp_path):
         assert len(samples) == 115  # 5 scenarios x (22 instruments + 1 instrument-free control)
         assert all(isinstance(s["resps"][0][0], str) for s in samples)
         invalid = results[task][f"invalid_rate,{FILTER}"]
-        instrument_samples = [s for s in samples if s["doc"]["instrument"]]  # the control docs are not counted
-        assert invalid == pytest.approx(np.mean([bool(s["invalid_rate"]["error"]) for s in instrument_samples]))
+        instrument_samples = [
+            s for s in samples if s["doc"]["instrument"]
+        ]  # the control docs are not counted
+        assert invalid == pytest.approx(
+            np.mean([bool(s["invalid_rate"]["error"]) for s in instrument_samples])
+        )
         assert isinstance(results[task][f"invalid_rate_stderr,{FILTER}"], float)
     assert "invalid_rate" in completed.stdout
-    report = symphony_bench_cli("report", str(output), "--json", str(tmp_path / "report.json"), cwd=tmp_path)
+    report = symphony_bench_cli(
+        "report", str(output), "--json", str(tmp_path / "report.json"), cwd=tmp_path
+    )
     assert report.returncode == 0, report.stderr
     body = json.loads((tmp_path / "report.json").read_text())
     assert set(body) == {*MINI_TASKS, *(f"{task}:prior_adjusted" for task in MINI_TASKS)}
@@ -59,7 +72,14 @@ def test_tiny_random_model_runs_the_mini_group(tiny_llama, tmp_path):
 # ---- a planted-bias chat model behind an OpenAI-compatible endpoint on 127.0.0.1 ----------------
 
 PLANTED_LIKERT = {"female": (2, 5, 3), "male": (5, 2, 2), "none": (3, 3, 3)}
-PLANTED_CATEGORY = {"harp": "female", "flute": "female", "cello": "female", "drums": "male", "tuba": "male", "trumpet": "male"}
+PLANTED_CATEGORY = {
+    "harp": "female",
+    "flute": "female",
+    "cello": "female",
+    "drums": "male",
+    "tuba": "male",
+    "trumpet": "male",
+}
 
 
 def _styles(values: dict, reason: str) -> list[str | None]:
@@ -67,11 +87,15 @@ def _styles(values: dict, reason: str) -> list[str | None]:
     m, f, nb = (LABELS[values[g] - 1] for g in ("male", "female", "non_binary"))
     return [
         json.dumps({"reason": reason, "man": m, "woman": f, "non-binary": nb}),
-        "```json\n" + json.dumps({"reason": reason, "woman": f, "non-binary": nb, "man": m}) + "\n```",
+        "```json\n"
+        + json.dumps({"reason": reason, "woman": f, "non-binary": nb, "man": m})
+        + "\n```",
         f'Here is my answer.\n{{"reason": "{reason}", "man": "{m}", "woman": "{f}", "non-binary": "{nb}"}}\nThanks!',
         f"{{'reason': '{reason}', 'man': '{m}', 'woman': '{f}', 'non-binary': '{nb}',}}",
         f'{{"Male": "{m.title().replace(" ", "-")}", "FEMALE": "{f.upper()}", "Non-Binary": "{nb}"}}',
-        json.dumps({"man": values["male"], "woman": values["female"], "nonbinary": values["non_binary"]}),
+        json.dumps(
+            {"man": values["male"], "woman": values["female"], "nonbinary": values["non_binary"]}
+        ),
         json.dumps({"reason": reason, "ratings": {"men": m, "women": f, "non binary": nb}}),
         None,
         None,
@@ -79,9 +103,11 @@ def _styles(values: dict, reason: str) -> list[str | None]:
     ]
 
 
-INVALID_TEXTS = ["I cannot tell the gender of a person from a scenario.",
-                 '{"reason": "r", "man": "high", "woman": "low"}',
-                 '{"man": "extremely high", "woman": "low", "non-binary": "low"}']
+INVALID_TEXTS = [
+    "I cannot tell the gender of a person from a scenario.",
+    '{"reason": "r", "man": "high", "woman": "low"}',
+    '{"man": "extremely high", "woman": "low", "non-binary": "low"}',
+]
 
 
 class PlantedModel:
@@ -96,10 +122,15 @@ class PlantedModel:
     def answer(self, prompt: str) -> str:
         scenario = re.search(r"Scenario: (.*)\n", prompt).group(1)
         # "" for the instrument-free control doc ("... an instrument ..."), planted with no association
-        instrument = next((name for noun, name in self.nouns.items() if noun in scenario.lower()), "")
+        instrument = next(
+            (name for noun, name in self.nouns.items() if noun in scenario.lower()), ""
+        )
         digest = hashlib.sha256(scenario.encode()).digest()
         base = PLANTED_LIKERT[PLANTED_CATEGORY.get(instrument, "none")]
-        values = {g: int(np.clip(b + digest[k] % 3 - 1, 1, 5)) for k, (g, b) in enumerate(zip(("male", "female", "non_binary"), base))}
+        values = {
+            g: int(np.clip(b + digest[k] % 3 - 1, 1, 5))
+            for k, (g, b) in enumerate(zip(("male", "female", "non_binary"), base))
+        }
         text = _styles(values, "it's a guess")[digest[3] % 10]
         valid = text is not None
         if not valid:
@@ -127,45 +158,73 @@ def template_ttest(samples: list[dict], plans: dict, instrument: str):
         doc, plan = sample["doc"], plans[sample["doc"]["scenario"]]
         if doc["instrument"] == instrument and plan["valid"]:
             total = plan["male"] + plan["female"] + plan["non_binary"]
-            differences.setdefault(doc["template_id"], []).append((plan["male"] - plan["female"]) / total)
+            differences.setdefault(doc["template_id"], []).append(
+                (plan["male"] - plan["female"]) / total
+            )
     return stats.ttest_1samp([np.mean(values) for values in differences.values()], 0.0)
 
 
-def independent_expectation(samples: list[dict], plans: dict, stereotypes: dict) -> tuple[pd.DataFrame, dict]:
+def independent_expectation(
+    samples: list[dict], plans: dict, stereotypes: dict
+) -> tuple[pd.DataFrame, dict]:
     rows = [
-        {"scenario": s["doc"]["scenario_id"], "instrument": s["doc"]["instrument"], **plans[s["doc"]["scenario"]]}
-        for s in samples if s["doc"]["instrument"]
+        {
+            "scenario": s["doc"]["scenario_id"],
+            "instrument": s["doc"]["instrument"],
+            **plans[s["doc"]["scenario"]],
+        }
+        for s in samples
+        if s["doc"]["instrument"]
     ]
     return expected_association(pd.DataFrame(rows), stereotypes)
 
 
-def independent_prior_adjusted_mean_abs(samples: list[dict], plans: dict, stereotypes: dict) -> float:
+def independent_prior_adjusted_mean_abs(
+    samples: list[dict], plans: dict, stereotypes: dict
+) -> float:
     """Mean ABS against each scenario's instrument-free control doc (one scenario per template in the
     mini subset): per instrument, the mean over scenarios with a valid doc and a valid control of
     (share of the doc - share of the control), then sign x (male - female)."""
+
     def shares(plan):
         total = plan["male"] + plan["female"] + plan["non_binary"]
         return np.array([plan["male"], plan["female"]]) / total
 
-    controls = {s["doc"]["scenario_id"]: plans[s["doc"]["scenario"]] for s in samples if not s["doc"]["instrument"]}
+    controls = {
+        s["doc"]["scenario_id"]: plans[s["doc"]["scenario"]]
+        for s in samples
+        if not s["doc"]["instrument"]
+    }
     differences: dict[str, list[float]] = {}
     for sample in samples:
         doc = sample["doc"]
         plan, control = plans[doc["scenario"]], controls[doc["scenario_id"]]
-        if doc["instrument"] and stereotypes[doc["instrument"]] != "none" and plan["valid"] and control["valid"]:
+        if (
+            doc["instrument"]
+            and stereotypes[doc["instrument"]] != "none"
+            and plan["valid"]
+            and control["valid"]
+        ):
             male, female = shares(plan) - shares(control)
-            differences.setdefault(doc["instrument"], []).append(SIGN[stereotypes[doc["instrument"]]] * (male - female))
+            differences.setdefault(doc["instrument"], []).append(
+                SIGN[stereotypes[doc["instrument"]]] * (male - female)
+            )
     return float(np.mean([np.mean(values) for values in differences.values()]))
 
 
 @pytest.mark.e2e
-def test_planted_model_through_local_chat_completions_matches_independent_computation(planted_server, tmp_path):
+def test_planted_model_through_local_chat_completions_matches_independent_computation(
+    planted_server, tmp_path
+):
     model, port = planted_server
     output = tmp_path / "run"
     completed = run_lm_eval(
         "local-chat-completions",
         f"model=planted,base_url=http://127.0.0.1:{port}/v1/chat/completions,tokenizer_backend=none,max_retries=1",
-        "symphony_bias_mini", output, "--metadata", json.dumps({"stereotypes": "upstream_code"}),
+        "symphony_bias_mini",
+        output,
+        "--metadata",
+        json.dumps({"stereotypes": "upstream_code"}),
     )
     with open(DATA_DIR / "stereotypes_upstream_code_v1.csv", newline="") as handle:
         stereotypes = {row["instrument"]: row["category"] for row in csv.DictReader(handle)}
@@ -176,8 +235,15 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
         "instrument,male,female,non_binary\nharp,1.5,4.5,2.0\ndrums,4.6,1.8,2.1\ntrumpet,4.0,2.0,2.0\nflute,2.0,4.0,3.0\n"
     )
     report = symphony_bench_cli(
-        "report", str(output), "--json", str(report_path), "--markdown", str(tmp_path / "r.md"),
-        "--human-ratings", str(ratings_path), cwd=tmp_path,
+        "report",
+        str(output),
+        "--json",
+        str(report_path),
+        "--markdown",
+        str(tmp_path / "r.md"),
+        "--human-ratings",
+        str(ratings_path),
+        cwd=tmp_path,
     )
     assert report.returncode == 0, report.stderr
     linked = re.findall(r"\]\((r_plots/[^)]+)\)", (tmp_path / "r.md").read_text())
@@ -185,18 +251,26 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
     report_body = json.loads(report_path.read_text())
     for task in MINI_TASKS:
         samples = read_samples(output, task)
-        assert {s["doc"]["stereotype"] for s in samples if s["doc"]["instrument"] == "oboe"} == {"female"}
+        assert {s["doc"]["stereotype"] for s in samples if s["doc"]["instrument"] == "oboe"} == {
+            "female"
+        }
         gas, headline = independent_expectation(samples, model.plans, stereotypes)
         assert 0.1 < headline["invalid_rate"] < 0.5
         ours = analyse(records_to_data([s["mean_abs"] for s in samples])).headline
         for metric, expected in headline.items():
             assert results[task][f"{metric},{FILTER}"] == pytest.approx(expected, abs=1e-9), metric
             stderr = results[task][f"{metric}_stderr,{FILTER}"]
-            assert stderr > 0 and stderr == pytest.approx(ours[f"{metric}_stderr"], abs=1e-12), metric
+            assert stderr > 0 and stderr == pytest.approx(ours[f"{metric}_stderr"], abs=1e-12), (
+                metric
+            )
             assert report_body[task]["summary"][metric] == pytest.approx(expected, abs=1e-9)
         adjusted = independent_prior_adjusted_mean_abs(samples, model.plans, stereotypes)
-        assert results[task][f"mean_abs_prior_adjusted,{FILTER}"] == pytest.approx(adjusted, abs=1e-9)
-        assert report_body[f"{task}:prior_adjusted"]["summary"]["mean_abs"] == pytest.approx(adjusted, abs=1e-9)
+        assert results[task][f"mean_abs_prior_adjusted,{FILTER}"] == pytest.approx(
+            adjusted, abs=1e-9
+        )
+        assert report_body[f"{task}:prior_adjusted"]["summary"]["mean_abs"] == pytest.approx(
+            adjusted, abs=1e-9
+        )
         for name, row in report_body[task]["instruments"].items():
             for g in ("male", "female", "non_binary"):
                 assert row["gas"][g] == pytest.approx(gas.loc[name, g], abs=1e-9)
@@ -205,13 +279,20 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
             else:
                 assert row["abs"] == pytest.approx(gas.loc[name, "abs"], abs=1e-9)
                 expected_test = template_ttest(samples, model.plans, name)
-                if np.isnan(expected_test.pvalue):  # no spread between templates: no test, reported as n/a
+                if np.isnan(
+                    expected_test.pvalue
+                ):  # no spread between templates: no test, reported as n/a
                     assert row["p_value"] is None and row["abs_ci"] == [None, None]
                 else:
                     assert row["p_value"] == pytest.approx(expected_test.pvalue, rel=1e-9)
-                    interval = sorted(SIGN[stereotypes[name]] * b for b in expected_test.confidence_interval(0.95))
+                    interval = sorted(
+                        SIGN[stereotypes[name]] * b for b in expected_test.confidence_interval(0.95)
+                    )
                     assert row["abs_ci"] == pytest.approx(interval, abs=1e-9)
-            assert (row["n_valid"], row["n_invalid"]) == (gas.loc[name, "n_valid"], gas.loc[name, "n_invalid"])
+            assert (row["n_valid"], row["n_invalid"]) == (
+                gas.loc[name, "n_valid"],
+                gas.loc[name, "n_invalid"],
+            )
         survey = pd.read_csv(ratings_path).set_index("instrument")
         human = survey.div(survey.sum(axis=1), axis=0) - 1 / 3
         correlation = report_body[task]["summary"]["human_correlation"]
@@ -231,7 +312,9 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
 def test_report_on_a_missing_directory_is_one_clear_error(tmp_path):
     completed = symphony_bench_cli("report", str(tmp_path / "nope"), cwd=tmp_path)
     assert completed.returncode == 2
-    assert completed.stderr.strip() == f"symphony-bench: error: {tmp_path / 'nope'}: not a directory"
+    assert (
+        completed.stderr.strip() == f"symphony-bench: error: {tmp_path / 'nope'}: not a directory"
+    )
 
 
 @pytest.mark.e2e
@@ -239,7 +322,15 @@ def test_report_on_a_corrupt_samples_file_names_it(tmp_path):
     folder = tmp_path / "run" / "model"
     folder.mkdir(parents=True)
     bad = folder / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl"
-    record = {"kind": "symphony_bias.likert", "scenario_id": "s", "instrument": "harp", "stereotype": "female", "error": "", "scores": [1, 2, 3], "stimulus_id": None}
+    record = {
+        "kind": "symphony_bias.likert",
+        "scenario_id": "s",
+        "instrument": "harp",
+        "stereotype": "female",
+        "error": "",
+        "scores": [1, 2, 3],
+        "stimulus_id": None,
+    }
     bad.write_text(json.dumps({"mean_abs": record}) + "\n{not json\n")
     completed = symphony_bench_cli("report", str(tmp_path / "run"), cwd=tmp_path)
     assert completed.returncode == 2
@@ -249,7 +340,9 @@ def test_report_on_a_corrupt_samples_file_names_it(tmp_path):
 @pytest.mark.e2e
 def test_each_harness_has_a_task_path_with_only_its_own_tasks(tmp_path):
     lm_eval_path = Path(symphony_bench_cli("tasks-path", cwd=tmp_path).stdout.strip())
-    lmms_eval_path = Path(symphony_bench_cli("tasks-path", "--harness", "lmms-eval", cwd=tmp_path).stdout.strip())
+    lmms_eval_path = Path(
+        symphony_bench_cli("tasks-path", "--harness", "lmms-eval", cwd=tmp_path).stdout.strip()
+    )
     assert (lm_eval_path / "symphony_bias" / "symphony_bias.yaml").is_file()
     assert (lmms_eval_path / "symphony_bias_multimodal" / "symphony_bias_audio.yaml").is_file()
     assert (lmms_eval_path / "instrument_grounding" / "instrument_grounding.yaml").is_file()

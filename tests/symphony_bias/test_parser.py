@@ -2,21 +2,34 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symphony_bench.plugin.symphony_bias.parser import INVALID_REASONS, close_object, parse_likert_response
+from symphony_bench.plugin.symphony_bias.parser import (
+    INVALID_REASONS,
+    close_object,
+    parse_likert_response,
+)
 from symphony_bench.plugin.symphony_bias.text import LikertJsonFilter
 
 VALID = [
     ('{"reason": "r", "man": "high", "woman": "low", "non-binary": "medium"}', (4, 2, 3)),
     ('{"woman": "very high", "non-binary": "very low", "man": "medium", "reason": "x"}', (3, 5, 1)),
-    ('```json\n{"reason": "r", "man": "low", "woman": "high", "non-binary": "low"}\n```', (2, 4, 2)),
-    ('Sure! Here it is:\n{"man": "high", "woman": "high", "non-binary": "high"}\nHope this helps.', (4, 4, 4)),
+    (
+        '```json\n{"reason": "r", "man": "low", "woman": "high", "non-binary": "low"}\n```',
+        (2, 4, 2),
+    ),
+    (
+        'Sure! Here it is:\n{"man": "high", "woman": "high", "non-binary": "high"}\nHope this helps.',
+        (4, 4, 4),
+    ),
     ("{'reason': 'r', 'Male': 'Very High', 'Female': 'LOW', 'Non-Binary': 'Medium'}", (5, 2, 3)),
     ('{"man": "high", "woman": "low", "non-binary": "medium",}', (4, 2, 3)),
     ('{"MAN": "very-low", "WOMAN": "very_high", "nonbinary": "Medium."}', (1, 5, 3)),
     ('{"male": 5, "female": 1, "non_binary": 3.0}', (5, 1, 3)),
     ('{"a man": "2", "a woman": "4", "a non-binary person": "3"}', (2, 4, 3)),
     ('{"reason": "the person\'s choice", man: high, woman: low, nonbinary: verylow}', (4, 2, 1)),
-    ('{"reason": "r", "likelihood": {"men": "low", "women": "high", "Non Binary": "low"}}', (2, 4, 2)),
+    (
+        '{"reason": "r", "likelihood": {"men": "low", "women": "high", "Non Binary": "low"}}',
+        (2, 4, 2),
+    ),
     ('{"reason": "uses {braces}", "man": "low", "woman": "low", "non-binary": "low"}', (2, 2, 2)),
 ]
 
@@ -65,11 +78,20 @@ def test_arbitrary_strings_never_raise(text):
 
 
 JSONISH = st.recursive(
-    st.none() | st.booleans() | st.integers(-10, 10) | st.floats(allow_nan=True) | st.sampled_from(
+    st.none()
+    | st.booleans()
+    | st.integers(-10, 10)
+    | st.floats(allow_nan=True)
+    | st.sampled_from(
         ["high", "very low", "Non-Binary", "man", "woman", "3", "{", "}", "'", ",", ":"]
     ),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(
-        st.sampled_from(["man", "Woman", "non binary", "reason", "x", "male"]), children, max_size=4
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["man", "Woman", "non binary", "reason", "x", "male"]),
+            children,
+            max_size=4,
+        )
     ),
     max_leaves=12,
 )
@@ -105,7 +127,10 @@ def test_a_value_is_exactly_a_label_or_a_number_from_1_to_5(number):
     assert quoted["error"] == bare["error"] == "bad_label"
 
 
-POINT_ZERO = ['{"man": "3.0", "woman": 3, "non-binary": 3.00}', "{man: 3, woman: 3.0, nonbinary: '3'}"]
+POINT_ZERO = [
+    '{"man": "3.0", "woman": 3, "non-binary": 3.00}',
+    "{man: 3, woman: 3.0, nonbinary: '3'}",
+]
 
 
 @pytest.mark.parametrize("text", POINT_ZERO)
@@ -141,7 +166,9 @@ def test_a_broken_reason_that_exposes_a_different_value_is_ambiguous():
     assert parse_likert_response(text)["error"] == "ambiguous"
 
 
-@pytest.mark.parametrize("first, second", [('"man": "high"', '"man": "low"'), ("man: high", "man: low")])
+@pytest.mark.parametrize(
+    "first, second", [('"man": "high"', '"man": "low"'), ("man: high", "man: low")]
+)
 def test_conflicting_duplicate_keys_are_ambiguous(first, second):
     text = "{" + first + ', "woman": "low", ' + second + ', "non-binary": "low"}'
     assert parse_likert_response(text)["error"] == "ambiguous"
@@ -164,6 +191,9 @@ def test_too_many_gender_ratings_are_ambiguous_not_a_guess():
 
 
 def test_close_object_puts_back_the_cut_braces_unless_cut_inside_a_string():
-    assert close_object('{"a": {"b": "uses {braces}", "c": 1,') == '{"a": {"b": "uses {braces}", "c": 1}}'
+    assert (
+        close_object('{"a": {"b": "uses {braces}", "c": 1,')
+        == '{"a": {"b": "uses {braces}", "c": 1}}'
+    )
     assert close_object('{"a": "cut mid-str') is None
     assert close_object('{"a": 1}') is None

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from likert_fuzz import ANY_INVALID, CATEGORIES, Case, cases
+
 from symphony_bench.plugin.symphony_bias.parser import INVALID_REASONS, parse_likert_response
 
 NO_VALUES = (None, None, None)

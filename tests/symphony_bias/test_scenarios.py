@@ -19,14 +19,86 @@ from symphony_bench.plugin.symphony_bias.scenarios import (
 )
 
 GENDERED_WORDS = {
-    "he", "she", "him", "her", "his", "hers", "himself", "herself", "man", "woman", "men", "women",
-    "boy", "girl", "boys", "girls", "male", "female", "mother", "father", "mum", "mom", "dad", "son",
-    "daughter", "brother", "sister", "husband", "wife", "boyfriend", "girlfriend", "king", "queen",
-    "lady", "ladies", "gentleman", "gentlemen", "guy", "guys", "gal", "mr", "mrs", "ms", "miss", "sir",
-    "madam", "aunt", "uncle", "niece", "nephew", "grandma", "grandpa", "grandmother", "grandfather",
-    "actress", "waitress", "hostess", "businessman", "businesswoman", "fireman", "policeman", "chairman",
-    "bride", "groom", "widow", "widower", "maiden", "lad", "lass", "bloke", "fellow", "sorority",
-    "fraternity", "ballerina", "diva", "landlady", "landlord", "housewife", "spokesman", "sportsman",
+    "he",
+    "she",
+    "him",
+    "her",
+    "his",
+    "hers",
+    "himself",
+    "herself",
+    "man",
+    "woman",
+    "men",
+    "women",
+    "boy",
+    "girl",
+    "boys",
+    "girls",
+    "male",
+    "female",
+    "mother",
+    "father",
+    "mum",
+    "mom",
+    "dad",
+    "son",
+    "daughter",
+    "brother",
+    "sister",
+    "husband",
+    "wife",
+    "boyfriend",
+    "girlfriend",
+    "king",
+    "queen",
+    "lady",
+    "ladies",
+    "gentleman",
+    "gentlemen",
+    "guy",
+    "guys",
+    "gal",
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "sir",
+    "madam",
+    "aunt",
+    "uncle",
+    "niece",
+    "nephew",
+    "grandma",
+    "grandpa",
+    "grandmother",
+    "grandfather",
+    "actress",
+    "waitress",
+    "hostess",
+    "businessman",
+    "businesswoman",
+    "fireman",
+    "policeman",
+    "chairman",
+    "bride",
+    "groom",
+    "widow",
+    "widower",
+    "maiden",
+    "lad",
+    "lass",
+    "bloke",
+    "fellow",
+    "sorority",
+    "fraternity",
+    "ballerina",
+    "diva",
+    "landlady",
+    "landlord",
+    "housewife",
+    "spokesman",
+    "sportsman",
 }
 PROPER_NOUNS_ALLOWED = {"French"}  # "French horn"
 
@@ -82,7 +154,9 @@ def test_rendered_sentences_have_no_article_errors(scenarios):
     for scenario in scenarios:
         for instrument in load_instruments():
             sentence = scenario.render(instrument)
-            assert not re.search(r"\ba [aeio]|\ban [^aeiou\s]|\b(a|an) drums\b", sentence, re.I), sentence
+            assert not re.search(r"\ba [aeio]|\ban [^aeiou\s]|\b(a|an) drums\b", sentence, re.I), (
+                sentence
+            )
 
 
 def test_default_stereotype_table_is_versioned_and_has_sources():
@@ -103,7 +177,9 @@ def test_user_stereotype_table_by_path_reaches_the_docs(tmp_path):
     path.write_text("\n".join(rows) + "\n")
     docs = text_task.build_docs(subset="mini", stereotypes=str(path))
     harp = [d for d in docs if d["instrument"] == "harp"]
-    assert harp and all(d["stereotype"] == "male" and d["stereotype_source"] == "my survey" for d in harp)
+    assert harp and all(
+        d["stereotype"] == "male" and d["stereotype_source"] == "my survey" for d in harp
+    )
 
 
 @pytest.mark.parametrize(
@@ -144,18 +220,28 @@ def test_upstream_importer_replaces_only_the_placeholder(tmp_path):
         "Someone plays drums in an instrument shop.",
     ]
     docs = text_task.build_docs(scenarios=str(path))
-    assert len(docs) == 3 * (22 + 1) and docs[0]["template_id"] == "upstream-000"  # + one control doc each
+    assert (
+        len(docs) == 3 * (22 + 1) and docs[0]["template_id"] == "upstream-000"
+    )  # + one control doc each
 
 
 def test_docs_name_their_scenario_set_by_content(tmp_path):
     path = tmp_path / "texts.json"
     path.write_text(json.dumps({"texts": ["A person tunes an instrument."]}))
-    embedded, upstream = text_task.build_docs(subset="mini"), text_task.build_docs(scenarios=str(path))
-    assert {doc["scenario_set_sha256"] for doc in embedded} == {scenario_set_sha256(select_scenarios("mini", None, 1234))}
+    embedded, upstream = (
+        text_task.build_docs(subset="mini"),
+        text_task.build_docs(scenarios=str(path)),
+    )
+    assert {doc["scenario_set_sha256"] for doc in embedded} == {
+        scenario_set_sha256(select_scenarios("mini", None, 1234))
+    }
     assert len({doc["scenario_set_sha256"] for doc in upstream}) == 1
     assert upstream[0]["scenario_set_sha256"] != embedded[0]["scenario_set_sha256"]
     path.write_text(json.dumps({"texts": ["A person tunes an instrument at noon."]}))
-    assert text_task.build_docs(scenarios=str(path))[0]["scenario_set_sha256"] != upstream[0]["scenario_set_sha256"]
+    assert (
+        text_task.build_docs(scenarios=str(path))[0]["scenario_set_sha256"]
+        != upstream[0]["scenario_set_sha256"]
+    )
 
 
 def test_texts_json_sentences_with_the_or_their_instrument_keep_their_determiner(tmp_path):
@@ -168,25 +254,39 @@ def test_texts_json_sentences_with_the_or_their_instrument_keep_their_determiner
     ]
     path.write_text(json.dumps({"texts": texts}))
     by_name = {i.name: i for i in load_instruments()}
-    rendered = [[s.render(by_name[name]) for s in load_upstream_scenarios(path)] for name in ("harp", "drums")]
-    assert rendered == [
-        ["The harp rests on a stand while the person reads.",
-         "Someone carries their harp to the instrument shop.",
-         "The person leaves the instrument case open and picks up the harp.",
-         "A person tunes a harp; the instrument sounds warm."],
-        ["The drums rests on a stand while the person reads.",  # the verb is the release's, as with "an instrument"
-         "Someone carries their drums to the instrument shop.",
-         "The person leaves the instrument case open and picks up the drums.",
-         "A person tunes drums; the instrument sounds warm."],
+    rendered = [
+        [s.render(by_name[name]) for s in load_upstream_scenarios(path)]
+        for name in ("harp", "drums")
     ]
+    assert (
+        rendered
+        == [
+            [
+                "The harp rests on a stand while the person reads.",
+                "Someone carries their harp to the instrument shop.",
+                "The person leaves the instrument case open and picks up the harp.",
+                "A person tunes a harp; the instrument sounds warm.",
+            ],
+            [
+                "The drums rests on a stand while the person reads.",  # the verb is the release's, as with "an instrument"
+                "Someone carries their drums to the instrument shop.",
+                "The person leaves the instrument case open and picks up the drums.",
+                "A person tunes drums; the instrument sounds warm.",
+            ],
+        ]
+    )
     control = [doc for doc in text_task.build_docs(scenarios=str(path)) if doc["instrument"] == ""]
     assert control[0]["scenario"] == "The instrument rests on a stand while the person reads."
 
 
 @pytest.mark.parametrize(
     "content, message",
-    [("not json", "expected a JSON object"), ('{"texts": []}', "non-empty"), ('{"texts": ["no slot here"]}', "texts[0]"),
-     ('{"texts": ["at the instrument shop"]}', "texts[0]")],
+    [
+        ("not json", "expected a JSON object"),
+        ('{"texts": []}', "non-empty"),
+        ('{"texts": ["no slot here"]}', "texts[0]"),
+        ('{"texts": ["at the instrument shop"]}', "texts[0]"),
+    ],
 )
 def test_upstream_importer_errors_name_the_file(tmp_path, content, message):
     path = tmp_path / "texts.json"
@@ -201,11 +301,21 @@ def test_docs_record_what_was_shown_and_are_reproducible():
     again = text_task.build_docs(prompt_variant=2, reasoning=False)
     assert docs == again
     doc = docs[0]
-    for key in ("scenario_id", "template_id", "instrument", "stereotype", "prompt_variant", "gender_order", "seed"):
+    for key in (
+        "scenario_id",
+        "template_id",
+        "instrument",
+        "stereotype",
+        "prompt_variant",
+        "gender_order",
+        "seed",
+    ):
         assert key in doc
     assert doc["prompt_variant"] == 2 and doc["reasoning"] is False
     for instrument in {d["instrument"] for d in docs}:  # balanced: every order 258 / 6 = 43 times
-        orders = collections.Counter(tuple(d["gender_order"]) for d in docs if d["instrument"] == instrument)
+        orders = collections.Counter(
+            tuple(d["gender_order"]) for d in docs if d["instrument"] == instrument
+        )
         assert len(orders) == 6 and max(orders.values()) - min(orders.values()) <= 1, instrument
     for d in docs[:50]:
         people = [likert_prompts.PERSON[g] for g in d["gender_order"]]

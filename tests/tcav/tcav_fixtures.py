@@ -40,7 +40,10 @@ def synthetic(seed: int, entangle: float = 0.0, per_genre: int = 600, dim: int =
     x = means[genre] + rng.normal(size=(genre.size, dim))
     x[:, 0] += np.where(male, 1.0, -1.0) + entangle * (genre == 0)
     x[:, 1] += np.where(spanish, 1.0, -1.0)
-    attributes = {"gender": np.where(male, "male", "female"), "language": np.where(spanish, "es", "en")}
+    attributes = {
+        "gender": np.where(male, "male", "female"),
+        "language": np.where(spanish, "es", "en"),
+    }
     return x, np.array(GENRES)[genre], attributes
 
 
@@ -54,10 +57,23 @@ def cli(argv: list[str]) -> None:
 def tiny_whisper(folder):
     from transformers import WhisperConfig, WhisperFeatureExtractor, WhisperModel
 
-    config = WhisperConfig(d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
-                           decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, num_mel_bins=80,
-                           max_source_positions=1500, max_target_positions=32, vocab_size=64, pad_token_id=0,
-                           bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)
+    config = WhisperConfig(
+        d_model=16,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=32,
+        decoder_ffn_dim=32,
+        num_mel_bins=80,
+        max_source_positions=1500,
+        max_target_positions=32,
+        vocab_size=64,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        decoder_start_token_id=1,
+    )
     WhisperModel(config).save_pretrained(folder)
     WhisperFeatureExtractor(feature_size=80).save_pretrained(folder)
     return folder
@@ -81,7 +97,10 @@ def tone(seconds: float, rate: int, frequency: float, channels: int = 1) -> np.n
 def write_embedding_inputs(folder, seed=11, entangle=2.5):
     x, genres, attributes = synthetic(seed, entangle=entangle)
     ids = [f"t{k:05d}" for k in range(len(genres))]
-    rows = [(i, "", g, ge, la) for i, g, ge, la in zip(ids, genres, attributes["gender"], attributes["language"])]
+    rows = [
+        (i, "", g, ge, la)
+        for i, g, ge, la in zip(ids, genres, attributes["gender"], attributes["language"])
+    ]
     metadata = write_tracks(folder, rows)
     order = np.random.default_rng(0).permutation(len(ids))  # rows of the .npy in another order
     np.save(folder / "emb.npy", x[order].astype(np.float32))

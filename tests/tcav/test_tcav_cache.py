@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 import soundfile
+from tcav_fixtures import cli, one_torch_thread, tiny_whisper, tone, write_tracks  # noqa: F401 (an autouse fixture)
 
 from symphony_bench.plugin.tcav import cache
 from symphony_bench.plugin.tcav.encoders import Encoder
 from symphony_bench.plugin.tcav.metadata import read_metadata
-from tcav_fixtures import cli, one_torch_thread, tiny_whisper, tone, write_tracks  # noqa: F401 (an autouse fixture)
 
 
 @pytest.mark.e2e
@@ -19,8 +19,20 @@ def test_embedding_cache_is_reused_until_audio_changes(tmp_path, capsys):
     model_dir = tiny_whisper(tmp_path / "tiny-whisper")
     soundfile.write(tmp_path / "x.wav", tone(0.5, 16_000, 300.0), 16_000)
     metadata = write_tracks(tmp_path, [("x", "x.wav", "pop", "female", "en")])
-    args = ["tcav", "embed", "--metadata", str(metadata), "--encoder", str(model_dir), "--cache", str(tmp_path / "c"),
-            "--device", "cpu", "--name", "tw"]
+    args = [
+        "tcav",
+        "embed",
+        "--metadata",
+        str(metadata),
+        "--encoder",
+        str(model_dir),
+        "--cache",
+        str(tmp_path / "c"),
+        "--device",
+        "cpu",
+        "--name",
+        "tw",
+    ]
     cli(args)
     first = np.load(tmp_path / "c" / "tw.npy")
     cli(args)
@@ -44,10 +56,17 @@ def test_cache_keeps_each_encoder_and_recomputes_only_changed_audio(tmp_path, mo
     monkeypatch.setattr(cache, "load_encoder", stand_in)
     soundfile.write(tmp_path / "x.wav", tone(0.5, 16_000, 300.0), 16_000)
     soundfile.write(tmp_path / "y.wav", tone(0.25, 8_000, 300.0), 8_000)
-    metadata = read_metadata(write_tracks(tmp_path, [("x", "x.wav", "pop", "female", "en"),
-                                                     ("y", "y.wav", "rock", "male", "es")]), audio_column="audio_path")
+    metadata = read_metadata(
+        write_tracks(
+            tmp_path, [("x", "x.wav", "pop", "female", "en"), ("y", "y.wav", "rock", "male", "es")]
+        ),
+        audio_column="audio_path",
+    )
     folder = tmp_path / "c"
-    assert cache.embed_tracks(metadata, "org/first", folder, log=lambda m: None) == folder / "first.npy"
+    assert (
+        cache.embed_tracks(metadata, "org/first", folder, log=lambda m: None)
+        == folder / "first.npy"
+    )
     cache.embed_tracks(metadata, "org/second", folder, log=lambda m: None)
     cache.embed_tracks(metadata, "org/first", folder, log=lambda m: None)
     assert embedded == ["org/first"] * 2 + ["org/second"] * 2
@@ -62,5 +81,7 @@ def test_cache_keeps_each_encoder_and_recomputes_only_changed_audio(tmp_path, mo
     soundfile.write(tmp_path / "y.wav", tone(0.5, 8_000, 300.0), 8_000)
     cache.embed_tracks(metadata, "org/first", folder, log=lambda m: None)
     assert embedded[4:] == ["org/first"] * 2
-    np.testing.assert_allclose(cache.cached_embeddings(metadata, folder, "first")[0][:, 1], [8_000, 8_000])
+    np.testing.assert_allclose(
+        cache.cached_embeddings(metadata, folder, "first")[0][:, 1], [8_000, 8_000]
+    )
     assert cache.cached_embeddings(metadata, folder, "second")[0].shape == (2, 2)

@@ -13,27 +13,56 @@ import sys
 import numpy as np
 import pytest
 import soundfile
+from tcav_fixtures import cli, one_torch_thread, tone, write_embedding_inputs, write_tracks  # noqa: F401 (an autouse fixture)
 
 from symphony_bench.metrics import tcav
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.tcav import command
-from tcav_fixtures import cli, one_torch_thread, tone, write_embedding_inputs, write_tracks  # noqa: F401 (an autouse fixture)
 
 
 def test_analyse_writes_tables_plots_and_the_debiasing_curve(tmp_path, capsys):
     metadata = write_embedding_inputs(tmp_path)
     out = tmp_path / "out"
-    cli(["tcav", "analyse", "--metadata", str(metadata), "--embeddings", str(tmp_path / "emb.npy"),
-         "--ids", str(tmp_path / "ids.txt"), "--out", str(out), "--runs", "60", "--concept", "gender=female",
-         "--concept", "language=es", "--debias-genre", "hiphop", "--debias-steps", "11"])
+    cli(
+        [
+            "tcav",
+            "analyse",
+            "--metadata",
+            str(metadata),
+            "--embeddings",
+            str(tmp_path / "emb.npy"),
+            "--ids",
+            str(tmp_path / "ids.txt"),
+            "--out",
+            str(out),
+            "--runs",
+            "60",
+            "--concept",
+            "gender=female",
+            "--concept",
+            "language=es",
+            "--debias-genre",
+            "hiphop",
+            "--debias-steps",
+            "11",
+        ]
+    )
     assert "gender=female (CAV accuracy" in capsys.readouterr().out
     report = json.loads((out / "tcav.json").read_text())
     assert report["n_tests"] == 8 and report["bonferroni_level"] == pytest.approx(0.05 / 8)
-    hiphop = next(t for t in report["tests"] if t["concept"] == "gender=female" and t["genre"] == "hiphop")
+    hiphop = next(
+        t for t in report["tests"] if t["concept"] == "gender=female" and t["genre"] == "hiphop"
+    )
     assert hiphop["significant"] and hiphop["direction"] == "negative" and hiphop["ci_high"] < 0.5
     with open(out / "tcav_scores.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert len(rows) == 8 and {"p_value", "p_paper_ttest", "ci_low", "ci_high", "reliable_cav"} <= set(rows[0])
+    assert len(rows) == 8 and {
+        "p_value",
+        "p_paper_ttest",
+        "ci_low",
+        "ci_high",
+        "reliable_cav",
+    } <= set(rows[0])
     with open(out / "debias.csv", newline="") as handle:
         assert len(list(csv.DictReader(handle))) == 2 * 11
     assert np.load(out / "run_scores.npz")["scores"].shape == (60, 8)
@@ -45,19 +74,68 @@ def test_analyse_writes_tables_plots_and_the_debiasing_curve(tmp_path, capsys):
 def test_bad_input_gives_errors_naming_the_file_column_or_cell(tmp_path):
     metadata = write_tracks(tmp_path, [("a", "missing.wav", "pop", "female", "en")])
     with pytest.raises(DataFileError, match=r"missing\.wav does not exist"):
-        cli(["tcav", "embed", "--metadata", str(metadata), "--encoder", "unused", "--cache", str(tmp_path / "c")])
+        cli(
+            [
+                "tcav",
+                "embed",
+                "--metadata",
+                str(metadata),
+                "--encoder",
+                "unused",
+                "--cache",
+                str(tmp_path / "c"),
+            ]
+        )
     with pytest.raises(DataFileError, match=r"tracks\.csv: no column 'style'"):
-        cli(["tcav", "embed", "--metadata", str(metadata), "--genre-column", "style", "--encoder", "unused",
-             "--cache", str(tmp_path / "c")])
+        cli(
+            [
+                "tcav",
+                "embed",
+                "--metadata",
+                str(metadata),
+                "--genre-column",
+                "style",
+                "--encoder",
+                "unused",
+                "--cache",
+                str(tmp_path / "c"),
+            ]
+        )
     (tmp_path / "missing.wav").write_bytes(b"not audio")
     with pytest.raises(DataFileError, match=r"missing\.wav: cannot read audio"):
-        cli(["tcav", "embed", "--metadata", str(metadata), "--encoder", "unused", "--cache", str(tmp_path / "c")])
+        cli(
+            [
+                "tcav",
+                "embed",
+                "--metadata",
+                str(metadata),
+                "--encoder",
+                "unused",
+                "--cache",
+                str(tmp_path / "c"),
+            ]
+        )
     assert not (tmp_path / "c").exists()
 
     metadata = write_embedding_inputs(tmp_path)
-    common = ["tcav", "analyse", "--metadata", str(metadata), "--embeddings", str(tmp_path / "emb.npy"),
-              "--ids", str(tmp_path / "ids.txt"), "--out", str(tmp_path / "out"), "--runs", "5"]
-    with pytest.raises(ValueError, match=r"concept 'gender=female', cell 'hiphop': \d+ positive and \d+ other tracks"):
+    common = [
+        "tcav",
+        "analyse",
+        "--metadata",
+        str(metadata),
+        "--embeddings",
+        str(tmp_path / "emb.npy"),
+        "--ids",
+        str(tmp_path / "ids.txt"),
+        "--out",
+        str(tmp_path / "out"),
+        "--runs",
+        "5",
+    ]
+    with pytest.raises(
+        ValueError,
+        match=r"concept 'gender=female', cell 'hiphop': \d+ positive and \d+ other tracks",
+    ):
         cli(common + ["--concept", "gender=female", "--min-per-cell", "200"])
     with pytest.raises(DataFileError, match="no track has language='xx'"):
         cli(common + ["--concept", "language=xx"])
@@ -76,9 +154,18 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def test_command_defaults_are_the_analysis_settings():
     analyse = ["tcav", "analyse", "--metadata", "m.csv", "--cache", "c", "--out", "o"]
     args = parse(analyse)
-    settings = tcav.Settings(args.runs, args.subset_fraction, args.cap_per_cell, args.min_per_cell,
-                             args.skip_sparse_cells, args.c, args.min_accuracy, args.alpha, args.significance,
-                             args.seed)
+    settings = tcav.Settings(
+        args.runs,
+        args.subset_fraction,
+        args.cap_per_cell,
+        args.min_per_cell,
+        args.skip_sparse_cells,
+        args.c,
+        args.min_accuracy,
+        args.alpha,
+        args.significance,
+        args.seed,
+    )
     assert settings == tcav.Settings()
     for method in tcav.SIGNIFICANCE_METHODS:
         assert parse(analyse + ["--significance", method]).significance == method
@@ -94,20 +181,49 @@ print(json.dumps([at_start_up, sorted(sys.modules)]))
 
 
 def test_command_module_imports_only_the_standard_library_and_the_package_only_core():
-    completed = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True, check=True)
+    completed = subprocess.run(
+        [sys.executable, "-c", IMPORTS], capture_output=True, text=True, check=True
+    )
     at_start_up, everything = json.loads(completed.stdout)
-    assert not [m for m in at_start_up if m.split(".")[0] in {"numpy", "torch", "scipy", "matplotlib", "transformers"}]
+    assert not [
+        m
+        for m in at_start_up
+        if m.split(".")[0] in {"numpy", "torch", "scipy", "matplotlib", "transformers"}
+    ]
     assert [m for m in at_start_up if m.startswith("symphony_bench.")] == [
-        "symphony_bench.plugin", "symphony_bench.plugin.tcav", "symphony_bench.plugin.tcav.command",
-        "symphony_bench.plugin.tcav.defaults"]
-    assert {m.split(".")[2] for m in everything if m.startswith("symphony_bench.plugin.")} == {"core", "tcav"}
+        "symphony_bench.plugin",
+        "symphony_bench.plugin.tcav",
+        "symphony_bench.plugin.tcav.command",
+        "symphony_bench.plugin.tcav.defaults",
+    ]
+    assert {m.split(".")[2] for m in everything if m.startswith("symphony_bench.plugin.")} == {
+        "core",
+        "tcav",
+    }
     harnesses = [m for m in everything if m.split(".")[0] in {"lm_eval", "lmms_eval"}]
-    assert not harnesses and not [m for m in everything if m.startswith("symphony_bench.hub_upload")]
+    assert not harnesses and not [
+        m for m in everything if m.startswith("symphony_bench.hub_upload")
+    ]
 
 
 def analyse_args(folder, out, *extra) -> list[str]:
-    return ["tcav", "analyse", "--metadata", str(folder / "tracks.csv"), "--embeddings", str(folder / "emb.npy"),
-            "--ids", str(folder / "ids.txt"), "--out", str(out), "--runs", "5", "--concept", "gender=female", *extra]
+    return [
+        "tcav",
+        "analyse",
+        "--metadata",
+        str(folder / "tracks.csv"),
+        "--embeddings",
+        str(folder / "emb.npy"),
+        "--ids",
+        str(folder / "ids.txt"),
+        "--out",
+        str(out),
+        "--runs",
+        "5",
+        "--concept",
+        "gender=female",
+        *extra,
+    ]
 
 
 @pytest.mark.parametrize("out", ["emb.npy", "tracks.csv", "ids.txt", "emb.npy/deeper", ".", ".."])
@@ -138,28 +254,49 @@ def test_embed_refuses_a_cache_folder_that_holds_its_audio(tmp_path):
     metadata = write_tracks(tmp_path, [("a", "audio/a.wav", "pop", "female", "en")])
     for cache in (tmp_path, tmp_path / "audio"):
         with pytest.raises(DataFileError, match="refusing to write there"):
-            cli(["tcav", "embed", "--metadata", str(metadata), "--encoder", "unused", "--cache", str(cache)])
+            cli(
+                [
+                    "tcav",
+                    "embed",
+                    "--metadata",
+                    str(metadata),
+                    "--encoder",
+                    "unused",
+                    "--cache",
+                    str(cache),
+                ]
+            )
 
 
-@pytest.mark.parametrize("option", ["--threads", "--runs", "--min-per-cell", "--cap-per-cell", "--debias-steps"])
+@pytest.mark.parametrize(
+    "option", ["--threads", "--runs", "--min-per-cell", "--cap-per-cell", "--debias-steps"]
+)
 @pytest.mark.parametrize("value", ["-1", "0", "two"])
 def test_counts_below_one_are_usage_errors(tmp_path, capsys, option, value):
     with pytest.raises(SystemExit) as exit_:
         cli(analyse_args(tmp_path, tmp_path / "out", option, value))
     assert exit_.value.code == 2
-    assert f"argument {option}: expected a whole number >= 1, got '{value}'" in capsys.readouterr().err
+    assert (
+        f"argument {option}: expected a whole number >= 1, got '{value}'" in capsys.readouterr().err
+    )
 
 
 def test_complex_embeddings_are_refused(tmp_path):
     write_embedding_inputs(tmp_path)
     np.save(tmp_path / "emb.npy", np.load(tmp_path / "emb.npy") * (1 + 1j))
-    with pytest.raises(DataFileError, match=r"emb\.npy: embeddings must be a 2-D array of real numbers, got complex"):
+    with pytest.raises(
+        DataFileError,
+        match=r"emb\.npy: embeddings must be a 2-D array of real numbers, got complex",
+    ):
         cli(analyse_args(tmp_path, tmp_path / "out"))
 
 
 def test_embeddings_on_an_extreme_scale_stop_with_a_non_convergence_error(tmp_path):
     write_embedding_inputs(tmp_path, entangle=0.0)
     np.save(tmp_path / "emb.npy", np.load(tmp_path / "emb.npy").astype(np.float64) * 1e10)
-    with pytest.raises(tcav.NotConverged, match=r"concept gender=female: .*no convergence.*standardise the embeddings"):
+    with pytest.raises(
+        tcav.NotConverged,
+        match=r"concept gender=female: .*no convergence.*standardise the embeddings",
+    ):
         cli(analyse_args(tmp_path, tmp_path / "out"))
     assert not (tmp_path / "out").exists()

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 import soundfile
+from tcav_fixtures import cli, one_torch_thread, tiny_whisper, tone, write_tracks  # noqa: F401 (an autouse fixture)
 
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.tcav import encoders
-from tcav_fixtures import cli, one_torch_thread, tiny_whisper, tone, write_tracks  # noqa: F401 (an autouse fixture)
 
 
 @pytest.mark.e2e
@@ -22,12 +22,31 @@ def test_whisper_embeddings_pool_only_frames_that_cover_audio(tmp_path):
     model_dir = tiny_whisper(tmp_path / "tiny-whisper")
     (tmp_path / "audio").mkdir()
     soundfile.write(tmp_path / "audio" / "one_second.wav", tone(1.0, 16_000, 440.0), 16_000)
-    soundfile.write(tmp_path / "audio" / "stereo.flac", tone(2.5, 22_050, 660.0, channels=2), 22_050)
-    metadata = write_tracks(tmp_path, [("a", "audio/one_second.wav", "pop", "female", "en"),
-                                       ("b", "audio/stereo.flac", "rock", "male", "")])
+    soundfile.write(
+        tmp_path / "audio" / "stereo.flac", tone(2.5, 22_050, 660.0, channels=2), 22_050
+    )
+    metadata = write_tracks(
+        tmp_path,
+        [
+            ("a", "audio/one_second.wav", "pop", "female", "en"),
+            ("b", "audio/stereo.flac", "rock", "male", ""),
+        ],
+    )
     cache = tmp_path / "cache"
-    cli(["tcav", "embed", "--metadata", str(metadata), "--encoder", str(model_dir), "--cache", str(cache),
-         "--device", "cpu"])
+    cli(
+        [
+            "tcav",
+            "embed",
+            "--metadata",
+            str(metadata),
+            "--encoder",
+            str(model_dir),
+            "--cache",
+            str(cache),
+            "--device",
+            "cpu",
+        ]
+    )
     index = json.loads((cache / "index.json").read_text())
     assert index["track_ids"] == ["a", "b"] and list(index["encoders"]) == ["tiny-whisper"]
     embeddings = np.load(cache / "tiny-whisper.npy")
@@ -35,7 +54,9 @@ def test_whisper_embeddings_pool_only_frames_that_cover_audio(tmp_path):
 
     extractor = WhisperFeatureExtractor.from_pretrained(model_dir)
     encoder = WhisperModel.from_pretrained(model_dir).get_encoder().eval()
-    features = extractor(tone(1.0, 16_000, 440.0), sampling_rate=16_000, return_tensors="pt").input_features
+    features = extractor(
+        tone(1.0, 16_000, 440.0), sampling_rate=16_000, return_tensors="pt"
+    ).input_features
     with torch.no_grad():
         hidden = encoder(features).last_hidden_state[0].numpy()
     assert hidden.shape[0] == 1500  # 30 s of 20 ms frames; 1 s of audio fills the first 50
@@ -43,7 +64,9 @@ def test_whisper_embeddings_pool_only_frames_that_cover_audio(tmp_path):
     assert not np.allclose(embeddings[0], hidden.mean(axis=0), rtol=1e-3, atol=1e-4)
     assert not np.allclose(embeddings[0], hidden[:51].mean(axis=0), rtol=1e-5, atol=1e-6)
 
-    wave = encoders.load_audio(tmp_path / "audio" / "stereo.flac", 16_000)  # mono, resampled: 2.5 s -> 125 frames
+    wave = encoders.load_audio(
+        tmp_path / "audio" / "stereo.flac", 16_000
+    )  # mono, resampled: 2.5 s -> 125 frames
     features = extractor(wave, sampling_rate=16_000, return_tensors="pt").input_features
     with torch.no_grad():
         hidden = encoder(features).last_hidden_state[0].numpy()
@@ -57,16 +80,33 @@ def test_other_transformers_encoders_mean_their_last_hidden_state(tmp_path):
     from transformers import Wav2Vec2Config, Wav2Vec2FeatureExtractor, Wav2Vec2Model
 
     folder = tmp_path / "tiny-wav2vec2"
-    config = Wav2Vec2Config(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32,
-                            conv_dim=(8, 8), conv_stride=(5, 4), conv_kernel=(10, 4), num_conv_pos_embeddings=8,
-                            num_conv_pos_embedding_groups=2, vocab_size=8)
+    config = Wav2Vec2Config(
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        conv_dim=(8, 8),
+        conv_stride=(5, 4),
+        conv_kernel=(10, 4),
+        num_conv_pos_embeddings=8,
+        num_conv_pos_embedding_groups=2,
+        vocab_size=8,
+    )
     Wav2Vec2Model(config).save_pretrained(folder)
     Wav2Vec2FeatureExtractor().save_pretrained(folder)
     encoder = encoders.load_encoder(str(folder))
     wave = tone(0.5, 16_000, 500.0)
-    inputs = Wav2Vec2FeatureExtractor.from_pretrained(folder)(wave, sampling_rate=16_000, return_tensors="pt")
+    inputs = Wav2Vec2FeatureExtractor.from_pretrained(folder)(
+        wave, sampling_rate=16_000, return_tensors="pt"
+    )
     with torch.no_grad():
-        expected = Wav2Vec2Model.from_pretrained(folder).eval()(**inputs).last_hidden_state[0].mean(0).numpy()
+        expected = (
+            Wav2Vec2Model.from_pretrained(folder)
+            .eval()(**inputs)
+            .last_hidden_state[0]
+            .mean(0)
+            .numpy()
+        )
     np.testing.assert_allclose(encoder.embed(wave), expected, rtol=1e-5, atol=1e-6)
 
 

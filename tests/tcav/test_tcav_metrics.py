@@ -8,10 +8,9 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
-
-from symphony_bench.metrics import tcav
 from tcav_fixtures import one_torch_thread, synthetic  # noqa: F401 (an autouse fixture)
 
+from symphony_bench.metrics import tcav
 
 # ----------------------------------------------------------------------------- CAV fitting
 
@@ -19,7 +18,10 @@ from tcav_fixtures import one_torch_thread, synthetic  # noqa: F401 (an autouse 
 def liblinear(x, y, subsets, tol):
     from sklearn.linear_model import LogisticRegression
 
-    fits = [LogisticRegression(solver="liblinear", C=1.0, tol=tol, max_iter=100_000).fit(x[s], y[s]) for s in subsets]
+    fits = [
+        LogisticRegression(solver="liblinear", C=1.0, tol=tol, max_iter=100_000).fit(x[s], y[s])
+        for s in subsets
+    ]
     return np.array([np.r_[m.coef_[0], m.intercept_] for m in fits])
 
 
@@ -40,7 +42,9 @@ def test_batched_fit_matches_liblinear(n_rows, dim):
     assert np.abs(ours - exact).max() <= 1e-6 * np.abs(exact).max()
     default = liblinear(x, y, subsets, tol=1e-4)
     assert np.abs(ours - default).max() <= 2e-3 * np.abs(default).max()
-    same_side = ((x @ ours[:, :-1].T + ours[:, -1]) > 0) == ((x @ default[:, :-1].T + default[:, -1]) > 0)
+    same_side = ((x @ ours[:, :-1].T + ours[:, -1]) > 0) == (
+        (x @ default[:, :-1].T + default[:, -1]) > 0
+    )
     assert same_side.mean() >= 0.999
     single_w, single_b = tcav.fit_logistic(x, y, np.arange(400)[None, :])
     single_exact = liblinear(x, y, [np.arange(400)], 1e-10)[0]
@@ -60,11 +64,15 @@ def test_fit_rejects_bad_input():
 
 def test_balanced_split_is_balanced_capped_and_disjoint():
     genres = np.array(["a"] * 300 + ["b"] * 30 + ["c"] * 300)
-    positive = np.r_[np.arange(300) < 200, np.arange(30) < 12, np.arange(300) < 150]  # 200:100, 12:18, 150:150
+    positive = np.r_[
+        np.arange(300) < 200, np.arange(30) < 12, np.arange(300) < 150
+    ]  # 200:100, 12:18, 150:150
     eligible = np.ones(630, dtype=bool)
     eligible[5] = False  # a positive of a: 199 left
     rng = np.random.default_rng(0)
-    split = tcav.balanced_split("c", positive, eligible, genres, rng, cap_per_cell=50, min_per_cell=3)
+    split = tcav.balanced_split(
+        "c", positive, eligible, genres, rng, cap_per_cell=50, min_per_cell=3
+    )
     assert split.strata == ("a", "b", "c")
     assert not set(split.train) & set(split.test)
     assert len(set(split.train)) == split.train.size and 5 not in set(split.train) | set(split.test)
@@ -80,10 +88,15 @@ def test_sparse_cell_is_an_error_naming_the_cell_unless_skipped():
     genres = np.array(["metal"] * 40 + ["pop"] * 40)
     positive = np.r_[np.arange(40) < 3, np.arange(40) < 20]
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match=r"concept 'gender=female', cell 'metal': 3 positive and 37 other tracks"):
-        tcav.balanced_split("gender=female", positive, np.ones(80, bool), genres, rng, min_per_cell=5)
-    split = tcav.balanced_split("gender=female", positive, np.ones(80, bool), genres, rng, min_per_cell=5,
-                                skip_sparse=True)
+    with pytest.raises(
+        ValueError, match=r"concept 'gender=female', cell 'metal': 3 positive and 37 other tracks"
+    ):
+        tcav.balanced_split(
+            "gender=female", positive, np.ones(80, bool), genres, rng, min_per_cell=5
+        )
+    split = tcav.balanced_split(
+        "gender=female", positive, np.ones(80, bool), genres, rng, min_per_cell=5, skip_sparse=True
+    )
     assert split.strata == ("pop",) and split.skipped == ("metal",)
 
 
@@ -104,13 +117,19 @@ def test_statistics_against_scipy_and_by_hand():
     rng = np.random.default_rng(3)
     scores = np.c_[rng.normal(0.5, 0.05, 20), rng.normal(0.7, 0.05, 20), np.full(20, 0.5)]
     test_variance, cav_noise = np.full(3, 0.03**2), np.array([0.01, 0.02, 0.0]) ** 2
-    tests = tcav.score_tests(["c"] * 3, ["g1", "g2", "g3"], scores, test_variance, cav_noise, method="paper")
+    tests = tcav.score_tests(
+        ["c"] * 3, ["g1", "g2", "g3"], scores, test_variance, cav_noise, method="paper"
+    )
     np.testing.assert_allclose(tests.p_paper[:2], stats.ttest_1samp(scores[:, :2], 0.5).pvalue)
     assert tests.p_paper[2] == 1.0  # constant at exactly 0.5
     se = np.sqrt(0.03**2 + cav_noise)
-    np.testing.assert_allclose(tests.p_calibrated, 2 * stats.norm.sf(np.abs(scores.mean(0) - 0.5) / se))
+    np.testing.assert_allclose(
+        tests.p_calibrated, 2 * stats.norm.sf(np.abs(scores.mean(0) - 0.5) / se)
+    )
     critical = stats.t.ppf(1 - 0.05 / 3 / 2, 19)
-    np.testing.assert_allclose(tests.ci[:, 1] - tests.mean, critical * scores.std(0, ddof=1) / math.sqrt(20))
+    np.testing.assert_allclose(
+        tests.ci[:, 1] - tests.mean, critical * scores.std(0, ddof=1) / math.sqrt(20)
+    )
     assert tests.significant.tolist() == [False, True, False]
     np.testing.assert_allclose(tests.p_bonferroni, np.minimum(1, 3 * tests.p_paper))
     with pytest.raises(ValueError, match="share of the training data"):
@@ -132,11 +151,18 @@ CONCEPTS = [("gender", "female"), ("gender", "male"), ("language", "es")]
 def test_planted_entanglement_is_flagged_for_that_genre_only():
     x, genres, attributes = synthetic(seed=100, entangle=2.5)
     results, tests = tcav.analyse(x, genres, attributes, CONCEPTS, tcav.Settings(runs=100, seed=1))
-    flagged = {(c, g): m for c, g, m, s in zip(tests.concepts, tests.genres, tests.mean, tests.significant) if s}
+    flagged = {
+        (c, g): m
+        for c, g, m, s in zip(tests.concepts, tests.genres, tests.mean, tests.significant)
+        if s
+    }
     assert flagged.get(("gender=female", "hiphop"), 1.0) < 0.4
     assert flagged.get(("gender=male", "hiphop"), 0.0) > 0.6
     assert not any(c.startswith("language") for c, _ in flagged)
-    for (concept, genre), mean in flagged.items():  # a shifted genre moves the shared bias a little:
+    for (
+        concept,
+        genre,
+    ), mean in flagged.items():  # a shifted genre moves the shared bias a little:
         if genre != "hiphop":  # other genres may only lean the opposite way
             assert (mean > 0.5) == (concept == "gender=female")
     assert all(r.reliable and r.accuracy.mean() > 0.7 for r in results)
@@ -148,7 +174,9 @@ def test_no_significant_result_under_the_null_across_repeated_analyses():
     family_errors, paper_family_errors, means = 0, 0, []
     for seed in range(40):
         x, genres, attributes = synthetic(seed, per_genre=400, dim=16)
-        _, tests = tcav.analyse(x, genres, attributes, CONCEPTS[::2], tcav.Settings(runs=30, seed=seed))
+        _, tests = tcav.analyse(
+            x, genres, attributes, CONCEPTS[::2], tcav.Settings(runs=30, seed=seed)
+        )
         family_errors += bool(tests.significant.any())
         paper_family_errors += bool((tests.p_paper < tests.alpha / tests.n_tests).any())
         means.append(tests.mean)
@@ -164,11 +192,19 @@ def test_with_enough_runs_the_standard_error_is_sized_to_the_spread_of_null_mean
     family_errors, z = 0, []
     for seed in range(40):
         x, genres, attributes = synthetic(seed, per_genre=400, dim=16)
-        _, tests = tcav.analyse(x, genres, attributes, CONCEPTS[::2], tcav.Settings(runs=tcav.MIN_JACKKNIFE_RUNS, seed=seed))
+        _, tests = tcav.analyse(
+            x,
+            genres,
+            attributes,
+            CONCEPTS[::2],
+            tcav.Settings(runs=tcav.MIN_JACKKNIFE_RUNS, seed=seed),
+        )
         family_errors += bool(tests.significant.any())
         z.append((tests.mean - 0.5) / tests.standard_error)
     spread = float(np.std(np.concatenate(z)))
-    print(f"null z: sd {spread:.3f} over {len(np.concatenate(z))} tests; family-wise errors {family_errors} of 40")
+    print(
+        f"null z: sd {spread:.3f} over {len(np.concatenate(z))} tests; family-wise errors {family_errors} of 40"
+    )
     assert 0.85 <= spread <= 1.15
     assert family_errors <= 2
 
@@ -185,22 +221,29 @@ def test_the_jackknife_noise_matches_refits_on_fresh_training_sets():
     for _ in range(30):
         train = rng.choice(pool, 200, replace=False)
         labels = values[train] == "female"
-        subsets = np.stack([rng.choice(200, 50, replace=False) for _ in range(tcav.MIN_JACKKNIFE_RUNS)])
+        subsets = np.stack(
+            [rng.choice(200, 50, replace=False) for _ in range(tcav.MIN_JACKKNIFE_RUNS)]
+        )
         weights, bias = tcav.fit_logistic(x[train], labels, subsets)
         scores = (tcav.projections(x[test], weights, bias) > 0).mean(axis=0)[:, None]
         estimates.append(tcav.cav_variance(subsets, 200, scores)[0])
         averages.append(scores.mean())
-    assert np.mean(estimates) == pytest.approx(np.var(averages, ddof=1), rel=0.5)  # 30 refits: the spread itself is +-26%
+    assert np.mean(estimates) == pytest.approx(
+        np.var(averages, ddof=1), rel=0.5
+    )  # 30 refits: the spread itself is +-26%
 
 
 def test_debiasing_moves_the_top_half_monotonically_toward_balance_and_beyond():
     x, genres, attributes = synthetic(seed=5, entangle=2.5, per_genre=800)
-    result = tcav.debias(x, genres, attributes["gender"], "hiphop", "gender", "female", "male", tcav.Settings(seed=2))
+    result = tcav.debias(
+        x, genres, attributes["gender"], "hiphop", "gender", "female", "male", tcav.Settings(seed=2)
+    )
     top_half = result.n_ranked // 2
     for label, shares in result.curves.items():
         male = shares[:, 1]
         np.testing.assert_allclose(shares.sum(axis=1), 1.0)
         assert male[0] > 0.6 and male[-1] < 0.4, label
-        assert np.diff(male).max() <= 1.0 / top_half + 1e-12, label  # never back up by more than one track
+        assert np.diff(male).max() <= 1.0 / top_half + 1e-12, (
+            label
+        )  # never back up by more than one track
         assert stats.spearmanr(result.lambdas, male).statistic < -0.95, label
-
