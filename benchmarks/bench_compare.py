@@ -37,7 +37,7 @@ from symphony_bench.plugin import compare
 from symphony_bench.plugin import provenance as provenance_module
 from symphony_bench.plugin.compare_command import write_markdown_with_plots
 from symphony_bench.plugin.grounding.records import choice_record, set_record
-from symphony_bench.plugin.provenance import provenance
+from symphony_bench.plugin.runs.provenance import provenance
 from symphony_bench.plugin.symphony_bias import text
 from symphony_bench.plugin.symphony_bias.records import (
     LOGPROB,

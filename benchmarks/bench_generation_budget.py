@@ -32,7 +32,7 @@ sys.path[:0] = [str(TESTS), str(TESTS / "symphony_bias")]
 from chat_server import serve_chat  # noqa: E402
 from likert_outputs import answer, corpus, cut_at_stop, dress, echo_then_answer  # noqa: E402
 
-from symphony_bench.plugin.cli import tasks_path  # noqa: E402
+from symphony_bench.plugin.core.task_folders import tasks_path  # noqa: E402
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response  # noqa: E402
 from symphony_bench.plugin.symphony_bias.prompts import STOP_SEQUENCES  # noqa: E402
 

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from symphony_bench.plugin import provenance
-from symphony_bench.plugin.leaderboard import build_leaderboard, write_leaderboard
-from symphony_bench.plugin.report import sample_record
+from symphony_bench.plugin.runs.leaderboard import build_leaderboard, write_leaderboard
+from symphony_bench.plugin.runs.samples import sample_record
 
 
 def perturbed_copy(

@@ -17,7 +17,7 @@ import argparse
 from lm_eval.api.instance import Instance
 from lm_eval.models.huggingface import HFLM
 
-from symphony_bench.plugin.default_model import default_model_path
+from symphony_bench.plugin.devtools.default_model import default_model_path
 from symphony_bench.plugin.symphony_bias.logprob import ANSWER_TOKEN, build_docs
 
 FULL_PHRASE = {"male": "man", "female": "woman", "non_binary": "non-binary person"}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lm_eval.tasks import TaskManager
 
-from symphony_bench.plugin.cli import tasks_path
+from symphony_bench.plugin.core.task_folders import tasks_path
 
 PLAIN_TASK = textwrap.dedent(
     """\

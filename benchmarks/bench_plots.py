@@ -24,7 +24,7 @@ from symphony_bench.plugin import plots
 from symphony_bench.plugin.core.vocabulary import instrument_names
 from symphony_bench.plugin.grounding.records import CHOICE, choice_record
 from symphony_bench.plugin.grounding.report import grounding_report
-from symphony_bench.plugin.leaderboard_page import forest_svg, write_leaderboard_page
+from symphony_bench.plugin.runs.page import forest_svg, write_leaderboard_page
 from symphony_bench.plugin.symphony_bias.records import score_record
 from symphony_bench.plugin.symphony_bias.report import agreement_report, task_report
 

@@ -1,41 +1,41 @@
-"""Pure metric functions (no harness imports): formulas and statistics over plain arrays."""
+"""Pure metric functions (no harness imports): formulas and statistics over plain arrays.
 
-from .agreement import protocol_agreement
-from .association import (
-    GENDERS,
-    AssociationData,
-    AssociationResult,
-    alignment_bias,
-    analyse,
-    binomial_rate,
-    bootstrap_weights,
-    build_association_data,
-    cell_means,
-    contextual_calibration,
-    human_correlation,
-    instrument_tests,
-    normalise_scores,
-    pearson_with_ci,
-    point_estimates,
-    prior_adjusted,
-)
+The names below are loaded from their modules on first use, so that `metrics.labels` and
+`metrics.constants` (standard library only) can be imported where numpy must not load yet, such as
+the command line's start-up.
+"""
 
-__all__ = [
-    "GENDERS",
-    "AssociationData",
-    "AssociationResult",
-    "alignment_bias",
-    "analyse",
-    "binomial_rate",
-    "bootstrap_weights",
-    "build_association_data",
-    "cell_means",
-    "instrument_tests",
-    "contextual_calibration",
-    "human_correlation",
-    "normalise_scores",
-    "pearson_with_ci",
-    "point_estimates",
-    "prior_adjusted",
-    "protocol_agreement",
-]
+from importlib import import_module
+
+_MODULE_OF = {
+    "protocol_agreement": "agreement",
+    **dict.fromkeys(
+        (
+            "GENDERS",
+            "AssociationData",
+            "AssociationResult",
+            "alignment_bias",
+            "analyse",
+            "binomial_rate",
+            "bootstrap_weights",
+            "build_association_data",
+            "cell_means",
+            "contextual_calibration",
+            "human_correlation",
+            "instrument_tests",
+            "normalise_scores",
+            "pearson_with_ci",
+            "point_estimates",
+            "prior_adjusted",
+        ),
+        "association",
+    ),
+}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_MODULE_OF[name]}"), name)

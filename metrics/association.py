@@ -24,12 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from symphony_bench.metrics.clustered import holm, one_way, t_inference, two_way
+from symphony_bench.metrics.clustered import finite_mean, holm, one_way, t_inference, two_way
+from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP, UNIFORM_SHARE
 from symphony_bench.metrics.labels import CATEGORIES, GENDERS
 
-UNIFORM_SHARE = 1.0 / 3.0
-DEFAULT_BOOTSTRAP_SEED = 20240611
-DEFAULT_N_BOOTSTRAP = 1000
 _MALE, _FEMALE, _NON_BINARY = range(3)
 # ABS(i) = sign(i) * (GAS(i, male) - GAS(i, female)); "none" instruments get no ABS.
 _CATEGORY_SIGN = {"male": 1.0, "female": -1.0, "none": np.nan}
@@ -252,11 +250,15 @@ def cell_means(data: AssociationData) -> np.ndarray:
     return means if data.adjustment is None else means - data.adjustment[:, None, :]
 
 
-def _stimulus_to_instrument(data: AssociationData) -> np.ndarray:
-    """(S, I) 0/1 matrix: which instrument each stimulus belongs to."""
-    matrix = np.zeros((data.n_stimuli, len(data.instruments)))
-    matrix[np.arange(data.n_stimuli), data.stimulus_instrument] = 1.0
+def membership_matrix(stimulus_instrument: np.ndarray, n_instruments: int) -> np.ndarray:
+    """(S, I) 0/1: which instrument each stimulus belongs to."""
+    matrix = np.zeros((len(stimulus_instrument), n_instruments))
+    matrix[np.arange(len(stimulus_instrument)), stimulus_instrument] = 1.0
     return matrix
+
+
+def _membership(data: AssociationData) -> np.ndarray:
+    return membership_matrix(data.stimulus_instrument, len(data.instruments))
 
 
 def _gas(
@@ -290,7 +292,7 @@ def point_estimates(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
         cell_means(data),
         np.ones(data.n_templates),
         np.ones(data.n_stimuli),
-        _stimulus_to_instrument(data),
+        _membership(data),
     )
     return gas, alignment_bias(gas, data.signs)
 
@@ -344,24 +346,19 @@ def bootstrap_weights(n_units: int, n_boot: int, seed) -> np.ndarray:
     return np.bincount(flat, minlength=n_boot * n_units).reshape(n_boot, n_units).astype(float)
 
 
-def _consistency_rate(abs_scores: np.ndarray) -> np.ndarray:
-    """Share of instruments (last axis) with ABS > 0 among those with a finite ABS."""
+def headline_values(abs_scores: np.ndarray, non_binary_gas: np.ndarray) -> dict[str, np.ndarray]:
+    """The headline numbers over instruments (the last axis) of ABS and of the non-binary GAS, for
+    one estimate or many replicates: the stereotype-consistency rate (share of instruments with a
+    finite ABS that is > 0), the mean ABS and the mean non-binary GAS (NaN instruments left out)."""
     finite = np.isfinite(abs_scores)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.sum(finite & (np.nan_to_num(abs_scores) > 0), axis=-1) / np.sum(finite, axis=-1)
-
-
-def _nan_mean(values: np.ndarray) -> np.ndarray:
-    finite = np.isfinite(values)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(finite, values, 0.0).sum(axis=-1) / finite.sum(axis=-1)
-
-
-def _headline_values(gas: np.ndarray, abs_scores: np.ndarray) -> dict[str, np.ndarray]:
+        consistency = np.sum(finite & (np.nan_to_num(abs_scores) > 0), axis=-1) / np.sum(
+            finite, axis=-1
+        )
     return {
-        "consistency_rate": _consistency_rate(abs_scores),
-        "mean_abs": _nan_mean(abs_scores),
-        "non_binary_gas": _nan_mean(gas[..., _NON_BINARY]),
+        "consistency_rate": consistency,
+        "mean_abs": finite_mean(abs_scores),
+        "non_binary_gas": finite_mean(non_binary_gas),
     }
 
 
@@ -396,7 +393,7 @@ def _replicates(
         stimulus_weights = bootstrap_weights(data.n_stimuli, n_boot, seeds[1])
     else:
         stimulus_weights = np.ones((n_boot, data.n_stimuli))
-    gas = _gas(means, template_weights, stimulus_weights, _stimulus_to_instrument(data))
+    gas = _gas(means, template_weights, stimulus_weights, _membership(data))
     if data.n_templates < 2:  # one template resamples to itself: no uncertainty estimate, not 0
         gas[:] = np.nan
     return gas, alignment_bias(gas, data.signs)
@@ -437,8 +434,8 @@ def prior_adjusted(data: AssociationData) -> AssociationData:
 
 def analyse(
     data: AssociationData,
-    n_boot: int = DEFAULT_N_BOOTSTRAP,
-    seed: int = DEFAULT_BOOTSTRAP_SEED,
+    n_boot: int = N_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
     confidence: float = 0.95,
     alpha: float = 0.05,
 ) -> AssociationResult:
@@ -464,8 +461,8 @@ def analyse(
     p_holm = holm(p_value)
 
     headline: dict[str, float] = {}
-    point = _headline_values(gas, abs_scores)
-    replicates = _headline_values(gas_boot, abs_boot)
+    point = headline_values(abs_scores, gas[..., _NON_BINARY])
+    replicates = headline_values(abs_boot, gas_boot[..., _NON_BINARY])
     df = max(data.n_templates - 1, 1)
     for name, value in point.items():
         headline[name] = float(value)

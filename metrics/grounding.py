@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from symphony_bench.metrics.constants import BOOTSTRAP_SEED
+
 INVALID = -1
 BIAS_BOOTSTRAP = 2000
-BIAS_SEED = 20240611
 
 
 def _codes(predicted, n_options: int) -> np.ndarray:
@@ -66,7 +67,11 @@ def rate_among(flags, mask, clusters) -> tuple[float, float]:
 
 
 def response_bias(
-    predicted, n_options: int, clusters=None, n_boot: int = BIAS_BOOTSTRAP, seed: int = BIAS_SEED
+    predicted,
+    n_options: int,
+    clusters=None,
+    n_boot: int = BIAS_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
 ) -> tuple[float, float]:
     """Bias = max_i p_i - min_i p_i over the prediction rates of the valid answers, and its stderr from
     a bootstrap that resamples clusters (all replicates at once: (B, G) multiplicities @ (G, K) counts)."""
@@ -91,12 +96,10 @@ def response_bias(
     return float(rates.max() - rates.min()), stderr
 
 
-def set_scores(gold, predicted, valid, clusters=None) -> dict[str, tuple[float, float]]:
-    """Exact-set accuracy and per-example precision, recall, F1 (each: mean, stderr over examples).
-
-    `gold` and `predicted` are boolean (examples x candidates) matrices; rows where `valid` is False
-    score 0 everywhere. An empty predicted set has precision 0; an empty gold set is not allowed.
-    """
+def set_items(gold, predicted, valid) -> dict[str, np.ndarray]:
+    """Per example of a multi-label task: exact set, precision, recall and F1, 0 where the answer
+    could not be read (`valid` False). `gold` and `predicted` are boolean (examples x candidates)
+    matrices; an empty predicted set has precision 0; an empty gold set is not allowed."""
     gold, predicted = np.asarray(gold, dtype=bool), np.asarray(predicted, dtype=bool)
     valid = np.asarray(valid, dtype=bool).ravel()
     if gold.shape != predicted.shape or gold.ndim != 2 or valid.size != gold.shape[0]:
@@ -116,39 +119,43 @@ def set_scores(gold, predicted, valid, clusters=None) -> dict[str, tuple[float, 
         where=precision + recall > 0,
     )
     exact = (gold == predicted).all(axis=1)
-    scores = {"exact_set": exact, "precision": precision, "recall": recall, "f1": f1}
-    return {
-        name: clustered_mean(np.where(valid, values, 0.0), clusters)
-        for name, values in scores.items()
-    }
+    scores = {"exact_set_accuracy": exact, "precision": precision, "recall": recall, "f1": f1}
+    return {name: np.where(valid, values, 0.0) for name, values in scores.items()}
 
 
-def choice_scores(gold, chosen, n_options: int, clusters=None) -> dict[str, tuple[float, float]]:
-    """Every score of a choice task, each (value, stderr): accuracy, invalid rate, the rate of each
-    option among valid answers, accuracy on gold = first / second option, and the response bias."""
-    gold, chosen = np.asarray(gold, dtype=int), _codes(chosen, n_options)
-    clusters = _cluster_codes(clusters, len(gold))
-    valid = chosen != INVALID
+def set_scores(gold, predicted, valid, clusters=None) -> dict[str, tuple[float, float]]:
+    """Exact-set accuracy, precision, recall, F1 (`set_items`) and the invalid rate of a multi-label
+    task, each (mean over examples, clustered stderr)."""
     scores = {
-        "accuracy": accuracy(gold, chosen, clusters),
-        "invalid_rate": clustered_mean(~valid, clusters),
+        name: clustered_mean(values, clusters)
+        for name, values in set_items(gold, predicted, valid).items()
     }
-    for option in range(n_options):
-        scores[f"option_{option}_rate"] = rate_among(chosen == option, valid, clusters)
-    scores["gold_0_accuracy"] = rate_among(chosen == gold, gold == 0, clusters)
-    scores["gold_1_accuracy"] = rate_among(chosen == gold, gold == 1, clusters)
-    scores["bias"] = response_bias(chosen, n_options, clusters)
+    scores["invalid_rate"] = clustered_mean(~np.asarray(valid, dtype=bool).ravel(), clusters)
     return scores
 
 
-def set_task_scores(gold, chosen, valid, clusters=None) -> dict[str, tuple[float, float]]:
-    """Exact-set accuracy, precision, recall, F1 and invalid rate of a multi-label task, each (value, stderr)."""
-    scores = set_scores(gold, chosen, valid, clusters)
-    invalid = ~np.asarray(valid, dtype=bool).ravel()
-    return {
-        "exact_set_accuracy": scores["exact_set"],
-        "precision": scores["precision"],
-        "recall": scores["recall"],
-        "f1": scores["f1"],
-        "invalid_rate": clustered_mean(invalid, clusters),
+def choice_items(gold, chosen, n_options: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every share a choice task reports, per item as (counted, eligible) flags, the share being
+    counted / eligible: accuracy and invalid rate (every item eligible; an invalid answer is wrong),
+    the rate of each option among valid answers, and accuracy on items whose gold is the first /
+    second option."""
+    gold, chosen = np.asarray(gold, dtype=int), _codes(chosen, n_options)
+    valid, correct, every = chosen != INVALID, chosen == gold, np.ones(len(gold), dtype=bool)
+    items = {"accuracy": (correct, every), "invalid_rate": (~valid, every)}
+    for option in range(n_options):
+        items[f"option_{option}_rate"] = (valid & (chosen == option), valid)
+    items["gold_0_accuracy"] = (correct & (gold == 0), gold == 0)
+    items["gold_1_accuracy"] = (correct & (gold == 1), gold == 1)
+    return items
+
+
+def choice_scores(gold, chosen, n_options: int, clusters=None) -> dict[str, tuple[float, float]]:
+    """Every score of a choice task, each (value, stderr): the shares of `choice_items` and the
+    response bias."""
+    clusters = _cluster_codes(clusters, len(np.asarray(gold)))
+    scores = {
+        name: rate_among(counted, eligible, clusters)
+        for name, (counted, eligible) in choice_items(gold, chosen, n_options).items()
     }
+    scores["bias"] = response_bias(chosen, n_options, clusters)
+    return scores

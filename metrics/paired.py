@@ -25,16 +25,16 @@ import numpy as np
 from scipy import stats
 
 from symphony_bench.metrics.association import (
-    DEFAULT_BOOTSTRAP_SEED,
-    DEFAULT_N_BOOTSTRAP,
     AssociationData,
     bootstrap_weights,
     cell_means,
+    headline_values,
     instrument_cells,
+    membership_matrix,
 )
 from symphony_bench.metrics.clustered import holm, one_way, t_inference, two_way
+from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP, UNIFORM_SHARE
 
-UNIFORM_SHARE = 1.0 / 3.0
 HEADLINES = ("mean_abs", "consistency_rate", "non_binary_gas", "invalid_rate")
 
 
@@ -92,13 +92,6 @@ def check_same_design(base: AssociationData, candidate: AssociationData) -> None
         )
 
 
-def membership_matrix(stimulus_instrument: np.ndarray, n_instruments: int) -> np.ndarray:
-    """(S, I) 0/1: which instrument each stimulus belongs to."""
-    matrix = np.zeros((len(stimulus_instrument), n_instruments))
-    matrix[np.arange(len(stimulus_instrument)), stimulus_instrument] = 1.0
-    return matrix
-
-
 def weighted_headlines(
     means, counts, invalid, template_weights, stimulus_weights, membership, signs
 ) -> dict[str, np.ndarray]:
@@ -120,22 +113,11 @@ def weighted_headlines(
     with np.errstate(invalid="ignore", divide="ignore"):
         gas = sums / (mass @ membership)[..., None, :] - UNIFORM_SHARE  # (..., B, 3, I)
     abs_scores = signs * (gas[..., 0, :] - gas[..., 1, :])
-    finite = np.isfinite(abs_scores)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return {
-            "mean_abs": np.where(finite, abs_scores, 0.0).sum(axis=-1) / finite.sum(axis=-1),
-            "consistency_rate": (finite & (np.nan_to_num(abs_scores) > 0)).sum(axis=-1)
-            / finite.sum(axis=-1),
-            "non_binary_gas": _nan_mean(gas[..., 2, :]),
-            "invalid_rate": ((template_weights @ invalid) * stimulus_weights).sum(axis=-1)
-            / ((template_weights @ counts) * stimulus_weights).sum(axis=-1),
-        }
-
-
-def _nan_mean(values: np.ndarray) -> np.ndarray:
-    finite = np.isfinite(values)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(finite, values, 0.0).sum(axis=-1) / finite.sum(axis=-1)
+        invalid_rate = ((template_weights @ invalid) * stimulus_weights).sum(axis=-1) / (
+            (template_weights @ counts) * stimulus_weights
+        ).sum(axis=-1)
+    return {**headline_values(abs_scores, gas[..., 2, :]), "invalid_rate": invalid_rate}
 
 
 def _cell_counts(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
@@ -152,8 +134,8 @@ def _cell_counts(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
 def association_changes(
     base: AssociationData,
     candidate: AssociationData,
-    n_boot: int = DEFAULT_N_BOOTSTRAP,
-    seed: int = DEFAULT_BOOTSTRAP_SEED,
+    n_boot: int = N_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
     confidence: float = 0.95,
 ) -> dict[str, dict]:
     """Per headline metric (mean ABS, consistency rate, non-binary GAS, invalid rate): base and
@@ -218,6 +200,13 @@ def instrument_changes(
 
 
 # ---- clustered shares (grounding, recognition) -------------------------------------------------
+def cluster_weights(clusters: list, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(cluster code per item, (B, G) replicate multiplicities of the G clusters, to be shared by
+    both runs)."""
+    names, codes = np.unique(np.asarray([str(c) for c in clusters]), return_inverse=True)
+    return codes.ravel(), bootstrap_weights(len(names), n_boot, seed)
+
+
 def cluster_sums(values, cluster_codes: np.ndarray, n_clusters: int) -> np.ndarray:
     """Per-cluster sums of `values` (n,) or (n, K) -> (G,) or (G, K)."""
     values = np.asarray(values, dtype=float)
@@ -287,23 +276,3 @@ def mcnemar(before, after) -> dict:
         else float(min(1.0, 2.0 * stats.binom.cdf(min(lost, gained), discordant, 0.5)))
     )
     return {"n": int(before.size), "lost": lost, "gained": gained, "p_value": p_value}
-
-
-def set_item_scores(gold, predicted, valid) -> dict[str, np.ndarray]:
-    """Per example of a multi-label task: exact set, precision, recall, F1 (0 where the answer was
-    unreadable), as averaged by metrics.grounding.set_scores."""
-    gold, predicted = np.asarray(gold, dtype=bool), np.asarray(predicted, dtype=bool)
-    valid = np.asarray(valid, dtype=bool)
-    hits = (gold & predicted).sum(axis=1)
-    n_predicted = predicted.sum(axis=1)
-    precision = np.divide(hits, n_predicted, out=np.zeros(len(hits)), where=n_predicted > 0)
-    recall = hits / gold.sum(axis=1)
-    f1 = np.divide(
-        2 * precision * recall,
-        precision + recall,
-        out=np.zeros(len(hits)),
-        where=precision + recall > 0,
-    )
-    exact = (gold == predicted).all(axis=1).astype(float)
-    scores = {"exact_set_accuracy": exact, "precision": precision, "recall": recall, "f1": f1}
-    return {name: np.where(valid, values, 0.0) for name, values in scores.items()}

@@ -13,18 +13,11 @@ import sys
 from pathlib import Path
 
 from symphony_bench.hub_upload import commands as builder_commands
-from symphony_bench.plugin import compare_command, export, leaderboard
 from symphony_bench.plugin.core.atomic import Terminated
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.task_folders import HARNESS_TASK_FOLDERS, tasks_path
+from symphony_bench.plugin.runs import commands as run_commands
 from symphony_bench.plugin.tcav import command as tcav_command
-
-TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks"
-HARNESS_TASK_FOLDERS = {"lm-eval": "lm_eval", "lmms-eval": "lmms_eval"}
-
-
-def tasks_path(harness: str = "lm-eval") -> Path:
-    """The folder to pass to `--include_path`: each harness sees only its own tasks."""
-    return TASKS_DIR / HARNESS_TASK_FOLDERS[harness]
 
 
 def _tasks_path(args: argparse.Namespace) -> None:
@@ -47,54 +40,18 @@ TINY_MODELS = {"llama": "build_tiny_llama", "qwen2-audio": "build_tiny_qwen2_aud
 
 
 def _tiny_model(args: argparse.Namespace) -> None:
-    from symphony_bench.plugin import tiny_models
+    from symphony_bench.plugin.devtools import tiny_models
 
     print(getattr(tiny_models, TINY_MODELS[args.architecture])(args.out))
 
 
-def _check(args: argparse.Namespace) -> int:
-    from symphony_bench.plugin.check import missing_outputs
-
-    missing = missing_outputs(
-        args.run_dir, [name.strip() for name in args.tasks.split(",") if name.strip()]
-    )
-    for task, gaps in missing.items():
-        print(
-            f"symphony-bench: {task}: no {' and no '.join(gaps)} in {args.run_dir} (see the harness log above)",
-            file=sys.stderr,
-        )
-    if not missing:
-        print(f"{args.run_dir}: results and samples for every task asked")
-    return 1 if missing else 0
-
-
-def _report(args: argparse.Namespace) -> None:
-    import json
-
-    from symphony_bench.plugin.core.atomic import write_text_atomically
-    from symphony_bench.plugin.report import build_report, render_markdown
-
-    report = build_report(args.run_dir, {"human_ratings": args.human_ratings})
-    markdown = render_markdown(report)
-    if args.json:
-        write_text_atomically(args.json, json.dumps(report.entries, indent=2) + "\n")
-    if args.markdown:
-        from symphony_bench.plugin.plots import report_plots_section
-
-        plots = report_plots_section(
-            report.entries, args.markdown
-        )  # PNG + SVG in <stem>_plots/ beside it
-        write_text_atomically(args.markdown, "\n".join([markdown, *plots]))
-    print(markdown)
-
-
 def _default_model(args: argparse.Namespace) -> None:
-    from symphony_bench.plugin.default_model import default_model_path
+    from symphony_bench.plugin.devtools.default_model import default_model_path
 
     print(default_model_path())
 
 
-def _add_report_commands(commands) -> None:
+def _add_own_commands(commands) -> None:
     paths = commands.add_parser("tasks-path", help="print the directory to pass to --include_path")
     paths.add_argument(
         "--harness",
@@ -110,33 +67,6 @@ def _add_report_commands(commands) -> None:
         "(default: $SYMPHONY_GROUNDING)",
     )
     paths.set_defaults(run=_tasks_path)
-    report = commands.add_parser(
-        "report", help="per-task tables from an lm_eval / lmms-eval --log_samples run"
-    )
-    report.add_argument("run_dir", type=Path, help="the --output_path directory")
-    report.add_argument("--json", type=Path, help="write the report as JSON here")
-    report.add_argument(
-        "--markdown",
-        type=Path,
-        help="write the report as Markdown here, with its plots (PNG + SVG) "
-        "in <stem>_plots/ beside it",
-    )
-    report.add_argument(
-        "--human-ratings",
-        type=Path,
-        help="CSV: instrument,male,female,non_binary (e.g. survey means)",
-    )
-    report.set_defaults(run=_report)
-    check = commands.add_parser(
-        "check",
-        help="exit 1 unless RUN_DIR has results and samples for every task asked "
-        "(lmms-eval exits 0 on many failures)",
-    )
-    check.add_argument("run_dir", type=Path, help="the --output_path directory")
-    check.add_argument(
-        "--tasks", required=True, help="the --tasks given to the harness (groups are expanded)"
-    )
-    check.set_defaults(run=_check)
     tiny = commands.add_parser(
         "tiny-model",
         help="write a tiny random model for smoke runs of the plumbing (its "
@@ -154,12 +84,10 @@ def _add_report_commands(commands) -> None:
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="symphony-bench", description=__doc__.splitlines()[0])
     commands = root.add_subparsers(dest="command", required=True)
-    _add_report_commands(commands)
+    _add_own_commands(commands)
+    run_commands.add_commands(commands)
     builder_commands.add_commands(commands)
     tcav_command.add_commands(commands)
-    compare_command.add_command(commands)
-    leaderboard.add_command(commands)
-    export.add_command(commands)
     return root
 
 
@@ -176,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return stop.code if isinstance(stop, Terminated) else 130
-    return status if isinstance(status, int) else 0  # only `check` reports through its status
+    return (
+        status if isinstance(status, int) else 0
+    )  # `check` and `compare` report through their status
 
 
 if __name__ == "__main__":

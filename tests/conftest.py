@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 from PIL import Image, ImageDraw
 
-from symphony_bench.plugin.cli import tasks_path
+from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.core.errors import forget_announced
 from symphony_bench.plugin.core.vocabulary import load_instruments
-from symphony_bench.plugin.tiny_models import build_tiny_llama
+from symphony_bench.plugin.devtools.tiny_models import build_tiny_llama
 
 OFFLINE_ENV = {
     "HF_HUB_OFFLINE": "1",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from symphony_bench.plugin import cli
-from symphony_bench.plugin.check import expand, group_members
+from symphony_bench.plugin.runs.check import expand, group_members
 
 
 def write_run(folder, tasks_with_samples, tasks_with_results):

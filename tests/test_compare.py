@@ -15,17 +15,14 @@ import pandas as pd
 import pytest
 from chat_server import serve_chat
 from conftest import expected_association, read_samples, run_lm_eval
+from support.runs import lm_eval_results, write_model_folder
 from scipy import stats
 
 from symphony_bench.metrics import analyse
-from symphony_bench.plugin.compare import (
-    GateRule,
-    change_rows,
-    compare_runs,
-    json_ready,
-    read_task,
-)
-from symphony_bench.plugin.compare_command import add_command, run_compare
+from symphony_bench.plugin.runs.commands import add_commands, run_compare
+from symphony_bench.plugin.runs.compare import compare_runs, read_run_task
+from symphony_bench.plugin.runs.compare_output import json_ready
+from symphony_bench.plugin.runs.gate import GateRule, change_rows
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 from symphony_bench.plugin.grounding.records import (
@@ -33,8 +30,8 @@ from symphony_bench.plugin.grounding.records import (
     harness_scores,
     set_record,
 )
-from symphony_bench.plugin.provenance import fast_read
-from symphony_bench.plugin.report import sample_record
+from symphony_bench.plugin.runs.samples import fast_read
+from symphony_bench.plugin.runs.samples import sample_record
 from symphony_bench.plugin.symphony_bias import text
 from symphony_bench.plugin.symphony_bias.records import (
     LOGPROB,
@@ -43,7 +40,6 @@ from symphony_bench.plugin.symphony_bias.records import (
     score_record,
 )
 
-STAMP = "2026-12-01T00-00-00.000000"
 NEUTRAL, MALE_ANSWER, FEMALE_ANSWER = (3, 3, 3), (5, 2, 3), (2, 5, 3)
 STEREOTYPED = {"male": MALE_ANSWER, "female": FEMALE_ANSWER, "none": NEUTRAL}
 
@@ -51,23 +47,12 @@ STEREOTYPED = {"male": MALE_ANSWER, "female": FEMALE_ANSWER, "none": NEUTRAL}
 def write_run(
     run_dir: Path, tasks: dict[str, list[dict]], version: float = 1.0, seed: int = 42
 ) -> Path:
-    """An lm-eval-like model folder: one samples file per task (records under two metric keys, as the
-    harness logs them) and a results file with what provenance reads."""
-    folder = run_dir / "model"
-    folder.mkdir(parents=True, exist_ok=True)
-    for task, records in tasks.items():
-        lines = [
-            json.dumps({"doc_id": k, "doc": {"seed": seed}, "mean_abs": r, "invalid_rate": r})
-            for k, r in enumerate(records)
-        ]
-        (folder / f"samples_{task}_{STAMP}.jsonl").write_text("\n".join(lines) + "\n")
-    results = {
-        "configs": {task: {} for task in tasks},
-        "versions": {task: version for task in tasks},
-        "task_hashes": {task: "same-hash" for task in tasks},
-        "config": {"model_args": "pretrained=planted"},
-    }
-    (folder / f"results_{STAMP}.json").write_text(json.dumps(results))
+    """A run folder with one lm-eval model folder of these tasks (records under two metric keys, as
+    the harness logs them)."""
+    results = lm_eval_results(
+        tasks, model_id="planted", version=version, task_hashes=dict.fromkeys(tasks, "same-hash")
+    )
+    write_model_folder(run_dir / "model", tasks, results, seed=seed)
     return run_dir
 
 
@@ -99,7 +84,7 @@ def mini_docs() -> list[dict]:
 
 def compare(base: Path, candidate: Path, *options: str) -> tuple[int, dict, str]:
     parser = argparse.ArgumentParser()
-    add_command(parser.add_subparsers())
+    add_commands(parser.add_subparsers())
     out = base.parent / "compare.json"
     markdown = base.parent / "compare.md"
     args = parser.parse_args(
@@ -326,6 +311,8 @@ def test_logprob_and_recognition_tasks_compare_raw_calibrated_and_accuracy(mini_
                 "stimulus_id": f"s{k}",
                 "recognised": bool(f),
                 "named": [],
+                "modality": "audio",
+                "condition": "recognition",
             }
             for k, f in enumerate(flags)
         ]
@@ -464,10 +451,10 @@ def test_records_read_from_the_first_copy_equal_a_full_parse_and_other_layouts_f
     ]
     path = tmp_path / "samples_t_2026-12-01T00-00-00.000000.jsonl"
     path.write_text("".join(dumps[k % 3](sample) + "\n" for k, sample in enumerate(samples)))
-    assert read_task(path, "t").records == {
+    assert read_run_task(path, "t").records == {
         sample["doc_id"]: sample_record(sample) for sample in samples
     }
-    assert read_task(path, "t").records == dict(enumerate(records))
+    assert read_run_task(path, "t").records == dict(enumerate(records))
 
 
 def test_the_cli_command_exits_2_naming_the_mismatch(mini_docs, tmp_path):
@@ -475,7 +462,7 @@ def test_the_cli_command_exits_2_naming_the_mismatch(mini_docs, tmp_path):
     base = write_run(tmp_path / "base", {"t": records})
     other = write_run(tmp_path / "other", {"t": records}, version=3.0)
     parser = argparse.ArgumentParser()
-    add_command(parser.add_subparsers())
+    add_commands(parser.add_subparsers())
     args = parser.parse_args(["compare", str(base), str(other)])
     assert run_compare(args) == 2
 

@@ -11,17 +11,18 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from test_leaderboard import TASK, planted_records, write_run
+from support.runs import PLANTED_TASK as TASK
+from support.runs import planted_records, write_planted_run
 
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.export import (
-    add_command,
+from symphony_bench.plugin.runs.commands import add_commands
+from symphony_bench.plugin.runs.export import (
     hf_leaderboard_results,
     model_rows,
     write_eval_results,
     write_hf_leaderboard,
 )
-from symphony_bench.plugin.leaderboard import build_leaderboard
+from symphony_bench.plugin.runs.leaderboard import build_leaderboard
 
 # Hugging Face's leaderboard template (huggingface.co/spaces/demo-leaderboard/leaderboard, README.md,
 # "Results files should have the following format"): {"config": {"model_dtype": "torch.float16" (or
@@ -96,7 +97,9 @@ EVAL_RESULTS_SCHEMA = {
 @pytest.fixture(scope="module")
 def one_run(tmp_path_factory) -> Path:
     run_dir = tmp_path_factory.mktemp("export") / "run"
-    write_run(run_dir, "org/model", planted_records(1.0, random.Random(3), invalid_share=0.1))
+    write_planted_run(
+        run_dir, "org/model", planted_records(1.0, random.Random(3), invalid_share=0.1)
+    )
     return run_dir
 
 
@@ -160,14 +163,14 @@ def test_a_recorded_hub_dataset_wins_and_a_missing_one_is_named(one_run, tmp_pat
 
 def test_one_model_folder_at_a_time(tmp_path):
     for model_id in ("org/a", "org/b"):
-        write_run(tmp_path / "run", model_id, planted_records(0.5, random.Random(1)))
+        write_planted_run(tmp_path / "run", model_id, planted_records(0.5, random.Random(1)))
     with pytest.raises(DataFileError, match="export one at a time"):
         model_rows(tmp_path / "run")
 
 
 def test_command(one_run, tmp_path, capsys):
     parser = argparse.ArgumentParser()
-    add_command(parser.add_subparsers(dest="command"))
+    add_commands(parser.add_subparsers(dest="command"))
     args = parser.parse_args(
         ["export", str(one_run), "--format", "hf-leaderboard", "--out", str(tmp_path / "r.json")]
     )

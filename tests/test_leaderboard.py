@@ -15,86 +15,24 @@ from pathlib import Path
 
 import pytest
 from conftest import run_lm_eval
+from support.runs import PLANTED_TASK, planted_records, write_planted_run
 from scipy import stats
 
-from symphony_bench.plugin.compare import compare_runs
+from symphony_bench.plugin.runs.compare import compare_runs
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.run_facts import package_version
-from symphony_bench.plugin.leaderboard import (
+from symphony_bench.plugin.runs.commands import add_commands
+from symphony_bench.plugin.runs.leaderboard import (
     PairedTests,
-    add_command,
     build_leaderboard,
     rank_rows,
     write_leaderboard,
 )
-from symphony_bench.plugin.provenance import provenance
-from symphony_bench.plugin.report import build_report
+from symphony_bench.plugin.runs.provenance import provenance
+from symphony_bench.plugin.runs.report import build_report
 from symphony_bench.plugin.symphony_bias.scenarios import scenario_set_sha256, select_scenarios
 
-STAMP = "2026-12-01T04-36-42.029562"
-INSTRUMENTS = {"harp": "female", "flute": "female", "drums": "male", "trumpet": "male"}
-TASK = "symphony_bias_text_mini"
-
-
-def planted_records(
-    effect: float, rng: random.Random, n_templates: int = 8, invalid_share: float = 0.0
-) -> list[dict]:
-    """Likert records whose stereotyped gender gets `effect` more on average (plus template noise)."""
-    records = []
-    for t in range(n_templates):
-        for scenario in range(2):
-            for instrument, category in INSTRUMENTS.items():
-                lean = effect + rng.gauss(0, 0.7)
-                favoured, other = (3 + lean, 3 - lean)
-                male, female = (favoured, other) if category == "male" else (other, favoured)
-                scores = [min(5, max(1, round(value))) for value in (male, female, 3)]
-                error = "no_json" if rng.random() < invalid_share else ""
-                records.append(
-                    {
-                        "kind": "symphony_bias.likert",
-                        "scenario_id": f"t{t}-{scenario}",
-                        "template_id": f"t{t}",
-                        "instrument": instrument,
-                        "stereotype": category,
-                        "error": error,
-                        "scores": [0, 0, 0] if error else scores,
-                        "stimulus_id": None,
-                    }
-                )
-    return records
-
-
-def write_run(run_dir: Path, model_id: str, records: list[dict], seed: int = 1234) -> Path:
-    """An lm-eval model folder: a results file and a samples file with docs and records."""
-    folder = run_dir / model_id.replace("/", "__")
-    folder.mkdir(parents=True)
-    results = {
-        "results": {TASK: {"mean_abs,likert_json": 0.0}},
-        "configs": {TASK: {"task": TASK, "metadata": {"version": 1.1}}},
-        "versions": {TASK: 1.1},
-        "task_hashes": {TASK: "ab" * 32},
-        "config": {
-            "model": "hf",
-            "model_args": {"pretrained": model_id},
-            "model_dtype": "torch.bfloat16",
-            "model_revision": "main",
-            "model_sha": "0123abcd",
-        },
-        "lm_eval_version": "0.4.13",
-        "transformers_version": "5.24.0",
-        "chat_template_sha": "cd" * 32,
-    }
-    (folder / f"results_{STAMP}.json").write_text(json.dumps(results))
-    lines = []
-    for doc_id, record in enumerate(records):
-        doc = {
-            key: record[key] for key in ("scenario_id", "template_id", "instrument", "stereotype")
-        } | {"seed": seed}
-        lines.append(
-            json.dumps({"doc_id": doc_id, "doc": doc, "mean_abs": record, "invalid_rate": record})
-        )
-    (folder / f"samples_{TASK}_{STAMP}.jsonl").write_text("\n".join(lines) + "\n")
-    return folder
+TASK = PLANTED_TASK
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +48,7 @@ def planted_runs(tmp_path_factory) -> list[Path]:
         ("org/broken", 0.0, 1.0),
     ]
     for model_id, effect, invalid in specs:
-        write_run(
+        write_planted_run(
             root / model_id.split("/")[1],
             model_id,
             planted_records(effect, rng, invalid_share=invalid),
@@ -123,7 +61,7 @@ def test_rows_carry_the_report_numbers_and_provenance(planted_runs):
     rows = {row["model"]: row for row in board["rows"]}
     assert set(rows) == {"org/strong", "org/neutral", "org/slight", "org/broken"}
     for run_dir in planted_runs:
-        summary = build_report(run_dir).entries[TASK]["summary"]
+        summary = build_report(run_dir).entries[TASK].body["summary"]
         row = next(row for row in board["rows"] if row["run"].startswith(str(run_dir)))
         for name in ("mean_abs", "consistency_rate", "non_binary_gas"):
             assert row["metrics"][name] == {
@@ -258,7 +196,7 @@ def test_paired_p_value_is_compares(planted_runs, tmp_path):
         expected, abs=0
     )
     assert 0 <= expected < 0.05
-    write_run(
+    write_planted_run(
         tmp_path / "reseeded", "org/reseeded", planted_records(0.25, random.Random(2)), seed=99
     )
     reseeded = build_leaderboard([tmp_path / "reseeded"])["rows"][0]
@@ -302,7 +240,7 @@ def test_a_folder_reached_twice_gives_its_rows_once_and_repeated_models_show_the
         [planted_runs[0], planted_runs[0].parent / "strong" / ".." / "strong"]
     )
     assert [row["model"] for row in board["rows"]] == ["org/strong"]
-    write_run(tmp_path / "again", "org/strong", planted_records(1.5, random.Random(5)))
+    write_planted_run(tmp_path / "again", "org/strong", planted_records(1.5, random.Random(5)))
     markdown = write_leaderboard(
         build_leaderboard([planted_runs[0], tmp_path / "again"]), tmp_path / "board"
     )
@@ -312,7 +250,7 @@ def test_a_folder_reached_twice_gives_its_rows_once_and_repeated_models_show_the
 
 def test_command_writes_the_files(planted_runs, tmp_path, capsys):
     parser = argparse.ArgumentParser()
-    add_command(parser.add_subparsers(dest="command"))
+    add_commands(parser.add_subparsers(dest="command"))
     args = parser.parse_args(
         ["leaderboard", *map(str, planted_runs[:2]), "--out", str(tmp_path / "out")]
     )
@@ -329,7 +267,7 @@ def test_command_writes_the_files(planted_runs, tmp_path, capsys):
 def test_bad_run_dirs_are_named(tmp_path):
     with pytest.raises(DataFileError, match="no symphony-bench samples files"):
         build_leaderboard([tmp_path])
-    folder = write_run(tmp_path / "run", "org/m", planted_records(0.0, random.Random(1)))
+    folder = write_planted_run(tmp_path / "run", "org/m", planted_records(0.0, random.Random(1)))
     next(folder.glob("results_*")).unlink()
     with pytest.raises(DataFileError, match="no lm-eval or lmms-eval results file"):
         build_leaderboard([tmp_path / "run"])
@@ -381,7 +319,7 @@ def test_leaderboard_of_real_runs(real_runs, tiny_llama, tmp_path):
             select_scenarios("mini", None, facts["task"]["seed"])
         )
         assert facts["versions"]["symphony_bench"] == package_version() is not None
-        entry = build_report(Path(row["run"]).parent).entries[row["entry"]]["summary"]
+        entry = build_report(Path(row["run"]).parent).entries[row["entry"]].body["summary"]
         assert (
             row["metrics"]["mean_abs"]["value"] == entry["mean_abs"] and row["n"] == entry["n_docs"]
         )
@@ -396,7 +334,11 @@ def test_export_of_a_real_run(real_runs, tmp_path):
     import yaml
     from test_export import EVAL_RESULTS_SCHEMA, HF_LEADERBOARD_SCHEMA
 
-    from symphony_bench.plugin.export import model_rows, write_eval_results, write_hf_leaderboard
+    from symphony_bench.plugin.runs.export import (
+        model_rows,
+        write_eval_results,
+        write_hf_leaderboard,
+    )
 
     rows = model_rows(real_runs[0])
     document = json.loads(write_hf_leaderboard(rows, tmp_path / "results.json")[0].read_text())

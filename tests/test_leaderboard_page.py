@@ -13,8 +13,9 @@ from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+from support.runs import planted_records, write_planted_run
 
-from symphony_bench.plugin.leaderboard_page import nice_ticks, write_leaderboard_page
+from symphony_bench.plugin.runs.page import nice_ticks, write_leaderboard_page
 
 PROVENANCE = {
     "model": {
@@ -291,12 +292,10 @@ def test_forest_plots_draw_each_entrys_metrics_and_invalid_rate_read_back_throug
 
 
 def test_page_of_a_real_leaderboard_holds_its_rows_ranks_and_nulls(tmp_path):
-    """leaderboard.json as plugin/leaderboard.py builds it from planted run folders (its tests' helpers)."""
+    """leaderboard.json as plugin/runs/leaderboard.py builds it from planted run folders."""
     import random
 
-    from test_leaderboard import planted_records, write_run
-
-    from symphony_bench.plugin.leaderboard import build_leaderboard
+    from symphony_bench.plugin.runs.leaderboard import build_leaderboard
 
     rng = random.Random(3)
     runs = []
@@ -305,7 +304,7 @@ def test_page_of_a_real_leaderboard_holds_its_rows_ranks_and_nulls(tmp_path):
         ("neutral", 0.0, 0.0),
         ("broken", 0.0, 1.0),
     ):
-        write_run(
+        write_planted_run(
             tmp_path / "runs" / name,
             f"org/{name}",
             planted_records(effect, rng, invalid_share=invalid),

@@ -10,11 +10,14 @@ from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+from support.runs import likert_sample, report_entry, write_samples
 
-from symphony_bench.plugin import plots
+from symphony_bench.plugin.grounding import figures as grounding_figures
+from symphony_bench.plugin.runs import plots
+from symphony_bench.plugin.symphony_bias import figures as symphony_figures
 from symphony_bench.plugin.grounding.records import CHOICE, choice_record
 from symphony_bench.plugin.grounding.report import grounding_report
-from symphony_bench.plugin.symphony_bias.records import score_record
+from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, score_record
 from symphony_bench.plugin.symphony_bias.report import (
     agreement_report,
     task_report,
@@ -90,7 +93,7 @@ def tick_labels(axis) -> list[str]:
 # ---- Symphony-Bias -----------------------------------------------------------------------------
 def test_gas_heatmap_draws_the_reports_gas_centred_at_zero_with_invalid_cells_masked():
     entry = likert_entry()
-    figure = plots.gas_heatmap("symphony_bias_text", entry)
+    figure = symphony_figures.gas_heatmap("symphony_bias_text", entry)
     image = drawn(figure, "heatmap")
     names = list(entry["instruments"])
     expected = [[entry["instruments"][name]["gas"][g] for g in GENDERS] for name in names]
@@ -114,7 +117,7 @@ def test_gas_heatmap_draws_the_reports_gas_centred_at_zero_with_invalid_cells_ma
 
 def test_abs_forest_is_sorted_with_the_reports_cis_and_holm_significant_ones_marked():
     entry = likert_entry()
-    figure = plots.abs_forest("symphony_bias_text", entry)
+    figure = symphony_figures.abs_forest("symphony_bias_text", entry)
     rows = sorted(
         ((name, row) for name, row in entry["instruments"].items() if row["abs"] is not None),
         key=lambda item: item[1]["abs"],
@@ -146,9 +149,11 @@ def test_no_abs_forest_without_any_abs_and_no_heatmap_without_instruments():
             ]
         )
     )
-    assert plots.abs_forest("t", entry) is None
-    assert "GAS heatmap, t" in plots.report_figures({"t": entry})
-    assert "GAS heatmap, t" not in plots.report_figures({"t": {**entry, "instruments": {}}})
+    assert symphony_figures.abs_forest("t", entry) is None
+    assert "GAS heatmap, t" in plots.report_figures([report_entry("t", entry)])
+    assert "GAS heatmap, t" not in plots.report_figures(
+        [report_entry("t", {**entry, "instruments": {}})]
+    )
 
 
 def test_invalid_rate_bars_show_each_tasks_rate_and_a_clipped_95_ci():
@@ -156,7 +161,10 @@ def test_invalid_rate_bars_show_each_tasks_rate_and_a_clipped_95_ci():
         "symphony_bias_text": likert_entry(),
         "grounding_binary": as_json(grounding_report(choices(), CHOICE)),
     }
-    figure = plots.invalid_rate_bars(entries)
+    kinds = {"symphony_bias_text": LIKERT, "grounding_binary": CHOICE}
+    figure = plots.report_figures(
+        [report_entry(label, body, kinds[label]) for label, body in entries.items()]
+    )["Invalid rate per task"]()
     heights = [patch.get_width() for patch in bars(figure, "bars")]
     rates = [entry["summary"]["invalid_rate"] for entry in entries.values()]
     assert np.allclose(heights, rates) and rates[0] == pytest.approx(
@@ -171,7 +179,9 @@ def test_invalid_rate_bars_show_each_tasks_rate_and_a_clipped_95_ci():
 def test_agreement_scatter_plots_both_protocols_abs_and_states_the_statistics():
     likert, logprob = likert_entry(seed=1), likert_entry(seed=2, shift=0.3)
     agreement = as_json(agreement_report(likert, logprob))
-    figure = plots.agreement_scatter("symphony_bias_logprob", "symphony_bias_text", agreement)
+    figure = symphony_figures.agreement_scatter(
+        "symphony_bias_logprob", "symphony_bias_text", agreement
+    )
     expected = [
         (likert["instruments"][n]["abs"], logprob["instruments"][n]["abs"])
         for n in likert["instruments"]
@@ -189,14 +199,17 @@ def test_agreement_scatter_plots_both_protocols_abs_and_states_the_statistics():
 
 def test_modality_plot_pairs_text_with_audio_and_image_of_the_same_model_folder():
     text, audio, image = likert_entry(seed=3), likert_entry(seed=4, shift=1.0), likert_entry(seed=5)
-    entries = {
-        "a/symphony_bias_text": text,
-        "a/symphony_bias_audio": audio,
-        "a/symphony_bias_image_mini": image,
-        "b/symphony_bias_text": text,
-        "c/symphony_bias_audio": audio,
-    }
-    groups = plots.modality_groups(entries)
+    text_protocol = {"modality": "text", "condition": "named"}
+    with_audio = {"modality": "audio", "condition": "stimulus"}
+    with_image = {"modality": "image", "condition": "stimulus"}
+    entries = [
+        report_entry("a/symphony_bias_text", text, **text_protocol),
+        report_entry("a/symphony_bias_audio", audio, **with_audio),
+        report_entry("a/symphony_bias_image_mini", image, **with_image),
+        report_entry("b/symphony_bias_text", text, **text_protocol),
+        report_entry("c/symphony_bias_audio", audio, **with_audio),
+    ]
+    groups = symphony_figures.modality_groups(entries)
     assert list(groups) == ["a"] and list(groups["a"]) == ["text", "audio", "image"]
     no_abs = as_json(
         task_report(
@@ -209,8 +222,13 @@ def test_modality_plot_pairs_text_with_audio_and_image_of_the_same_model_folder(
             ]
         )
     )
-    assert plots.modality_groups({"symphony_bias_text": no_abs, "symphony_bias_audio": audio}) == {}
-    figure = plots.modality_abs(groups["a"])
+    without_abs = [
+        report_entry("symphony_bias_text", no_abs, **text_protocol),
+        report_entry("symphony_bias_audio", audio, **with_audio),
+    ]
+    assert symphony_figures.modality_groups(without_abs) == {}
+    shown = {modality: (entry.label, entry.body) for modality, entry in groups["a"].items()}
+    figure = symphony_figures.modality_abs(shown)
     names = [name for name, row in text["instruments"].items() if row["abs"] is not None]
     assert tick_labels(figure.axes[0].yaxis) == names
     for modality, entry in (("text", text), ("audio", audio), ("image", image)):
@@ -280,7 +298,7 @@ def test_grounding_entry_holds_the_gold_share_and_prediction_stderrs_per_option(
 
 def test_prediction_distribution_draws_answer_and_gold_shares_with_cis():
     entry = as_json(grounding_report(choices(), CHOICE))
-    figure = plots.prediction_distribution("grounding_binary", entry)
+    figure = grounding_figures.prediction_distribution("grounding_binary", entry)
     rates = np.array(list(entry["prediction_rates"].values()))
     stderrs = np.array(list(entry["prediction_rate_stderrs"].values()))
     assert np.allclose([p.get_height() for p in bars(figure, "bars")], rates)
@@ -301,7 +319,7 @@ def test_prediction_distribution_draws_answer_and_gold_shares_with_cis():
 def test_confusion_heatmap_draws_the_row_normalised_shares():
     entry = as_json(grounding_report(confusable_choices(), CHOICE))
     rows = entry["confusion"]["plucked"]
-    figure = plots.confusion_heatmap("grounding_confusable_ab", "plucked", rows)
+    figure = grounding_figures.confusion_heatmap("grounding_confusable_ab", "plucked", rows)
     answers = tick_labels(figure.axes[0].xaxis)
     assert answers == ["(invalid)", "guitar"] and tick_labels(figure.axes[0].yaxis) == [
         "banjo",
@@ -393,11 +411,15 @@ def test_report_plots_are_written_as_png_and_svg_and_linked_relative_to_the_mark
     likert = likert_entry()
     logprob = likert_entry(seed=9)
     logprob["agreement"] = {"symphony_bias_text": as_json(agreement_report(likert, logprob))}
-    entries = {
-        "symphony_bias_text": likert,
-        "symphony_bias_logprob": logprob,
-        "grounding_confusable_ab": as_json(grounding_report(confusable_choices(), CHOICE)),
-    }
+    entries = [
+        report_entry("symphony_bias_text", likert),
+        report_entry("symphony_bias_logprob", logprob, LOGPROB),
+        report_entry(
+            "grounding_confusable_ab",
+            as_json(grounding_report(confusable_choices(), CHOICE)),
+            CHOICE,
+        ),
+    ]
     written = plots.write_report_plots(entries, tmp_path / "report_plots")
     assert set(written) == {
         "GAS heatmap, symphony_bias_text",
@@ -427,9 +449,7 @@ def test_report_plots_are_written_as_png_and_svg_and_linked_relative_to_the_mark
 
 
 def test_report_plots_section_links_the_plots_of_a_built_report_beside_its_markdown(tmp_path):
-    from test_report import likert_sample, write_samples
-
-    from symphony_bench.plugin.report import build_report
+    from symphony_bench.plugin.runs.report import build_report
 
     samples = [
         likert_sample(f"s{k}", name, category, scores)
@@ -441,7 +461,9 @@ def test_report_plots_section_links_the_plots_of_a_built_report_beside_its_markd
         samples,
     )
     markdown = tmp_path / "out" / "report.md"
-    lines = plots.report_plots_section(build_report(tmp_path / "run").entries, markdown)
+    lines = plots.report_plots_section(
+        list(build_report(tmp_path / "run").entries.values()), markdown
+    )
     linked = re.findall(r"\]\(([^)]+)\)", "\n".join(lines))
     assert (
         len(linked) == 2 * 3

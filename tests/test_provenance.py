@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from support.runs import write_model_folder
 
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.provenance import COMPARED_FIELDS, canonical_sha256, provenance
+from symphony_bench.plugin.core.run_facts import canonical_sha256, run_facts
+from symphony_bench.plugin.runs.provenance import COMPARED_FIELDS, provenance
 
 LM_EVAL_STAMP = "2026-12-01T04-36-42.029562"
 
@@ -53,22 +55,13 @@ def lm_eval_results(task: str = "symphony_bias_text_mini", **overrides) -> dict:
 def write_lm_eval_folder(
     folder: Path, docs: list[dict], results: dict | None = None, stamp: str = LM_EVAL_STAMP
 ) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
+    """A model folder whose records copy their doc's run facts, as the tasks' records do."""
     results = results or lm_eval_results()
-    (folder / f"results_{stamp}.json").write_text(json.dumps(results))
     task = next(iter(results["configs"]))
-    lines = [
-        json.dumps(
-            {
-                "doc_id": k,
-                "doc": doc,
-                "mean_abs": likert_record(doc["instrument"], doc["stereotype"]),
-            }
-        )
-        for k, doc in enumerate(docs)
+    records = [
+        likert_record(doc["instrument"], doc["stereotype"], **run_facts(doc)) for doc in docs
     ]
-    (folder / f"samples_{task}_{stamp}.jsonl").write_text("\n".join(lines) + "\n")
-    return folder
+    return write_model_folder(folder, {task: records}, results, stamp=stamp)
 
 
 DOCS = [

@@ -15,12 +15,12 @@ import math
 import numpy as np
 import pytest
 
-from symphony_bench.plugin import compare as compare_module
-from symphony_bench.plugin.compare import read_task
+from symphony_bench.plugin.runs.compare import read_run_task
+from symphony_bench.plugin.symphony_bias import compare as compare_module
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.grounding import records as grounding
-from symphony_bench.plugin.provenance import SamplesContent, forget_samples
-from symphony_bench.plugin.report import SECTION_OF_KIND
+from symphony_bench.plugin.runs.samples import SamplesContent, forget_samples
+from symphony_bench.plugin.runs.sections import SECTION_OF_KIND
 from symphony_bench.plugin.symphony_bias import records as symphony
 from symphony_bench.plugin.symphony_bias import text
 
@@ -92,6 +92,8 @@ def valid_runs(docs: list[dict]) -> dict[str, list[dict]]:
             "stimulus_id": f"violin-{k}",
             "recognised": bool(k % 2),
             "named": ["violin"] if k % 2 else [],
+            "modality": "audio",
+            "condition": "recognition",
         }
         for k in range(20)
     ]
@@ -214,7 +216,7 @@ def test_read_task_checks_clean_files_by_whole_columns(mini_docs, tmp_path, monk
         SECTION_OF_KIND, kind, dataclasses.replace(SECTION_OF_KIND[kind], record_problem=refuse)
     )
     forget_samples()
-    assert read_task(path, "t").records == dict(enumerate(records))
+    assert read_run_task(path, "t").records == dict(enumerate(records))
 
 
 @pytest.mark.parametrize(
@@ -251,7 +253,7 @@ def test_a_bad_record_is_named_by_line_and_field_as_before(
     write_samples(path, bad)
     forget_samples()
     with pytest.raises(DataFileError) as raised:
-        read_task(path, "t")
+        read_run_task(path, "t")
     assert str(raised.value) == f"{path}, line 4: {records[0]['kind']} record: {message}"
 
 
@@ -264,12 +266,12 @@ def test_duplicate_and_non_integer_doc_ids_are_still_named(mini_docs, tmp_path):
     path.write_text("\n".join(lines) + "\n")
     forget_samples()
     with pytest.raises(DataFileError, match=r", line 6: doc_id 2 appears twice"):
-        read_task(path, "t")
+        read_run_task(path, "t")
     lines[5] = json.dumps({"doc_id": "5", "accuracy": records[5]})
     path.write_text("\n".join(lines) + "\n")
     forget_samples()
     with pytest.raises(DataFileError, match=r", line 6: no integer doc_id"):
-        read_task(path, "t")
+        read_run_task(path, "t")
 
 
 def test_lines_read_in_place_equal_lines_stripped_and_decoded_whole(mini_docs, tmp_path):
@@ -301,7 +303,6 @@ def test_lines_read_in_place_equal_lines_stripped_and_decoded_whole(mini_docs, t
         (10, 7),
     ]
     assert [record for _, _, record in content.lines] == records
-    assert content.docs == [{"seed": 1}, {"seed": 1}]
 
 
 def test_a_record_left_open_at_the_line_end_is_not_read_from_the_next_line(mini_docs, tmp_path):

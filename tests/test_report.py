@@ -7,23 +7,13 @@ import json
 import re
 
 import pytest
+from support.runs import likert_sample, write_samples
 
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.grounding.records import choice_record, set_record
-from symphony_bench.plugin.report import build_report, read_task_records, render_markdown
-from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
-
-
-def likert_sample(scenario: str, instrument: str, stereotype: str, scores) -> dict:
-    record = score_record(
-        {"scenario_id": scenario, "instrument": instrument, "stereotype": stereotype}, scores
-    )
-    return {"doc_id": 0, **{metric: record for metric in LIKERT_METRICS}}
-
-
-def write_samples(path, samples) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(sample) + "\n" for sample in samples))
+from symphony_bench.plugin.runs.report import build_report, render_markdown
+from symphony_bench.plugin.runs.samples import read_task
+from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS
 
 
 def test_records_are_read_by_kind_and_reported_by_their_benchmark(tmp_path):
@@ -37,7 +27,7 @@ def test_records_are_read_by_kind_and_reported_by_their_benchmark(tmp_path):
         samples,
     )
     report = build_report(tmp_path / "run")
-    body = report.entries["symphony_bias_text"]
+    body = report.entries["symphony_bias_text"].body
     assert body["summary"]["n_docs"] == 6 and body["summary"]["consistency_rate"] == 1.0
     assert "## symphony_bias_text" in render_markdown(report)
 
@@ -45,7 +35,7 @@ def test_records_are_read_by_kind_and_reported_by_their_benchmark(tmp_path):
 def test_a_file_of_another_task_is_passed_over(tmp_path):
     path = tmp_path / "samples_other_task_2026-01-01T00-00-00.000001.jsonl"
     write_samples(path, [{"doc_id": 0, "acc": 1.0}])
-    assert read_task_records(path, "other_task", "other_task") is None
+    assert read_task(path, "other_task") is None
 
 
 @pytest.mark.parametrize("bad_line", [{"doc_id": 1, "acc": 1.0}, [], None, 42])
@@ -57,7 +47,7 @@ def test_a_line_without_the_files_kind_of_record_is_an_error_naming_file_and_lin
     with pytest.raises(
         DataFileError, match=rf"{path.name}, line 2: not a symphony_bias.likert record"
     ):
-        read_task_records(path, "symphony_bias_text", "symphony_bias_text")
+        read_task(path, "symphony_bias_text")
 
 
 def test_truncated_answers_read_apart_from_other_invalid_ones(tmp_path):
@@ -74,7 +64,7 @@ def test_truncated_answers_read_apart_from_other_invalid_ones(tmp_path):
         samples,
     )
     report = build_report(tmp_path / "run")
-    summary = report.entries["symphony_bias_text"]["summary"]
+    summary = report.entries["symphony_bias_text"].body["summary"]
     assert (summary["truncated_rate"], summary["other_invalid_rate"], summary["invalid_rate"]) == (
         0.25,
         0.25,
@@ -142,14 +132,14 @@ def test_mixed_record_kinds_name_the_line(tmp_path):
     path = tmp_path / "samples_t_2026-01-01T00-00-00.000001.jsonl"
     write_samples(path, [sample_of(choice()), sample_of(LIKERT_OK)])
     with pytest.raises(DataFileError, match=rf"{path.name}, line 2: not a grounding.choice record"):
-        read_task_records(path, "t", "t")
+        read_task(path, "t")
 
 
 def test_a_broken_first_line_does_not_make_the_file_another_tasks(tmp_path):
     path = tmp_path / "samples_t_2026-01-01T00-00-00.000001.jsonl"
     write_samples(path, [[], sample_of(choice())])
     with pytest.raises(DataFileError, match=rf"{path.name}, line 1: not a grounding.choice record"):
-        read_task_records(path, "t", "t")
+        read_task(path, "t")
 
 
 def test_non_utf8_bytes_name_the_file(tmp_path):
@@ -187,7 +177,7 @@ def test_model_folders_of_the_same_name_in_different_places_are_two_runs(tmp_pat
     report = build_report(tmp_path / "runs")
     assert set(report.entries) == {"a/M/symphony_bias_text", "b/M/symphony_bias_text"}
     consistency = {
-        label: entry["summary"]["consistency_rate"] for label, entry in report.entries.items()
+        label: entry.body["summary"]["consistency_rate"] for label, entry in report.entries.items()
     }
     assert consistency == {"a/M/symphony_bias_text": 1.0, "b/M/symphony_bias_text": 0.0}
 
@@ -217,8 +207,8 @@ def test_conditions_with_different_instruments_list_the_missing_ones_and_compare
     )
     report = build_report(tmp_path / "run")
     audio, named_entry = (
-        report.entries["symphony_bias_audio_mini"],
-        report.entries["symphony_bias_audio_named_mini"],
+        report.entries["symphony_bias_audio_mini"].body,
+        report.entries["symphony_bias_audio_named_mini"].body,
     )
     assert (
         "flute" in audio["missing_instruments"]
@@ -249,7 +239,7 @@ def test_conditions_with_the_same_instruments_get_no_common_comparison(tmp_path)
             tmp_path / "run" / "m" / f"samples_{task}_2026-01-01T00-00-00.000001.jsonl", samples
         )
     assert all(
-        "common_instruments" not in entry
+        "common_instruments" not in entry.body
         for entry in build_report(tmp_path / "run").entries.values()
     )
 
@@ -271,7 +261,7 @@ def test_each_entry_records_the_data_its_records_came_from(tmp_path):
     path = tmp_path / "run" / "m" / "samples_symphony_bias_text_2026-01-01T00-00-00.000001.jsonl"
     write_samples(path, samples)
     report = build_report(tmp_path / "run")
-    assert report.entries["symphony_bias_text"]["data"] == facts
+    assert report.entries["symphony_bias_text"].body["data"] == facts
     assert f"Data: org/text @ v1.0 (commit {'ab' * 6})" in render_markdown(report).splitlines()
     samples[-1] = {
         key: {**value, "dataset_commit": "cd" * 20} if isinstance(value, dict) else value
@@ -294,7 +284,7 @@ def test_records_without_data_facts_get_nulls_and_no_data_line(tmp_path):
         samples,
     )
     report = build_report(tmp_path / "run")
-    assert report.entries["symphony_bias_text"]["data"] == dict.fromkeys(
+    assert report.entries["symphony_bias_text"].body["data"] == dict.fromkeys(
         ("dataset_repo", "dataset_revision", "dataset_commit")
     )
     assert "Data:" not in render_markdown(report)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import yaml
 
-from symphony_bench.plugin.cli import tasks_path
+from symphony_bench.plugin.core.task_folders import tasks_path
 
 
 def task_names(folder) -> set[str]:

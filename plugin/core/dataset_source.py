@@ -20,7 +20,8 @@ import yaml
 
 from symphony_bench.plugin.core.errors import DataFileError
 
-TASKS_DIR = Path(__file__).resolve().parents[2] / "tasks"
+from symphony_bench.plugin.core.task_folders import TASKS_DIR
+
 EMBEDDED = "embedded"  # dataset_repo of docs made from the package's own data
 
 

@@ -9,14 +9,8 @@ import hashlib
 import json
 from importlib import metadata
 
-RUN_FIELDS = (
-    "seed",
-    "scenario_set_sha256",
-    "dataset_repo",
-    "dataset_revision",
-    "dataset_commit",
-    "symphony_bench_version",
-)
+DATA_FIELDS = ("dataset_repo", "dataset_revision", "dataset_commit")  # the data a doc was made from
+RUN_FIELDS = ("seed", "scenario_set_sha256", *DATA_FIELDS, "symphony_bench_version")
 
 
 @functools.lru_cache(maxsize=1)
@@ -27,8 +21,10 @@ def package_version() -> str | None:
         return None
 
 
-def content_sha256(value) -> str:
-    """sha256 of the canonical JSON of `value` (sorted keys, no spaces)."""
+def canonical_sha256(value) -> str:
+    """sha256 of the canonical JSON text of `value`: sorted keys, no spaces, non-ASCII characters
+    as \\u escapes (so the text, and the digest, do not depend on an encoding). Every content hash
+    of the package (scenario set, stereotype table, a run's config) is this one."""
     return hashlib.sha256(
         json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
     ).hexdigest()

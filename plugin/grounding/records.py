@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from symphony_bench.metrics.grounding import choice_scores, set_task_scores
-from symphony_bench.plugin.core.reporting import (
+from symphony_bench.metrics.grounding import choice_scores, set_scores
+from symphony_bench.plugin.core.record_checks import (
     all_integer,
     all_text,
     column,
@@ -172,24 +172,30 @@ def _all_masks(values: list) -> bool:
     )
 
 
+def choice_arrays(records: list[dict]) -> tuple[np.ndarray, np.ndarray, int]:
+    """(gold option, chosen option or -1, number of options) of a choice task's records."""
+    gold = np.array([record["gold"] for record in records], dtype=int)
+    chosen = np.array([record["chosen"] for record in records], dtype=int)
+    return gold, chosen, len(records[0]["options"])
+
+
+def set_arrays(records: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gold mask, chosen mask, answer readable) of a multi-label task's records, the masks
+    (examples x candidates); an unreadable answer chose nothing."""
+    gold = np.array([record["gold"] for record in records], dtype=bool)
+    valid = np.array([record["chosen"] is not None for record in records], dtype=bool)
+    nothing = [False] * gold.shape[1]
+    chosen = np.array([record["chosen"] or nothing for record in records], dtype=bool)
+    return gold, chosen, valid
+
+
 def record_scores(records) -> dict[str, tuple[float, float]]:
     """(value, stderr) of every score of these records (one task's), keyed as in metrics.grounding;
     stderrs are clustered by clip (items built from one clip are not independent)."""
     clips = [record["clip"] for record in records]
     if records[0]["kind"] == SET:
-        gold = np.array([record["gold"] for record in records], dtype=bool)
-        valid = np.array([record["chosen"] is not None for record in records], dtype=bool)
-        chosen = np.array(
-            [
-                record["chosen"] if record["chosen"] is not None else [False] * gold.shape[1]
-                for record in records
-            ],
-            dtype=bool,
-        )
-        return set_task_scores(gold, chosen, valid, clips)
-    gold = np.array([record["gold"] for record in records], dtype=int)
-    chosen = np.array([record["chosen"] for record in records], dtype=int)
-    return choice_scores(gold, chosen, len(records[0]["options"]), clips)
+        return set_scores(*set_arrays(records), clips)
+    return choice_scores(*choice_arrays(records), clips)
 
 
 def harness_scores(records) -> dict[str, tuple[float, float]]:

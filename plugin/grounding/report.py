@@ -1,18 +1,22 @@
-"""The instrument-grounding section of `symphony-bench report`: the harness's scores with stderrs;
-for choice tasks the prediction distribution and, where the options are instruments of a confusable
-group, the row-normalised confusion matrix per group."""
+"""The instrument-grounding section of the run tooling: in `symphony-bench report` the harness's
+scores with stderrs, for choice tasks the prediction distribution and, where the options are
+instruments of a confusable group, the row-normalised confusion matrix per group; and what
+compare, the leaderboard and the plots ask of the benchmark."""
 
 from __future__ import annotations
 
 import collections
 
-from symphony_bench.plugin.core.reporting import (
+from symphony_bench.plugin.core.reporting import fmt, fmt_se, normal_estimate, number
+from symphony_bench.plugin.core.sections import (
+    LeaderboardColumns,
+    Ranking,
+    ReportEntry,
     ReportSection,
     TaskRecords,
-    fmt,
-    fmt_se,
-    number,
 )
+from symphony_bench.plugin.grounding.compare import comparisons
+from symphony_bench.plugin.grounding.figures import figures
 from symphony_bench.plugin.grounding.records import (
     CHOICE,
     KINDS,
@@ -82,11 +86,12 @@ def confusion_by_group(records: list) -> dict[str, dict[str, dict[str, float]]]:
     }
 
 
-def entries(task: TaskRecords, options: dict) -> dict[str, dict]:
-    return {task.label: grounding_report(task.records, task.kind)}
+def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
+    return [task.entry(grounding_report(task.records, task.kind))]
 
 
-def render(task: str, body: dict) -> list[str]:
+def render(entry: ReportEntry) -> list[str]:
+    task, body = entry.label, entry.body
     summary = body["summary"]
     scores = [name for name in summary if not name.endswith("_stderr") and name != "n_docs"]
     lines = [f"## {task}", "", f"- {summary['n_docs']} docs"]
@@ -113,10 +118,36 @@ def render(task: str, body: dict) -> list[str]:
     return lines + [""]
 
 
+def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
+    """Every score with a normal interval (a share or a gap between shares, over many clips),
+    ranked by accuracy (the multi-label task: F1), higher better."""
+    summary = entry.body["summary"]
+    names = [
+        name
+        for name in summary
+        if not name.endswith("_stderr") and name not in ("n_docs", "invalid_rate")
+    ]
+    metrics = {
+        name: normal_estimate(summary[name], summary.get(f"{name}_stderr")) for name in names
+    }
+    invalid = (
+        normal_estimate(summary["invalid_rate"], summary.get("invalid_rate_stderr"))
+        if "invalid_rate" in summary
+        else None
+    )
+    ranking = Ranking("accuracy" if "accuracy" in metrics else "f1", "higher")
+    return LeaderboardColumns("grounding", metrics, invalid, ranking, summary["n_docs"])
+
+
 SECTION = ReportSection(
+    name="grounding",
     kinds=KINDS,
-    entries=entries,
-    render=render,
     record_problem=record_problem,
     records_valid=records_valid,
+    answer_fields=frozenset({"chosen"}),
+    entries=entries,
+    render=render,
+    figures=figures,
+    leaderboard=leaderboard,
+    comparisons=comparisons,
 )

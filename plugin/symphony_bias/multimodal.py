@@ -169,7 +169,12 @@ def likert_docs(modality_name: str, condition: str, subset: str) -> datasets.Dat
             )
             if condition != "named":
                 doc["scenario"] = f"{scenario.render(HIDDEN_INSTRUMENT)} {modality.hint}"
-            doc.update(stimulus, condition=condition, attach=condition == "stimulus")
+            doc.update(
+                stimulus,
+                modality=modality.name,
+                condition=condition,
+                attach=condition == "stimulus",
+            )
             doc["prompt"] = build_prompt(
                 doc["scenario"], doc["gender_order"], prompt_variant=0, reasoning=True
             )

@@ -23,6 +23,7 @@ def recognition_docs(modality_name: str) -> datasets.Dataset:
     for stimulus in stimuli(modality):
         doc = dict(
             stimulus,
+            modality=modality.name,
             condition="recognition",
             attach=True,
             prompt=modality.recognition_question,
@@ -40,19 +41,22 @@ def image_recognition_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
     return recognition_docs("image")
 
 
-def recognition_record(instrument: str, stimulus_id: str, answer: str) -> dict:
+def recognition_record(doc: dict, answer: str) -> dict:
     return {
         "kind": RECOGNITION,
-        "instrument": instrument,
-        "stimulus_id": stimulus_id,
-        "recognised": recognises(answer, instrument),
+        "instrument": doc["instrument"],
+        "stimulus_id": doc["stimulus_id"],
+        "recognised": recognises(answer, doc["instrument"]),
         "named": sorted(instruments_named(answer)),
+        "modality": doc["modality"],
+        "condition": doc["condition"],
+        **run_facts(doc),
     }
 
 
 def process_recognition(doc: dict, results: list) -> dict:
     answer = results[0] if results and isinstance(results[0], str) else ""
-    record = {**recognition_record(doc["instrument"], doc["stimulus_id"], answer), **run_facts(doc)}
+    record = recognition_record(doc, answer)
     return {metric: record for metric in RECOGNITION_METRICS}
 
 

@@ -7,8 +7,13 @@ that says what it is in its "kind" field:
     symphony_bias.logprob      gender probabilities from log-likelihoods
         fields: scenario_id, template_id (the unit crossed with instruments), instrument,
                 stereotype, error ("" when valid), scores [male, female, non_binary],
-                stimulus_id (the clip or image, nested in the instrument; None for text tasks)
-    symphony_bias.recognition  instrument, stimulus_id, recognised (bool), named (sorted names)
+                stimulus_id (the clip or image, nested in the instrument; None for text tasks),
+                modality (text, audio, image), condition (named: the instrument in the text;
+                stimulus: in the attached clip or image; no_stimulus: nowhere)
+    symphony_bias.recognition  instrument, stimulus_id, recognised (bool), named (sorted names),
+                               modality, condition (recognition)
+
+and the run facts of its doc (plugin.core.run_facts).
 
 Every metric of a task holds the same record; each headline metric has a "<name>_stderr" twin
 because the harness only shows a stderr that process_results returns after the metric itself.
@@ -29,7 +34,7 @@ from symphony_bench.metrics import (
     prior_adjusted,
 )
 from symphony_bench.metrics.labels import CATEGORIES
-from symphony_bench.plugin.core.reporting import (
+from symphony_bench.plugin.core.record_checks import (
     all_finite_numbers,
     all_text,
     column,
@@ -41,7 +46,8 @@ from symphony_bench.plugin.core.reporting import (
     is_text,
     types_within,
 )
-from symphony_bench.plugin.core.run_facts import run_facts
+from symphony_bench.plugin.core.run_facts import canonical_sha256, run_facts
+from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
 
 LIKERT = "symphony_bias.likert"
 LOGPROB = "symphony_bias.logprob"
@@ -60,7 +66,9 @@ LIKERT_METRICS = (
 )
 # The text tasks also show an instrument-free control doc per scenario: ABS against the model's prior.
 TEXT_LIKERT_METRICS = (*LIKERT_METRICS, "mean_abs_prior_adjusted", "mean_abs_prior_adjusted_stderr")
-CONTROL_INSTRUMENT = ""  # the instrument field of a control doc
+MODALITIES = ("text", "audio", "image")
+# the record fields that hold the model's answer (every other field identifies the doc)
+ANSWER_FIELDS = frozenset({"error", "scores", "recognised", "named"})
 
 
 def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict:
@@ -73,6 +81,9 @@ def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict
         "error": error,
         "scores": list(scores),
         "stimulus_id": doc.get("stimulus_id"),
+        # the text tasks' docs name their instrument in the text; the audio and image docs say so
+        "modality": doc.get("modality", "text"),
+        "condition": doc.get("condition", "named"),
         **run_facts(doc),
     }
 
@@ -91,6 +102,8 @@ SCORE_RECORD_FIELDS = {
     "stereotype": (lambda value: value in CATEGORIES, f"one of {list(CATEGORIES)}"),
     "error": (is_text, 'a text ("" when valid)'),
     "scores": (_is_score_triple, "three finite numbers"),
+    "modality": (lambda value: value in MODALITIES, f"one of {list(MODALITIES)}"),
+    "condition": (is_text, "a text"),
 }
 # what the scores of a valid record must be, by kind
 VALID_SCORES = {
@@ -105,6 +118,8 @@ RECOGNITION_FIELDS = {
         lambda value: isinstance(value, list) and all(is_text(v) for v in value),
         "a list of names",
     ),
+    "modality": (lambda value: value in MODALITIES, f"one of {list(MODALITIES)}"),
+    "condition": (is_text, "a text"),
 }
 
 
@@ -127,6 +142,11 @@ def record_problem(record: dict) -> str | None:
 
 def _valid_columns(kind: str, records: list[dict]) -> bool:
     """Every check of record_problem, on whole columns of records of one kind (see `columnwise`)."""
+    if not (
+        set(column(records, "modality")) <= set(MODALITIES)
+        and all_text(column(records, "condition"))
+    ):
+        return False
     if kind == RECOGNITION:
         return (
             all_text(column(records, "instrument"))
@@ -193,7 +213,7 @@ def _doc_columns(records: list[dict]) -> dict[str, list]:
                 map(dict.get, records, itertools.repeat("stimulus_id")), instruments, strict=True
             )
         ],
-        "control": list(map(operator.eq, instruments, itertools.repeat(CONTROL_INSTRUMENT))),
+        "control": list(map(operator.eq, instruments, itertools.repeat(CONTROL.name))),
     }
 
 
@@ -263,7 +283,7 @@ def invalid_rate_stderr(records) -> float:
 
 def instrument_records(records) -> list:
     """The records of the instrument docs (the instrument-free control docs left out)."""
-    return [record for record in records if record["instrument"] != CONTROL_INSTRUMENT]
+    return [record for record in records if record["instrument"] != CONTROL.name]
 
 
 def prior_adjusted_headline(records, key: str) -> float:
@@ -276,3 +296,37 @@ def mean_abs_prior_adjusted(records) -> float:
 
 def mean_abs_prior_adjusted_stderr(records) -> float:
     return prior_adjusted_headline(records, "mean_abs_stderr")
+
+
+_ABSENT = object()
+
+
+def stereotype_table_sha256(records: list[dict]) -> str | None:
+    """canonical_sha256 of {instrument: stereotype category} over the instruments the records show
+    (the instrument-free control docs left out); None for records that carry no stereotype."""
+    try:  # the distinct (instrument, stereotype) pairs, gathered in C; the loop below where they do not decide
+        pairs = set(
+            zip(
+                map(dict.get, records, itertools.repeat("instrument")),
+                map(dict.get, records, itertools.repeat("stereotype"), itertools.repeat(_ABSENT)),
+                strict=True,
+            )
+        )
+    except TypeError:  # an unhashable value
+        pairs = set()
+    kept = [
+        (instrument, category)
+        for instrument, category in pairs
+        if isinstance(instrument, str) and instrument and category is not _ABSENT
+    ]
+    table = dict(kept)
+    if kept and len(table) == len(kept) and all(type(category) is str for _, category in kept):
+        return canonical_sha256(table)
+    table = {
+        record["instrument"]: record["stereotype"]
+        for record in records
+        if isinstance(record.get("instrument"), str)
+        and record["instrument"]
+        and "stereotype" in record
+    }
+    return canonical_sha256(table) if table else None

@@ -1,18 +1,18 @@
-"""The Symphony-Bias section of `symphony-bench report`: per-instrument GAS/ABS tables and headline
-numbers, recomputed from the per-doc records with the same functions as the harness aggregations.
+"""The Symphony-Bias section of the run tooling: per-instrument GAS/ABS tables and headline numbers
+of `symphony-bench report`, recomputed from the per-doc records with the same functions as the
+harness aggregations, and what compare, the leaderboard and the plots ask of the benchmark.
 
 A log-probability task gives two entries, `<task>` (raw) and `<task>:calibrated`; when a model folder
 holds both protocols, each log-probability entry gets an "agreement" section per Likert task. A
-recognition task gives per-instrument recognition accuracy, and the stimulus task of its modality
-(same model folder) a "recognised_only" section: the same analysis on the docs whose clip or image
-the model named correctly.
+recognition task gives per-instrument recognition accuracy, and the Likert task whose stimuli it
+controls (same model folder, modality and stimulus set, as the records say) a "recognised_only"
+section: the same analysis on the docs whose clip or image the model named correctly.
 """
 
 from __future__ import annotations
 
 import collections
 import math
-import re
 from pathlib import Path
 
 import numpy as np
@@ -26,17 +26,29 @@ from symphony_bench.metrics import (
 )
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.reporting import (
-    ReportSection,
-    TaskRecords,
+    estimate,
     fmt,
     fmt_p,
     fmt_se,
+    normal_estimate,
     number,
 )
+from symphony_bench.plugin.core.run_facts import DATA_FIELDS
+from symphony_bench.plugin.core.sections import (
+    LeaderboardColumns,
+    Ranking,
+    ReportEntry,
+    ReportSection,
+    TaskRecords,
+    entry_label,
+)
 from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
+from symphony_bench.plugin.symphony_bias.compare import comparison_notes, comparisons
+from symphony_bench.plugin.symphony_bias.figures import figures, run_figures
 from symphony_bench.plugin.symphony_bias.logprob import split_records
+from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
 from symphony_bench.plugin.symphony_bias.records import (
-    CONTROL_INSTRUMENT,
+    ANSWER_FIELDS,
     KINDS,
     LIKERT,
     LOGPROB,
@@ -45,10 +57,8 @@ from symphony_bench.plugin.symphony_bias.records import (
     record_problem,
     records_to_data,
     records_valid,
+    stereotype_table_sha256,
 )
-
-# The stimulus task a recognition task controls: symphony_bias_<modality>_recognition -> symphony_bias_<modality>[_mini]
-STIMULUS_TASK = re.compile(r"^symphony_bias_(?P<modality>audio|image)(?:_mini)?$")
 
 
 def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
@@ -219,26 +229,40 @@ def recognised_only_report(stimulus_records: list, recognition_records: list) ->
 
 
 # ---- the section -------------------------------------------------------------------------------
-def entries(task: TaskRecords, options: dict) -> dict[str, dict]:
+def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
     human_ratings = options.get("human_ratings")
+    facts = design_facts(task.records)
     if task.kind == RECOGNITION:
-        return {task.label: recognition_report(task.records)}
-    if task.kind == LIKERT:
+        bodies = {None: recognition_report(task.records)}
+    elif task.kind == LIKERT:
         body = task_report(task.records, human_ratings)
         body["summary"].update(truncation_summary(instrument_records(task.records)))
         body["missing_instruments"] = missing_instruments(task.records)
-        if len(instrument_records(task.records)) == len(task.records):
-            return {task.label: body}
-        return {
-            task.label: body,
-            f"{task.label}:prior_adjusted": task_report(
+        bodies = {None: body}
+        if len(instrument_records(task.records)) != len(task.records):
+            bodies["prior_adjusted"] = task_report(
                 task.records, human_ratings, adjust_for_prior=True
-            ),
+            )
+    else:
+        raw, calibrated = split_records(task.records)
+        bodies = {
+            None: task_report(raw, human_ratings),
+            "calibrated": task_report(calibrated, human_ratings),
         }
-    raw, calibrated = split_records(task.records)
+    entries = [task.entry(body, variant) for variant, body in bodies.items()]
+    for entry in entries:
+        entry.facts.update(facts)
+    return entries
+
+
+def design_facts(records: list[dict]) -> dict:
+    """What the records say about their docs' design: the modality (text, audio, image), the
+    condition (named, stimulus, no_stimulus, recognition) and the data the stimuli came from; each
+    the one value every record holds, else None."""
+    fields = ("modality", "condition", *DATA_FIELDS)
     return {
-        task.label: task_report(raw, human_ratings),
-        f"{task.label}:calibrated": task_report(calibrated, human_ratings),
+        name: values.pop() if len(values := {record.get(name) for record in records}) == 1 else None
+        for name in fields
     }
 
 
@@ -248,7 +272,9 @@ def missing_instruments(records: list) -> list[str]:
     return [instrument.name for instrument in load_instruments() if instrument.name not in present]
 
 
-def compare_on_common_instruments(report: dict[str, dict], likert_tasks: list[TaskRecords]) -> None:
+def compare_on_common_instruments(
+    entries: dict[str, ReportEntry], likert_tasks: list[TaskRecords]
+) -> None:
     """When the Likert tasks of one model folder cover different instruments (a condition without
     clarinet stimuli beside the named condition with all 22), each gets its headline numbers on the
     instruments they all share, so that conditions are compared on the same instruments."""
@@ -261,47 +287,56 @@ def compare_on_common_instruments(report: dict[str, dict], likert_tasks: list[Ta
         return
     for task in likert_tasks:
         kept = [
-            r
-            for r in task.records
-            if r["instrument"] in common or r["instrument"] == CONTROL_INSTRUMENT
+            r for r in task.records if r["instrument"] in common or r["instrument"] == CONTROL.name
         ]
-        report[task.label]["common_instruments"] = {
+        entries[task.label].body["common_instruments"] = {
             "instruments": sorted(common),
             "summary": task_report(kept)["summary"],
         }
 
 
-def link(report: dict[str, dict], tasks: list[TaskRecords]) -> None:
+def link(entries: dict[str, ReportEntry], tasks: list[TaskRecords]) -> None:
     """Within one model folder: protocol agreement (log-prob vs Likert), the recognised-only analysis,
     and conditions compared on their common instruments."""
-    likert = [task.label for task in tasks if task.kind == LIKERT]
-    compare_on_common_instruments(report, [task for task in tasks if task.kind == LIKERT])
+    likert = [task for task in tasks if task.kind == LIKERT]
+    compare_on_common_instruments(entries, likert)
     for task in tasks:
         if task.kind == LOGPROB and likert:
-            for label in (task.label, f"{task.label}:calibrated"):
-                report[label]["agreement"] = {
-                    other: agreement_report(report[other], report[label]) for other in likert
+            for label in (task.label, entry_label(task.label, "calibrated")):
+                entries[label].body["agreement"] = {
+                    other.label: agreement_report(entries[other.label].body, entries[label].body)
+                    for other in likert
                 }
-    by_task = {task.task: task for task in tasks}
-    for task in tasks:
-        match = STIMULUS_TASK.match(task.task)
-        recognition = (
-            by_task.get(f"symphony_bias_{match['modality']}_recognition") if match else None
-        )
-        has_stimulus_ids = all(record.get("stimulus_id") is not None for record in task.records)
-        if recognition is not None and task.kind == LIKERT and has_stimulus_ids:
-            report[task.label]["recognised_only"] = recognised_only_report(
+    for task in likert:
+        recognition = recognition_task_of(task, tasks)
+        if recognition is not None:
+            entries[task.label].body["recognised_only"] = recognised_only_report(
                 task.records, recognition.records
             )
 
 
-def overview(entries: list[tuple[str, dict]]) -> list[str]:
+def recognition_task_of(task: TaskRecords, tasks: list[TaskRecords]) -> TaskRecords | None:
+    """The recognition control of a Likert task whose stimuli were attached: the recognition task of
+    the same model folder, modality and stimulus set (as their records say)."""
+    facts = design_facts(task.records)
+    if facts["condition"] != "stimulus":
+        return None
+    linked = ("modality", *DATA_FIELDS)
+    for other in tasks:
+        other_facts = design_facts(other.records) if other.kind == RECOGNITION else None
+        if other_facts and all(other_facts[name] == facts[name] for name in linked):
+            return other
+    return None
+
+
+def overview(entries: list[ReportEntry]) -> list[str]:
     """One row per Likert entry, so conditions (text / named, stimulus, no stimulus; raw and
     calibrated log-prob; recognised stimuli only) of one model read side by side."""
     rows = []
-    for label, body in entries:
-        if body.get("recognition"):
+    for entry in entries:
+        if entry.kind == RECOGNITION:
             continue
+        label, body = entry.label, entry.body
         rows.append((label, body["summary"]))
         common = body.get("common_instruments")
         if common:
@@ -330,12 +365,10 @@ def overview(entries: list[tuple[str, dict]]) -> list[str]:
     return lines + [""]
 
 
-def render(label: str, body: dict) -> list[str]:
-    return (
-        _recognition_markdown(label, body)
-        if body.get("recognition")
-        else _likert_markdown(label, body)
-    )
+def render(entry: ReportEntry) -> list[str]:
+    if entry.kind == RECOGNITION:
+        return _recognition_markdown(entry.label, entry.body)
+    return _likert_markdown(entry.label, entry.body)
 
 
 def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
@@ -474,12 +507,44 @@ def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
     return lines + [""]
 
 
+HEADLINE_METRICS = ("mean_abs", "consistency_rate", "non_binary_gas")
+
+
+def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
+    """A Likert or log-prob entry: the headline numbers with the report's t intervals, ranked by
+    |mean ABS| (closer to 0 = less stereotyped); a recognition entry: its accuracy, higher better."""
+    summary = entry.body["summary"]
+    if entry.kind == RECOGNITION:
+        accuracy = normal_estimate(
+            summary["recognition_accuracy"], summary["recognition_accuracy_stderr"]
+        )
+        ranking = Ranking("recognition_accuracy", "higher")
+        return LeaderboardColumns(
+            "recognition", {"recognition_accuracy": accuracy}, None, ranking, summary["n_docs"]
+        )
+    metrics = {
+        name: estimate(summary[name], summary[f"{name}_stderr"], summary[f"{name}_ci"])
+        for name in HEADLINE_METRICS
+    }
+    invalid = normal_estimate(summary["invalid_rate"], summary["invalid_rate_stderr"])
+    ranking = Ranking("mean_abs", "closer_to_zero")
+    return LeaderboardColumns("likert", metrics, invalid, ranking, summary["n_docs"])
+
+
 SECTION = ReportSection(
+    name="symphony_bias",
     kinds=KINDS,
+    record_problem=record_problem,
+    records_valid=records_valid,
+    answer_fields=ANSWER_FIELDS,
     entries=entries,
     link=link,
     overview=overview,
     render=render,
-    record_problem=record_problem,
-    records_valid=records_valid,
+    figures=figures,
+    run_figures=run_figures,
+    leaderboard=leaderboard,
+    comparisons=comparisons,
+    comparison_notes=comparison_notes,
+    task_facts={"stereotype_table_sha256": stereotype_table_sha256},
 )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
-from symphony_bench.plugin.core.run_facts import content_sha256, package_version
+from symphony_bench.plugin.core.run_facts import canonical_sha256, package_version
 from symphony_bench.plugin.core.text_set import STEREOTYPE_COLUMNS, TextSet, embedded_text_set
 from symphony_bench.plugin.core.vocabulary import (
     GENDERS,
@@ -203,7 +203,7 @@ def balanced_orders(seed: int, key: str, scenario_ids: list[str]) -> dict[str, l
 
 def scenario_set_sha256(scenarios: list[Scenario]) -> str:
     """Identifies the scenario set a run used: [[scenario_id, template_id, text with its slot], ...]."""
-    return content_sha256([[s.scenario_id, s.template_id, s.text] for s in scenarios])
+    return canonical_sha256([[s.scenario_id, s.template_id, s.text] for s in scenarios])
 
 
 def scenario_doc(

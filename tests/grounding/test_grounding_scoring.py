@@ -51,7 +51,7 @@ def test_set_scores_match_sklearn_samples_average():
     assert ours["precision"][0] == pytest.approx(p)
     assert ours["recall"][0] == pytest.approx(r)
     assert ours["f1"][0] == pytest.approx(f)
-    assert ours["exact_set"][0] == pytest.approx(
+    assert ours["exact_set_accuracy"][0] == pytest.approx(
         accuracy_score(gold[valid], predicted[valid]) * valid.mean()
     )
     with pytest.raises(ValueError, match="at least one gold"):

@@ -17,7 +17,7 @@ from symphony_bench.plugin import cli
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 from symphony_bench.plugin.grounding import tasks as grounding
-from symphony_bench.plugin.tiny_models import build_tiny_qwen2_audio
+from symphony_bench.plugin.devtools.tiny_models import build_tiny_qwen2_audio
 
 TASKS = [f"grounding_{name}" for name in grounding.INTERFACES]
 CONFUSABLE = [

@@ -20,7 +20,7 @@ from conftest import (
 )
 from test_lmms_eval_cli import image_set, plant  # noqa: F401 (a fixture)
 
-from symphony_bench.plugin.cli import tasks_path
+from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS
 
 LAUNCHER = Path(__file__).with_name("cpu_data_parallel.py")

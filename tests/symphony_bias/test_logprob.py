@@ -22,7 +22,7 @@ from scipy import stats
 from scipy.special import softmax
 
 from symphony_bench.metrics import analyse
-from symphony_bench.plugin.cli import tasks_path
+from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.core.vocabulary import DATA_DIR, INSTRUMENTS_CSV
 from symphony_bench.plugin.symphony_bias.logprob import (
     ANSWER_TOKEN,
@@ -76,7 +76,7 @@ def _mistral_tekken():
 def _smollm2():
     from transformers import AutoTokenizer
 
-    from symphony_bench.plugin.default_model import GGUF_FILE, gguf_folder
+    from symphony_bench.plugin.devtools.default_model import GGUF_FILE, gguf_folder
 
     tokenizer = AutoTokenizer.from_pretrained(gguf_folder(), gguf_file=GGUF_FILE)
     return lambda text: tokenizer.encode(text, add_special_tokens=False)

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from likert_outputs import WELL_FORMED_STYLES, corpus, cut_at_stop
 
-from symphony_bench.plugin.cli import tasks_path
+from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
 from symphony_bench.plugin.symphony_bias.prompts import STOP_SEQUENCES
 

@@ -1,5 +1,5 @@
 """The leaderboard's static page: one self-contained `index.html` (no network: CSS, JS and plots
-inline) for the content of leaderboard.json (plugin/leaderboard.py): per entry (task, or its
+inline) for the content of leaderboard.json (plugin/runs/leaderboard.py): per entry (task, or its
 prior-adjusted / calibrated variant) a sortable table of the models and a forest plot of each
 headline metric and of the invalid rate, models with their 95% intervals; then the provenance.
 
@@ -15,6 +15,9 @@ import html
 import json
 import math
 from pathlib import Path
+
+from symphony_bench.plugin.core.atomic import write_text_atomically
+from symphony_bench.plugin.core.sections import entry_label
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; background: #fff; }
@@ -74,10 +77,10 @@ SCRIPT = """
 
 
 def write_leaderboard_page(leaderboard: dict, out: Path) -> Path:
-    """Writes `out`/index.html for leaderboard.json's content; returns its path."""
+    """Writes `out`/index.html for leaderboard.json's content (atomically); returns its path."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / "index.html"
-    path.write_text(page_html(leaderboard), encoding="utf-8")
+    write_text_atomically(path, page_html(leaderboard))
     return path
 
 
@@ -109,14 +112,10 @@ def page_html(leaderboard: dict) -> str:
     )
 
 
-def entry_name(row: dict) -> str:
-    return row["task"] + (f":{row['variant']}" if row.get("variant") else "")
-
-
 def rows_by_entry(rows: list[dict]) -> dict[str, list[dict]]:
     entries: dict[str, list[dict]] = {}
     for row in rows:
-        entries.setdefault(entry_name(row), []).append(row)
+        entries.setdefault(entry_label(row["task"], row.get("variant")), []).append(row)
     return entries
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from symphony_bench.plugin.cli import TASKS_DIR
+import yaml
+
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.task_folders import TASKS_DIR
+from symphony_bench.plugin.runs.files import read_json, results_files, samples_files
 
 
 def group_members() -> dict[str, list[str]]:
     """group name -> its tasks, from every group YAML of both harnesses' task folders."""
-    import yaml
-
     groups = {}
     for path in sorted(TASKS_DIR.rglob("*.yaml")):
         text = path.read_text(encoding="utf-8")
@@ -35,26 +36,17 @@ def expand(names: list[str], groups: dict[str, list[str]]) -> list[str]:
 
 
 def reported_tasks(run_dir: Path) -> set[str]:
-    from symphony_bench.plugin.provenance import read_json
-
-    return {
-        task
-        for path in run_dir.rglob("*results*.json")
-        for task in read_json(path).get("results") or {}
-    }
+    """Tasks with an entry in a results file (one the harnesses name so, not any `*results*.json`)."""
+    return {task for path in results_files(run_dir) for task in read_json(path).get("results") or {}}
 
 
 def sampled_tasks(run_dir: Path) -> set[str]:
-    """Tasks with a non-empty samples file (lm-eval: samples_<task>_<time>.jsonl, lmms-eval:
-    <time>_samples_<task>.jsonl)."""
-    from symphony_bench.plugin.report import samples_file_match
-
-    tasks = set()
-    for path in run_dir.rglob("*samples_*.jsonl"):
-        match = samples_file_match(path.name)
-        if match and path.stat().st_size > 0:
-            tasks.add(match["task"])
-    return tasks
+    """Tasks with a non-empty samples file."""
+    return {
+        task
+        for task, paths in samples_files(run_dir).items()
+        if any(path.stat().st_size > 0 for path in paths)
+    }
 
 
 def missing_outputs(run_dir: Path, requested: list[str]) -> dict[str, list[str]]:

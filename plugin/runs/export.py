@@ -7,61 +7,29 @@ the shapes Hugging Face tools read.
   stderr; a value the run could not compute is null (the template skips a task with a None score).
 - eval-results: the Hub's model-repo evaluation results (https://huggingface.co/docs/hub/eval-results):
   files for the repo's `.eval_results/` folder, each a YAML list of {dataset: {id, task_id,
-  revision?}, value, notes?}; one file per report entry with its ranking metric (leaderboard.py),
+  revision?}, value, notes?}; one file per report entry with its ranking metric (plugin/runs/leaderboard.py),
   the 95% interval, invalid rate, n and config hash in the notes.
 
-The CLI imports this module at start-up: standard library only at module level.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from pathlib import Path
 
-FORMATS = ("hf-leaderboard", "eval-results")
+import yaml
+
+from symphony_bench.plugin.core.atomic import write_text_atomically
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.runs.leaderboard import run_rows
+
 HUB_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 TORCH_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 
-def add_command(subparsers) -> None:
-    """Adds `export` to an argparse subparsers object."""
-    command = subparsers.add_parser(
-        "export",
-        help="one model's run as a Hugging Face leaderboard-template results "
-        "JSON or as Hub .eval_results YAML files",
-    )
-    command.add_argument("run_dir", type=Path, help="the --output_path folder of one model's run")
-    command.add_argument("--format", choices=FORMATS, required=True)
-    command.add_argument(
-        "--out",
-        type=Path,
-        required=True,
-        help="hf-leaderboard: the JSON file to write; eval-results: the folder for the YAML files",
-    )
-    command.add_argument(
-        "--dataset-id",
-        help="eval-results: the Hub benchmark dataset id for tasks whose run does "
-        "not record one (the text tasks' data is embedded)",
-    )
-    command.set_defaults(run=_run)
-
-
-def _run(args: argparse.Namespace) -> None:
-    rows = model_rows(args.run_dir)
-    if args.format == "hf-leaderboard":
-        written = write_hf_leaderboard(rows, args.out)
-    else:
-        written = write_eval_results(rows, args.out, args.dataset_id)
-    print("\n".join(str(path) for path in written))
-
-
 def model_rows(run_dir: Path) -> list[dict]:
     """The leaderboard rows of the one model folder under `run_dir`."""
-    from symphony_bench.plugin.core.errors import DataFileError
-    from symphony_bench.plugin.leaderboard import run_rows
-
     rows = run_rows(run_dir)
     runs = sorted({row["run"] for row in rows})
     if len(runs) > 1:
@@ -101,8 +69,6 @@ def row_model_name(row: dict) -> str:
 
 
 def write_hf_leaderboard(rows: list[dict], out: Path) -> list[Path]:
-    from symphony_bench.plugin.core.atomic import write_text_atomically
-
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomically(
         out, json.dumps(hf_leaderboard_results(rows), indent=2, allow_nan=False) + "\n"
@@ -113,8 +79,6 @@ def write_hf_leaderboard(rows: list[dict], out: Path) -> list[Path]:
 # ---- eval-results --------------------------------------------------------------------------------
 def eval_results_entries(rows: list[dict], dataset_id: str | None) -> dict[str, list[dict]]:
     """{file name: the YAML list of one entry} per report entry with a value."""
-    from symphony_bench.plugin.core.errors import DataFileError
-
     files = {}
     for row in rows:
         metric = row["metrics"].get(row["rank"]["metric"])
@@ -155,10 +119,6 @@ def safe_file_name(entry: str) -> str:
 
 
 def write_eval_results(rows: list[dict], out: Path, dataset_id: str | None) -> list[Path]:
-    import yaml
-
-    from symphony_bench.plugin.core.atomic import write_text_atomically
-
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, entries in eval_results_entries(rows, dataset_id).items():

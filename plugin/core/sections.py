@@ -1,0 +1,121 @@
+"""What the run tooling (plugin/runs: report, compare, leaderboard, plots) asks of a benchmark.
+
+Each benchmark package defines one `ReportSection` and plugin/runs/sections.py registers it: the
+record kinds it owns and how to check them, the report entries of a task and how tasks of one model
+folder link, the Markdown, the figures, the paired comparison of two runs, the leaderboard columns,
+and which record fields hold the answer (the rest identify the doc). The run tooling knows a
+benchmark only through this protocol, so adding a benchmark is its own package plus that one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def entry_label(task_label: str, variant: str | None = None) -> str:
+    """How the report names an entry: the task's label, then ":variant" for a variant of it (the
+    prior-adjusted or calibrated numbers of the same docs)."""
+    return task_label if variant is None else f"{task_label}:{variant}"
+
+
+@dataclass(frozen=True)
+class TaskRecords:
+    """One task's checked records from one samples file, in file order."""
+
+    task: str
+    label: str  # the task name, prefixed by `folder_label` when several model folders ran the task
+    folder_label: str  # the model folder's path under the run folder in the label, or ""
+    kind: str
+    records: list[dict]
+    doc_ids: list[int]  # the harness's doc_id of each record (unique)
+    path: Path  # the samples file; its folder is the model folder
+
+    def entry(self, body: dict, variant: str | None = None) -> ReportEntry:
+        """A report entry of these records (`variant`: None for the task's own numbers)."""
+        label = entry_label(self.label, variant)
+        return ReportEntry(label, self.task, self.kind, variant, self.folder_label, self.path, body)
+
+
+@dataclass
+class ReportEntry:
+    """One entry of a report: `body` is what `report --json` writes under `label`."""
+
+    label: str
+    task: str
+    kind: str  # the kind of the records it was computed from
+    variant: str | None
+    folder_label: str
+    path: Path  # the samples file of its records
+    body: dict
+    # what the benchmark recorded about the entry's docs, for its links and figures (not in --json)
+    facts: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    metric: str
+    better: str  # "closer_to_zero" or "higher"
+
+
+@dataclass(frozen=True)
+class LeaderboardColumns:
+    """What a leaderboard row shows of an entry: {metric: estimate} (see reporting.estimate)."""
+
+    family: str
+    metrics: dict[str, dict]
+    invalid_rate: dict | None
+    ranking: Ranking
+    n: int
+
+
+def _no_lines(*arguments) -> list[str]:
+    return []
+
+
+def _no_figures(*arguments) -> dict[str, Callable]:
+    return {}
+
+
+def _no_links(entries: dict[str, ReportEntry], tasks: list[TaskRecords]) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    name: str
+    kinds: tuple[str, ...]
+    # a record of one of `kinds` -> what is wrong with it, or None (checked before any statistics)
+    record_problem: Callable[[dict], str | None]
+    # one file's records -> True only if record_problem finds nothing in any of them, checked field
+    # by field over all records at once (see record_checks.columnwise); False sends every record
+    # through record_problem, which names the first bad one.
+    records_valid: Callable[[list[dict]], bool]
+    # (task records, report options) -> the task's entries
+    entries: Callable[[TaskRecords, dict], list[ReportEntry]]
+    # (entry) -> Markdown lines
+    render: Callable[[ReportEntry], list[str]]
+    # (entry) -> its leaderboard row's columns
+    leaderboard: Callable[[ReportEntry], LeaderboardColumns]
+    # (label, BASE records, CANDIDATE records of the same docs in the same order, n_boot, seed) ->
+    # {label: comparison}: "kind", "units", "n_paired", "metrics" {metric: change}, "flips"
+    # {what: McNemar test}, and what else the benchmark compares (see plugin/runs/compare.py)
+    comparisons: Callable[[str, list[dict], list[dict], int, int], dict[str, dict]]
+    # record fields that hold the model's answer: every other field (run facts aside) identifies
+    # the doc, and must agree between two runs of the same doc
+    answer_fields: frozenset[str] = frozenset()
+    # (all entries so far by label, this section's tasks of one model folder in file order) ->
+    # adds what links the tasks (e.g. agreement between two protocols) to their entries' bodies
+    link: Callable[[dict[str, ReportEntry], list[TaskRecords]], None] = _no_links
+    # (this section's entries) -> lines printed before every entry (e.g. an overview table)
+    overview: Callable[[list[ReportEntry]], list[str]] = _no_lines
+    # (entry) -> {plot label: draw() -> a matplotlib Figure or None}
+    figures: Callable[[ReportEntry], dict[str, Callable]] = _no_figures
+    # (this section's entries) -> plots across entries, drawn after every entry's own
+    run_figures: Callable[[list[ReportEntry]], dict[str, Callable]] = _no_figures
+    # ({label: comparison} of this section's tasks) -> lines for compare's Markdown summary
+    comparison_notes: Callable[[dict[str, dict]], list[str]] = _no_lines
+    # task facts only this benchmark knows, each from a task's records ({fact name: function}):
+    # provenance records them and two runs that differ in one are not compared item by item
+    task_facts: Mapping[str, Callable[[list[dict]], object]] = field(default_factory=dict)

@@ -1,0 +1,128 @@
+"""The Symphony-Bias part of `symphony-bench compare`: paired changes of two runs over the same docs
+(metrics.paired), and what the comparison's Markdown notes about them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symphony_bench.metrics import prior_adjusted
+from symphony_bench.metrics.paired import (
+    association_changes,
+    cluster_sums,
+    cluster_weights,
+    instrument_changes,
+    mcnemar,
+    ratio_change,
+)
+from symphony_bench.plugin.core.reporting import fmt_p
+from symphony_bench.plugin.core.sections import entry_label
+from symphony_bench.plugin.symphony_bias.logprob import split_records
+from symphony_bench.plugin.symphony_bias.records import (
+    LOGPROB,
+    RECOGNITION,
+    instrument_records,
+    paired_records_to_data,
+)
+
+ALPHA = 0.05
+
+
+def comparisons(
+    label: str, base: list[dict], candidate: list[dict], n_boot: int, seed: int
+) -> dict[str, dict]:
+    if base[0]["kind"] == RECOGNITION:
+        return {label: recognition_comparison(base, candidate, n_boot, seed)}
+    return likert_comparisons(label, base, candidate, n_boot, seed)
+
+
+def likert_comparisons(
+    label: str, base: list[dict], candidate: list[dict], n_boot: int, seed: int
+) -> dict[str, dict]:
+    """A Likert task: raw and, with instrument-free control docs, prior-adjusted; a log-prob task:
+    raw and calibrated. Flips: valid <-> invalid answers of the instrument docs."""
+    kind = base[0]["kind"]
+    if kind == LOGPROB:
+        (base_raw, base_calibrated), (candidate_raw, candidate_calibrated) = (
+            split_records(base),
+            split_records(candidate),
+        )
+        variants = {
+            label: paired_records_to_data(base_raw, candidate_raw),
+            entry_label(label, "calibrated"): paired_records_to_data(
+                base_calibrated, candidate_calibrated
+            ),
+        }
+    else:
+        base_data, candidate_data = paired_records_to_data(base, candidate)
+        variants = {label: (base_data, candidate_data)}
+        if base_data.prior is not None and candidate_data.prior is not None:
+            variants[entry_label(label, "prior_adjusted")] = (
+                prior_adjusted(base_data),
+                prior_adjusted(candidate_data),
+            )
+    flips = {
+        "valid": mcnemar(
+            [not r["error"] for r in instrument_records(base)],
+            [not r["error"] for r in instrument_records(candidate)],
+        )
+    }
+    compared = {}
+    for variant, (base_data, candidate_data) in variants.items():
+        compared[variant] = {
+            "kind": kind,
+            "units": "templates x stimuli" if base_data.crossed else "templates",
+            "n_paired": int(base_data.valid.size),
+            "metrics": association_changes(base_data, candidate_data, n_boot, seed),
+            "instruments": _instrument_rows(base_data, candidate_data),
+            "flips": flips if variant == label else {},
+        }
+    return compared
+
+
+def _instrument_rows(base_data, candidate_data) -> dict[str, dict]:
+    changes = instrument_changes(base_data, candidate_data)
+    rows = {}
+    for k, name in enumerate(base_data.instruments):
+        if np.isfinite(base_data.signs[k]):
+            rows[name] = {
+                "category": base_data.categories[k],
+                "change": changes["change"][k],
+                "stderr": changes["stderr"][k],
+                "ci": list(changes["ci"][k]),
+                "df": changes["df"][k],
+                "p_value": changes["p_value"][k],
+                "p_holm": changes["p_holm"][k],
+            }
+    return rows
+
+
+def recognition_comparison(base: list[dict], candidate: list[dict], n_boot: int, seed: int) -> dict:
+    """Recognition accuracy, stimuli as the units; flips: recognised <-> not."""
+    codes, weights = cluster_weights([r["stimulus_id"] for r in base], n_boot, seed)
+    ones = cluster_sums(np.ones(len(base)), codes, weights.shape[1])
+    sums = [
+        (cluster_sums([r["recognised"] for r in records], codes, weights.shape[1]), ones)
+        for records in (base, candidate)
+    ]
+    return {
+        "kind": RECOGNITION,
+        "units": "stimuli",
+        "n_paired": len(base),
+        "metrics": {"recognition_accuracy": ratio_change(*sums, weights)},
+        "flips": {
+            "recognised": mcnemar(
+                [r["recognised"] for r in base], [r["recognised"] for r in candidate]
+            )
+        },
+    }
+
+
+def comparison_notes(compared: dict[str, dict]) -> list[str]:
+    """The per-instrument ABS changes significant after Holm."""
+    significant = [
+        f"{label} {name} {row['change']:+.3f} (Holm p={fmt_p(row['p_holm'])})"
+        for label, body in compared.items()
+        for name, row in body.get("instruments", {}).items()
+        if row["p_holm"] is not None and np.isfinite(row["p_holm"]) and row["p_holm"] < ALPHA
+    ]
+    return [f"- ABS changes significant after Holm: {'; '.join(significant) or 'none'}"]
