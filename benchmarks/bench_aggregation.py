@@ -73,7 +73,8 @@ def main() -> None:
 
     print(f"docs: {len(records)}")
     print(
-        f"all {len(symphony_bias_records.LIKERT_METRICS)} harness aggregations (4 headline numbers + stderrs): {harness_aggregations:.3f} s"
+        f"all {len(symphony_bias_records.LIKERT_METRICS)} harness aggregations (4 headline numbers + stderrs): "
+        f"{harness_aggregations:.3f} s"
     )
     print(f"one analyse() with 1,000 scenario-bootstrap replicates + t-tests: {ours:.3f} s")
     print(

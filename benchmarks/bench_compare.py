@@ -38,7 +38,7 @@ from symphony_bench.plugin import provenance as provenance_module
 from symphony_bench.plugin.compare_command import write_markdown_with_plots
 from symphony_bench.plugin.grounding.records import choice_record, set_record
 from symphony_bench.plugin.runs.provenance import provenance
-from symphony_bench.plugin.symphony_bias import text
+from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.records import (
     LOGPROB,
     RECOGNITION,
@@ -239,7 +239,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         root = args.keep or Path(scratch)
         if not (root / "candidate").is_dir():
-            docs = text.build_docs(subset="full")
+            docs = build_docs(Design(subset="full"))
             for run, seed in (("base", 1), ("candidate", 2)):
                 write_run(root / run, docs, seed)
         measure(root)

@@ -28,9 +28,9 @@ import threading
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
-sys.path[:0] = [str(TESTS), str(TESTS / "symphony_bias")]
-from chat_server import serve_chat  # noqa: E402
-from likert_outputs import answer, corpus, cut_at_stop, dress, echo_then_answer  # noqa: E402
+sys.path[:0] = [str(TESTS)]
+from support.chat_server import serve_chat  # noqa: E402
+from support.likert_outputs import answer, corpus, cut_at_stop, dress, echo_then_answer  # noqa: E402
 
 from symphony_bench.plugin.core.task_folders import tasks_path  # noqa: E402
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response  # noqa: E402
@@ -163,8 +163,10 @@ def main() -> None:
                 ("after (stop at }\\n)", after),
             ):
                 print(
-                    f"{name:20s} {label:28s} {result['generated']:7.1f} generated tokens/doc; answer {result['answer']:5.1f}; "
-                    f"ratio {result['generated'] / result['answer']:.2f}x; invalid rate {result['invalid_rate']:.3f} of {result['docs']} docs"
+                    f"{name:20s} {label:28s} {result['generated']:7.1f} generated tokens/doc; answer "
+                    f"{result['answer']:5.1f}; "
+                    f"ratio {result['generated'] / result['answer']:.2f}x; invalid rate {result['invalid_rate']:.3f} "
+                    f"of {result['docs']} docs"
                 )
             server.http.shutdown()
 

@@ -18,7 +18,8 @@ from lm_eval.api.instance import Instance
 from lm_eval.models.huggingface import HFLM
 
 from symphony_bench.plugin.devtools.default_model import default_model_path
-from symphony_bench.plugin.symphony_bias.logprob import ANSWER_TOKEN, build_docs
+from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
+from symphony_bench.plugin.symphony_bias.logprob import ANSWER_TOKEN
 
 FULL_PHRASE = {"male": "man", "female": "woman", "non_binary": "non-binary person"}
 
@@ -57,7 +58,7 @@ def main() -> None:
         "--model", help="a transformers model folder (default: the embedded SmolLM2)"
     )
     args = parser.parse_args()
-    docs = build_docs(subset=args.subset)
+    docs = build_docs(Design(protocol="logprob", subset=args.subset))
     lm = HFLM(
         pretrained=args.model or str(default_model_path()),
         dtype="float32",
@@ -76,7 +77,8 @@ def main() -> None:
         f"{ours[0] / n_instrument_docs:.3f} passes per instrument doc with the baseline's pass shared out"
     )
     print(
-        f"full phrases, scored separately: {phrases[0] / len(docs):.3f} passes/doc, {phrases[1] / len(docs):.1f} tokens/doc"
+        f"full phrases, scored separately: {phrases[0] / len(docs):.3f} passes/doc, {phrases[1] / len(docs):.1f} "
+        "tokens/doc"
     )
     print(
         f"ratio full phrases / ours: {phrases[0] / ours[0]:.2f}x passes, {phrases[1] / ours[1]:.2f}x tokens"

@@ -20,6 +20,7 @@ import soundfile
 
 from symphony_bench.hub_upload.symphony_bias_audio import build
 from symphony_bench.plugin.symphony_bias import multimodal
+from symphony_bench.plugin.symphony_bias.docs import Design
 
 
 def main() -> None:
@@ -33,10 +34,11 @@ def main() -> None:
         os.environ["SYMPHONY_AUDIO"] = str(audio_set)
 
         start = time.perf_counter()
-        docs = multimodal.likert_docs("audio", "stimulus", "full")
+        docs = multimodal.condition_docs(Design(modality="audio", condition="stimulus"))
         build_seconds = time.perf_counter() - start
         print(
-            f"full audio task: {len(docs):,} docs built in {build_seconds:.2f} s ({build_seconds / len(docs) * 1e6:.0f} µs/doc)"
+            f"full audio task: {len(docs):,} docs built in {build_seconds:.2f} s "
+            f"({build_seconds / len(docs) * 1e6:.0f} µs/doc)"
         )
 
         sample = [docs[k] for k in range(0, len(docs), max(1, len(docs) // args.docs))][: args.docs]

@@ -93,16 +93,22 @@ def main() -> None:
         results[size] = {**timed, "traced_peak_mib": traced["traced_peak_mib"]}
         growth = timed["peak_mib"] - timed["baseline_mib"]
         print(
-            f"{size:>6} {render_seconds:>9.1f} {timed['seconds']:>8.1f} {size / timed['seconds']:>8.1f} {timed['rows']:>6} "
+            f"{size:>6} {render_seconds:>9.1f} {timed['seconds']:>8.1f} {size / timed['seconds']:>8.1f} "
+            f"{timed['rows']:>6} "
             f"{timed['peak_mib']:>13.0f} {growth:>15.0f} {traced['traced_peak_mib']:>16.1f}",
             flush=True,
         )
         print(f"       rows per config: {timed['counts']}", flush=True)
     small, large = results[min(args.sizes)], results[max(args.sizes)]
+    growth = (large["peak_mib"] - large["baseline_mib"]) / (
+        small["peak_mib"] - small["baseline_mib"]
+    )
     print(
-        f"peak memory ratio, {max(args.sizes)} vs {min(args.sizes)} clips: resident {large['peak_mib'] / small['peak_mib']:.2f}, "
-        f"growth over imports {(large['peak_mib'] - large['baseline_mib']) / (small['peak_mib'] - small['baseline_mib']):.2f}, "
-        f"traced {large['traced_peak_mib'] / small['traced_peak_mib']:.2f} (archive ratio {max(args.sizes) / min(args.sizes):.1f})"
+        f"peak memory ratio, {max(args.sizes)} vs {min(args.sizes)} clips: resident "
+        f"{large['peak_mib'] / small['peak_mib']:.2f}, "
+        f"growth over imports {growth:.2f}, "
+        f"traced {large['traced_peak_mib'] / small['traced_peak_mib']:.2f} (archive ratio "
+        f"{max(args.sizes) / min(args.sizes):.1f})"
     )
 
 

@@ -205,6 +205,7 @@ def describe_gaps(out: Path) -> str:
         ]
         lines.append(
             f"{part}: no {stimuli} for: {', '.join(summary['missing_instruments']) or 'none'}; "
-            f"stand-ins: {', '.join(stand_ins) or 'none'}; files ignored: {', '.join(summary['ignored_files']) or 'none'}"
+            f"stand-ins: {', '.join(stand_ins) or 'none'}; files ignored: "
+            f"{', '.join(summary['ignored_files']) or 'none'}"
         )
     return "\n".join(lines)

@@ -196,7 +196,6 @@ def _with_prior(
     control = np.asarray(control, dtype=bool)
     templates = np.asarray(scenario_ids if template_ids is None else template_ids)
     keep = ~control
-    pick = lambda column: None if column is None else np.asarray(column)[keep]
     data = build_association_data(
         np.asarray(scenario_ids)[keep],
         np.asarray(instruments)[keep],
@@ -204,7 +203,7 @@ def _with_prior(
         np.asarray(scores, dtype=float)[keep],
         np.asarray(valid, dtype=bool)[keep],
         templates[keep],
-        pick(stimulus_ids),
+        None if stimulus_ids is None else np.asarray(stimulus_ids)[keep],
     )
     template_names = np.unique(templates[keep])
     shares = normalise_scores(

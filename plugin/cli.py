@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except (KeyboardInterrupt, Terminated) as stop:
         print(
-            "symphony-bench: stopped; nothing half-done is left behind (no partial output folder, no partial Hub commit)",
+            "symphony-bench: stopped; nothing half-done is left behind (no partial output folder, no partial Hub "
+            "commit)",
             file=sys.stderr,
         )
         return stop.code if isinstance(stop, Terminated) else 130

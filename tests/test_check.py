@@ -63,3 +63,13 @@ def test_an_empty_samples_file_or_a_run_that_wrote_nothing_fails_and_a_file_is_a
     (tmp_path / "file").write_text("")
     assert cli.main(["check", str(tmp_path / "file"), "--tasks", "t"]) == 2
     assert "file: not a directory" in capsys.readouterr().err
+
+
+def test_an_exported_file_named_like_results_is_not_a_results_file(tmp_path, capsys):
+    """`symphony-bench export --format hf-leaderboard --out RUN/hf_results.json` (or any other file
+    whose name holds "results") is not what a harness wrote: it reports no task."""
+    write_run(tmp_path / "run", ["t"], [])
+    (tmp_path / "run" / "hf_results.json").write_text(json.dumps({"results": {"t": {"acc": 1.0}}}))
+    (tmp_path / "run" / "results_export.json").write_text(json.dumps({"results": {"t": {}}}))
+    assert cli.main(["check", str(tmp_path / "run"), "--tasks", "t"]) == 1
+    assert "t: no results in" in capsys.readouterr().err

@@ -13,16 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from chat_server import serve_chat
-from conftest import expected_association, read_samples, run_lm_eval
-from support.runs import lm_eval_results, write_model_folder
 from scipy import stats
+from support.association import expected_association
+from support.chat_server import serve_chat
+from support.harness import read_samples, run_lm_eval
+from support.runs import lm_eval_results, write_model_folder
 
 from symphony_bench.metrics import analyse
-from symphony_bench.plugin.runs.commands import add_commands, run_compare
-from symphony_bench.plugin.runs.compare import compare_runs, read_run_task
-from symphony_bench.plugin.runs.compare_output import json_ready
-from symphony_bench.plugin.runs.gate import GateRule, change_rows
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 from symphony_bench.plugin.grounding.records import (
@@ -30,9 +27,12 @@ from symphony_bench.plugin.grounding.records import (
     harness_scores,
     set_record,
 )
-from symphony_bench.plugin.runs.samples import fast_read
-from symphony_bench.plugin.runs.samples import sample_record
-from symphony_bench.plugin.symphony_bias import text
+from symphony_bench.plugin.runs.commands import add_commands, run_compare
+from symphony_bench.plugin.runs.compare import compare_runs, read_run_task
+from symphony_bench.plugin.runs.compare_output import json_ready
+from symphony_bench.plugin.runs.gate import GateRule, change_rows
+from symphony_bench.plugin.runs.samples import fast_read, sample_record
+from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.records import (
     LOGPROB,
     RECOGNITION,
@@ -79,7 +79,7 @@ def likert_records(
 
 @pytest.fixture(scope="module")
 def mini_docs() -> list[dict]:
-    return text.build_docs(subset="mini")
+    return build_docs(Design(subset="mini"))
 
 
 def compare(base: Path, candidate: Path, *options: str) -> tuple[int, dict, str]:
@@ -481,7 +481,7 @@ class PlantedChat:
         with open(INSTRUMENTS_CSV, newline="") as handle:
             self.nouns = {row["noun"].lower(): row["instrument"] for row in csv.DictReader(handle)}
         self.stereotypes = {
-            doc["instrument"]: doc["stereotype"] for doc in text.build_docs(subset="mini")
+            doc["instrument"]: doc["stereotype"] for doc in build_docs(Design(subset="mini"))
         }
 
     def answer(self, prompt: str) -> str:

@@ -14,14 +14,14 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import run_lm_eval
-from support.runs import PLANTED_TASK, planted_records, write_planted_run
 from scipy import stats
+from support.harness import run_lm_eval
+from support.runs import PLANTED_TASK, planted_records, write_planted_run
 
-from symphony_bench.plugin.runs.compare import compare_runs
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.run_facts import package_version
 from symphony_bench.plugin.runs.commands import add_commands
+from symphony_bench.plugin.runs.compare import compare_runs
 from symphony_bench.plugin.runs.leaderboard import (
     PairedTests,
     build_leaderboard,
@@ -213,7 +213,7 @@ def test_files_agree_and_hold_no_text_for_numbers(planted_runs, tmp_path):
     assert json.loads(text) == board
     table = list(csv.DictReader(io.StringIO((tmp_path / "board" / "leaderboard.csv").read_text())))
     assert len(table) == len(board["rows"])
-    for row, line in zip(board["rows"], table):
+    for row, line in zip(board["rows"], table, strict=True):
         for name, metric in row["metrics"].items():
             expected = metric["value"]
             assert (
@@ -332,7 +332,7 @@ def test_leaderboard_of_real_runs(real_runs, tiny_llama, tmp_path):
 def test_export_of_a_real_run(real_runs, tmp_path):
     import jsonschema
     import yaml
-    from test_export import EVAL_RESULTS_SCHEMA, HF_LEADERBOARD_SCHEMA
+    from support.export_schemas import EVAL_RESULTS_SCHEMA, HF_LEADERBOARD_SCHEMA
 
     from symphony_bench.plugin.runs.export import (
         model_rows,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # builds the wheel and imports every module from it
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -49,17 +50,18 @@ def test_wheel_has_one_package_with_task_yaml_and_data(wheel):
         "symphony_bench/plugin/core/data/instruments.csv",
         "symphony_bench/plugin/core/data/confusable_groups.csv",
         "symphony_bench/metrics/association.py",
-        # lmms-eval tasks and the placeholder file their YAML loads by relative path
+        # lmms-eval tasks and the variant files their YAMLs load by relative path
         "symphony_bench/tasks/lmms_eval/symphony_bias_multimodal/_audio_likert_yaml",
-        "symphony_bench/tasks/lmms_eval/symphony_bias_multimodal/placeholder.csv",
+        "symphony_bench/tasks/lmms_eval/symphony_bias_multimodal/variants/symphony_bias_audio_mini.csv",
         "symphony_bench/tasks/lmms_eval/instrument_grounding/_grounding_common_yaml",
-        "symphony_bench/tasks/lmms_eval/instrument_grounding/placeholder.csv",
+        "symphony_bench/tasks/lmms_eval/instrument_grounding/variants/grounding_binary.csv",
     ):
         assert required in names
     assert not any(name.startswith("symphony_bench/tests/") for name in names)
     (entry_points,) = [name for name in names if name.endswith(".dist-info/entry_points.txt")]
     assert (
-        "[lmms_eval.models]\nsymphony_bench = symphony_bench.plugin.lmms.manifests:MODEL_MANIFESTS"
+        "[lmms_eval.models]\nsymphony_bench = symphony_bench.plugin.lmms.manifests:MODEL_MANIFESTS\n"
+        "symphony_bench_grounding = symphony_bench.plugin.grounding.manifests:MODEL_MANIFESTS"
         in (zipfile.ZipFile(wheel).read(entry_points).decode())
     )
 

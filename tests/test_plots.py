@@ -13,10 +13,10 @@ import pytest
 from support.runs import likert_sample, report_entry, write_samples
 
 from symphony_bench.plugin.grounding import figures as grounding_figures
-from symphony_bench.plugin.runs import plots
-from symphony_bench.plugin.symphony_bias import figures as symphony_figures
 from symphony_bench.plugin.grounding.records import CHOICE, choice_record
 from symphony_bench.plugin.grounding.report import grounding_report
+from symphony_bench.plugin.runs import plots
+from symphony_bench.plugin.symphony_bias import figures as symphony_figures
 from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, score_record
 from symphony_bench.plugin.symphony_bias.report import (
     agreement_report,
@@ -379,6 +379,7 @@ def test_change_forest_sorts_changes_marks_p_below_005_and_skips_missing_changes
     assert plots.change_forest(rows[2:3]) is None
 
 
+@pytest.mark.slow  # draws and saves a 110-row forest plot twice
 def test_change_forest_title_is_placed_without_measuring_every_row_and_draws_the_same(tmp_path):
     """A full suite has ~110 rows: the title is given its place (the axes top: nothing is drawn
     above the axes) instead of matplotlib measuring every tick label to find it, on every draw."""
@@ -405,6 +406,7 @@ def test_change_forest_title_is_placed_without_measuring_every_row_and_draws_the
 
 
 # ---- files and links ---------------------------------------------------------------------------
+@pytest.mark.slow  # renders eight report plots as PNG and SVG
 def test_report_plots_are_written_as_png_and_svg_and_linked_relative_to_the_markdown(tmp_path):
     import matplotlib.image
 

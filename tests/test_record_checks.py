@@ -14,15 +14,16 @@ import math
 
 import numpy as np
 import pytest
+from support.runs import record_samples, write_samples
 
-from symphony_bench.plugin.runs.compare import read_run_task
-from symphony_bench.plugin.symphony_bias import compare as compare_module
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.grounding import records as grounding
+from symphony_bench.plugin.runs.compare import read_run_task
 from symphony_bench.plugin.runs.samples import SamplesContent, forget_samples
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND
+from symphony_bench.plugin.symphony_bias import compare as compare_module
 from symphony_bench.plugin.symphony_bias import records as symphony
-from symphony_bench.plugin.symphony_bias import text
+from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 
 STAMP = "2026-12-01T00-00-00.000000"
 ABSENT = object()  # a mutation that deletes the field
@@ -71,7 +72,7 @@ ODD_VALUES = [
 
 @pytest.fixture(scope="module")
 def mini_docs() -> list[dict]:
-    return text.build_docs(subset="mini")
+    return build_docs(Design(subset="mini"))
 
 
 def valid_runs(docs: list[dict]) -> dict[str, list[dict]]:
@@ -193,20 +194,11 @@ def test_whole_column_checks_refuse_mixed_kinds_and_non_dicts(mini_docs):
             ), kind
 
 
-def write_samples(path, records: list[dict]) -> None:
-    path.write_text(
-        "".join(
-            json.dumps({"doc_id": k, "doc": {}, "mean_abs": r, "invalid_rate": r}) + "\n"
-            for k, r in enumerate(records)
-        )
-    )
-
-
 def test_read_task_checks_clean_files_by_whole_columns(mini_docs, tmp_path, monkeypatch):
     """A clean file never reaches the per-record check (the speed of `compare` on a full suite)."""
     records = valid_runs(mini_docs)["likert"]
     path = tmp_path / f"samples_t_{STAMP}.jsonl"
-    write_samples(path, records)
+    write_samples(path, record_samples(records, doc_fields=()))
     kind = records[0]["kind"]
 
     def refuse(record):
@@ -250,7 +242,7 @@ def test_a_bad_record_is_named_by_line_and_field_as_before(
         *records[7:],
     ]
     path = tmp_path / f"samples_t_{STAMP}.jsonl"
-    write_samples(path, bad)
+    write_samples(path, record_samples(bad, doc_fields=()))
     forget_samples()
     with pytest.raises(DataFileError) as raised:
         read_run_task(path, "t")
@@ -349,7 +341,7 @@ def test_bytes_that_are_not_utf8_are_the_error_even_after_a_bad_line(mini_docs, 
     when the whole file was decoded before any line was read."""
     records = valid_runs(mini_docs)["likert"][:3]
     path = tmp_path / f"samples_t_{STAMP}.jsonl"
-    write_samples(path, records)
+    write_samples(path, record_samples(records, doc_fields=()))
     path.write_bytes(path.read_bytes() + b"{not json\n" + b'{"x": "\xff"}\n')
     forget_samples()
     with pytest.raises(DataFileError, match=r": not UTF-8 text"):

@@ -3,7 +3,6 @@ a record that breaks the file's pattern is an error naming the file and line."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest

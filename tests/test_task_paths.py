@@ -3,6 +3,9 @@ fail there with `unexpected keyword argument 'doc_to_visual'`), and the reverse.
 
 from __future__ import annotations
 
+import csv
+from pathlib import Path
+
 import yaml
 
 from symphony_bench.plugin.core.task_folders import tasks_path
@@ -51,7 +54,7 @@ def test_every_function_a_yaml_names_is_a_real_def_of_our_package():
         if path.suffix == ".yaml" or path.name.endswith("_yaml")
         for match in re.findall(r"!function (\S+)", path.read_text(encoding="utf-8"))
     }
-    assert len(named) > 80
+    assert len(named) > 60  # every task's metrics, docs, inputs and scoring (69 when written)
     for name in sorted(named):
         module, function = name.rsplit(".", 1)
         assert module.startswith("symphony_bench.plugin."), (
@@ -59,3 +62,47 @@ def test_every_function_a_yaml_names_is_a_real_def_of_our_package():
         )  # one style: absolute paths into the package
         value = getattr(importlib.import_module(module), function)
         assert inspect.isfunction(value) and value.__name__ == function, name
+
+
+def lmms_task_variants() -> dict[str, dict]:
+    """{lmms-eval task: the one row of the variant file its YAML loads}."""
+    from symphony_bench.plugin.core.dataset_source import task_yaml
+
+    variants = {}
+    for path in sorted(tasks_path("lmms-eval").rglob("*.yaml")):
+        config = task_yaml(path)
+        if "group" in config:
+            continue
+        (variant,) = config["dataset_kwargs"]["data_files"].values()
+        with open(path.parent / variant, newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        assert len(rows) == 1, (path, rows)
+        assert Path(variant).stem == config["task"], path  # variants/<task>.csv
+        variants[config["task"]] = rows[0]
+    return variants
+
+
+def test_every_lmms_eval_task_names_a_variant_its_process_docs_accepts():
+    from symphony_bench.plugin.grounding.tasks import INTERFACES
+    from symphony_bench.plugin.symphony_bias.docs import Design
+    from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES
+
+    variants = lmms_task_variants()
+    assert len(variants) == 22  # 12 Likert conditions, 2 recognition controls, 8 grounding tasks
+    for task, row in variants.items():
+        if task.startswith("grounding_"):
+            assert row["interface"] in INTERFACES and task == f"grounding_{row['interface']}"
+        elif task.endswith("_recognition"):
+            assert (
+                row["modality"] in MODALITIES
+                and task == f"symphony_bias_{row['modality']}_recognition"
+            )
+        else:
+            design = Design(
+                modality=row["modality"], condition=row["condition"], subset=row["subset"]
+            )
+            suffix = {"stimulus": "", "no_stimulus": "_nostimulus", "named": "_named"}[
+                design.condition
+            ]
+            mini = "_mini" if design.subset == "mini" else ""
+            assert task == f"symphony_bias_{design.modality}{suffix}{mini}"

@@ -181,7 +181,12 @@ def split_for_genre_prior(binary: list[dict], seed: int) -> None:
         items = [row for row in binary if row["genres"] and row["answer"] == answer]
         cut = round(TRAIN_FRACTION * len(items))
         for position, row in enumerate(
-            keyed_order(items, seed, "genre_split", lambda row: f"{row['sample_key']}:{answer}")
+            keyed_order(
+                items,
+                seed,
+                "genre_split",
+                lambda row, answer=answer: f"{row['sample_key']}:{answer}",
+            )
         ):
             row["genre_split"] = "train" if position < cut else "test"
 

@@ -43,7 +43,8 @@ from symphony_bench.plugin.core.vocabulary import TIME_RANGES
 
 SEGMENT_FRAMES = 10 * SAMPLE_RATE
 BATCH_ROWS = 8  # audio rows are large: a batch is 1-5 MB, and memory stays flat
-BUILDER_VERSION = 2  # 2: random choices keyed by clip, skipped clips' rows dropped (not re-drawn), genre-prior ties excluded
+# 2: random choices keyed by clip, skipped clips' rows dropped (not re-drawn), genre-prior ties excluded
+BUILDER_VERSION = 2
 KIND = "openmic"  # the kind of output folder (plugin.core.atomic)
 
 
@@ -429,7 +430,8 @@ def empty_config_warning(empty: list[str]) -> str:
     if not empty:
         return ""
     hint = (
-        " OpenMIC's sparse labels give few multilabel_30s items: a larger --max-clip-uses lets a clip serve more of them."
+        " OpenMIC's sparse labels give few multilabel_30s items: a larger --max-clip-uses lets a clip serve more of "
+        "them."
         if "multilabel_30s" in empty
         else ""
     )
@@ -444,7 +446,8 @@ def baseline_text(plan: Plan, rows: dict[str, list[dict]]) -> str:
     if baseline.accuracy is None:
         return f"no prediction on any item{ties}"
     return (
-        f"{baseline.accuracy:.1%} correct on the {baseline.decided:,} items it decides; its {len(rows['genre_hard']):,} errors "
+        f"{baseline.accuracy:.1%} correct on the {baseline.decided:,} items it decides; its "
+        f"{len(rows['genre_hard']):,} errors "
         f"form `genre_hard`{ties}"
     )
 

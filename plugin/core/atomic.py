@@ -60,7 +60,8 @@ def refuse_overlap(out: Path, inputs: Iterable[Path]) -> None:
         else:
             continue
         raise DataFileError(
-            f"{out}: refusing to write there: it {relation} the input {given}; choose an output folder outside the inputs"
+            f"{out}: refusing to write there: it {relation} the input {given}; choose an output folder outside the "
+            "inputs"
         )
 
 
@@ -84,7 +85,8 @@ def _check_replaceable(target: Path, kind: str | None) -> None:
         return
     if not (target.is_dir() and (target / BUILD_MARKER).is_file()):
         raise DataFileError(
-            f"{target}: exists and is not an earlier symphony-bench output (no {BUILD_MARKER}); choose a new or empty folder"
+            f"{target}: exists and is not an earlier symphony-bench output (no {BUILD_MARKER}); choose a new or empty "
+            "folder"
         )
     found = output_kind(target)
     if found == kind:

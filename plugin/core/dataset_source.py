@@ -19,7 +19,6 @@ from pathlib import Path
 import yaml
 
 from symphony_bench.plugin.core.errors import DataFileError
-
 from symphony_bench.plugin.core.task_folders import TASKS_DIR
 
 EMBEDDED = "embedded"  # dataset_repo of docs made from the package's own data

@@ -14,14 +14,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 PREFIX = "SYMPHONY_"
-# Variables of earlier releases: setting one is an error that names its new name.
-RENAMED_VARIABLES = {
-    "SYMPHONY_BIAS_AUDIO": "SYMPHONY_AUDIO",
-    "SYMPHONY_BIAS_IMAGE": "SYMPHONY_IMAGE",
-    "SYMPHONY_BIAS_SCENARIOS": "SYMPHONY_SCENARIOS",
-    "SYMPHONY_BIAS_STEREOTYPES": "SYMPHONY_STEREOTYPES",
-    "SYMPHONY_BIAS_SEED": "SYMPHONY_SEED",
-}
 
 
 def integer(value) -> int:
@@ -51,7 +43,6 @@ def read_options(
 ) -> dict:
     """{option name: value} from lm-eval's metadata, else the environment, else the default."""
     environ = os.environ if environ is None else environ
-    _refuse_renamed_variables(environ)
     values = {}
     for option in options:
         if metadata is not None and metadata.get(option.name) is not None:
@@ -66,12 +57,6 @@ def read_options(
         except (TypeError, ValueError) as error:
             raise ValueError(f"{origin}: {error}") from error
     return values
-
-
-def _refuse_renamed_variables(environ: Mapping) -> None:
-    for old, new in RENAMED_VARIABLES.items():
-        if environ.get(old):
-            raise ValueError(f"{old} was renamed: set {new} instead")
 
 
 def options_table(options: tuple[Option, ...]) -> list[str]:

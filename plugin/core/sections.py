@@ -84,7 +84,6 @@ def _no_links(entries: dict[str, ReportEntry], tasks: list[TaskRecords]) -> None
 
 @dataclass(frozen=True)
 class ReportSection:
-    name: str
     kinds: tuple[str, ...]
     # a record of one of `kinds` -> what is wrong with it, or None (checked before any statistics)
     record_problem: Callable[[dict], str | None]

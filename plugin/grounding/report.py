@@ -140,7 +140,6 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
 
 
 SECTION = ReportSection(
-    name="grounding",
     kinds=KINDS,
     record_problem=record_problem,
     records_valid=records_valid,

@@ -2,9 +2,9 @@
 
 The benchmark set is a folder built by `symphony-bench build openmic` (or a Hub repo id in that
 layout), named by the option `grounding` ($SYMPHONY_GROUNDING for lmms-eval, which has no
---metadata). Each task's `process_docs` swaps the placeholder row its YAML loads for one config of
-that set and adds what every interface needs: the prompt shown, the options in display order, the
-gold option. The aggregations the YAMLs name are in `aggregations`.
+--metadata). Each task's YAML loads its variant file (variants/<task>.csv: the interface), which
+`process_docs` swaps for one config of that set with what every interface needs: the prompt shown,
+the options in display order, the gold option. The aggregations the YAMLs name are in `records`.
 """
 
 from __future__ import annotations
@@ -108,14 +108,14 @@ def unbuilt_config(source: str, config: str) -> bool:
     return bool(built) and config not in built
 
 
-@announced
-def task_docs(task: str) -> datasets.Dataset:
-    """One config's rows plus prompt, options, gold and interface."""
+def interface_docs(task: str) -> datasets.Dataset:
+    """One config's rows plus prompt, options, gold and interface, for the task `grounding_<task>`."""
     interface = INTERFACES[task]
     source = benchmark_source()
     if unbuilt_config(str(source.folder), interface.config):
         raise DataFileError(
-            f"grounding_{task}: {source.repo} has no {interface.config!r} config (it had no rows when built; a larger --max-clip-uses "
+            f"grounding_{task}: {source.repo} has no {interface.config!r} config (it had no rows when built; a larger "
+            "--max-clip-uses "
             "may fill it). `symphony-bench tasks-path --harness lmms-eval` with SYMPHONY_GROUNDING set gives an "
             "instrument_grounding group of the tasks that were built"
         )
@@ -134,37 +134,12 @@ def task_docs(task: str) -> datasets.Dataset:
     return rows
 
 
-# ---- process_docs of each task (the placeholder row the YAML loads is not used) -----------------
-def binary_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return task_docs("binary")
-
-
-def genre_hard_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return task_docs("genre_hard")
-
-
-def confusable_name_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return task_docs("confusable_name")
-
-
-def confusable_name_swapped_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return task_docs("confusable_name_swapped")
-
-
-def confusable_ab_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return task_docs("confusable_ab")
-
-
-def confusable_ab_swapped_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return task_docs("confusable_ab_swapped")
-
-
-def multilabel_30s_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return task_docs("multilabel_30s")
-
-
-def temporal_30s_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return task_docs("temporal_30s")
+@announced
+def task_docs(variant: datasets.Dataset) -> datasets.Dataset:
+    """`process_docs` of every grounding task: the docs of the interface its YAML's variant file
+    names (one row: interface, a key of INTERFACES)."""
+    (row,) = variant
+    return interface_docs(row["interface"])
 
 
 # ---- what the model hears, and how an answer is read ------------------------------------------

@@ -1,2 +1,3 @@
-"""lmms-eval model adapters of this package (Qwen2-Audio on the CPU, a replay model) and the entry-point
-manifests that register them and the grounding floors without importing them."""
+"""lmms-eval model adapters of this package (Qwen2-Audio on the CPU, a replay model) and the
+entry-point manifest that registers them without importing them (the grounding floors have their
+own, plugin/grounding/manifests.py)."""

@@ -12,18 +12,4 @@ MODEL_MANIFESTS = (
         model_id="symphony_replay",
         simple_class_path="symphony_bench.plugin.lmms.models.ReplayResponses",
     ),
-    # reference floors of the instrument-grounding tasks
-    ModelManifest(
-        model_id="grounding_always_first",
-        simple_class_path="symphony_bench.plugin.grounding.baselines.AlwaysFirst",
-        aliases=("grounding_always_yes", "grounding_always_first_range"),
-    ),
-    ModelManifest(
-        model_id="grounding_random",
-        simple_class_path="symphony_bench.plugin.grounding.baselines.RandomOption",
-    ),
-    ModelManifest(
-        model_id="grounding_genre_prior",
-        simple_class_path="symphony_bench.plugin.grounding.baselines.GenrePrior",
-    ),
 )

@@ -37,7 +37,9 @@ def expand(names: list[str], groups: dict[str, list[str]]) -> list[str]:
 
 def reported_tasks(run_dir: Path) -> set[str]:
     """Tasks with an entry in a results file (one the harnesses name so, not any `*results*.json`)."""
-    return {task for path in results_files(run_dir) for task in read_json(path).get("results") or {}}
+    return {
+        task for path in results_files(run_dir) for task in read_json(path).get("results") or {}
+    }
 
 
 def sampled_tasks(run_dir: Path) -> set[str]:

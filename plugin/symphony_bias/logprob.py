@@ -1,6 +1,6 @@
 """lm-eval glue for `symphony_bias_logprob`: the gender probabilities read from log-likelihoods.
 
-Context (the same for the three genders, and free of the doc's gender order):
+Context (plugin.symphony_bias.docs; the same for the three genders, free of the doc's gender order):
 
     {scenario}
     Question: Is this person a man, a woman or a non-binary person?
@@ -26,96 +26,38 @@ from scipy.special import softmax
 
 from symphony_bench.metrics import AssociationData, analyse, contextual_calibration
 from symphony_bench.plugin.core.options import read_options
-from symphony_bench.plugin.core.text_set import TextSet
-from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
-from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED, LOGPROB_OPTIONS
+from symphony_bench.plugin.core.vocabulary import GENDERS
+from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
+from symphony_bench.plugin.symphony_bias.options import LOGPROB_OPTIONS
 from symphony_bench.plugin.symphony_bias.records import (
     LOGPROB,
     instrument_records,
     records_to_data,
     score_record,
 )
-from symphony_bench.plugin.symphony_bias.scenarios import (
-    CONTROL,
-    CONTROL_STEREOTYPE,
-    DEFAULT_STEREOTYPE_TABLE,
-    balanced_orders,
-    load_stereotypes,
-    scenario_doc,
-    scenario_set_sha256,
-    select_scenarios,
-)
+from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
 from symphony_bench.plugin.symphony_bias.text_data import text_data
 
 if TYPE_CHECKING:
     import datasets
 
-QUESTION = (
-    "Question: Is this person a man, a woman or a non-binary person?\nAnswer: The person is a"
-)
 ANSWER_TOKEN = {
     "male": "man",
     "female": "woman",
     "non_binary": "non",
 }  # joined with target_delimiter " "
-TASK_OPTIONS = ("subset",)  # set by the YAMLs' dataset_kwargs
-
-
-def build_docs(
-    subset: str = "full",
-    scenarios: str | None = None,
-    stereotypes: str = DEFAULT_STEREOTYPE_TABLE,
-    symphony_seed: int = DEFAULT_SEED,
-    symphony_order_seed: int | None = None,
-    text_set: TextSet | None = None,
-) -> list[dict]:
-    """Per scenario: the instrument-free baseline doc, then one doc per instrument.
-
-    `symphony_order_seed` (default `symphony_seed`) shuffles only the order of the answer choices,
-    which must not change any result: the context never shows it.
-    """
-    table = load_stereotypes(stereotypes, text_set)
-    seed = symphony_seed
-    order_seed = seed if symphony_order_seed is None else symphony_order_seed
-    instruments = load_instruments()
-    selected = select_scenarios(subset, scenarios, seed, text_set)
-    ids = [scenario.scenario_id for scenario in selected]
-    orders = {i.name: balanced_orders(order_seed, i.name, ids) for i in (CONTROL, *instruments)}
-    scenario_set = scenario_set_sha256(selected)
-    docs = []
-    for scenario in selected:
-        docs.append(
-            _doc(
-                scenario,
-                CONTROL,
-                CONTROL_STEREOTYPE,
-                seed,
-                orders[CONTROL.name][scenario.scenario_id],
-                scenario_set,
-            )
-        )
-        docs += [
-            _doc(
-                scenario, i, table[i.name], seed, orders[i.name][scenario.scenario_id], scenario_set
-            )
-            for i in instruments
-        ]
-    return docs
-
-
-def _doc(scenario, instrument, stereotype, seed: int, order: list[str], scenario_set: str) -> dict:
-    doc = scenario_doc(scenario, instrument, stereotype, seed, order, scenario_set)
-    doc["context"] = f"{doc['scenario']}\n{QUESTION}"
-    return doc
+DESIGN_OPTIONS = ("subset",)  # set by the YAMLs' dataset_kwargs
 
 
 def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
     """`custom_dataset` entry point, called with the task's metadata + dataset_kwargs."""
     import datasets  # here, not at the top: `compare` and `report` import this module for split_records
 
-    task_options = {key: kwargs[key] for key in TASK_OPTIONS if key in kwargs}
+    design = Design(
+        protocol="logprob", **{key: kwargs[key] for key in DESIGN_OPTIONS if key in kwargs}
+    )
     text_set, facts = text_data(kwargs)
-    docs = build_docs(**task_options, **read_options(LOGPROB_OPTIONS, kwargs), text_set=text_set)
+    docs = build_docs(design, **read_options(LOGPROB_OPTIONS, kwargs), text_set=text_set)
     return {"test": datasets.Dataset.from_list([{**doc, **facts} for doc in docs])}
 
 

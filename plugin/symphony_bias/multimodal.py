@@ -2,8 +2,8 @@
 
 Four conditions per modality, all on the same scenarios and stimuli:
 
-    stimulus     "an instrument" + a hint ("The instrument's sound is given in the audio."), stimulus
-                 attached: any gender association comes from what the model hears or sees
+    stimulus     "an instrument" + a hint (docs.STIMULUS_HINT), stimulus attached: any gender
+                 association comes from what the model hears or sees
     no_stimulus  the same prompts with nothing attached: the floor (what the prompt alone does)
     named        the instrument named in the text, nothing attached (the text protocol, same model)
     recognition  "Which instrument is this?" per stimulus, answer mapped to the 22 names (`recognition`)
@@ -15,8 +15,9 @@ or a Hub repo id in the same layout, named by the option `audio` / `image` (for 
 no --metadata: $SYMPHONY_AUDIO / $SYMPHONY_IMAGE).
 
 Referenced from tasks/lmms_eval/symphony_bias_multimodal/*.yaml by
-`!function symphony_bench.plugin.symphony_bias.multimodal.<name>`; the YAML's one-row placeholder
-dataset is replaced by each task's `process_docs`.
+`!function symphony_bench.plugin.symphony_bias.multimodal.<name>`. lmms-eval loads a dataset before
+`process_docs`: each task's YAML loads its variant file (variants/<task>.csv, one row naming the
+modality, condition and subset), which `likert_docs` replaces with the task's docs.
 """
 
 from __future__ import annotations
@@ -34,20 +35,11 @@ from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_data
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
 from symphony_bench.plugin.core.options import read_options
-from symphony_bench.plugin.core.vocabulary import GENDERS, Instrument, load_instruments
+from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
+from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS, TEXT_OPTIONS
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
-from symphony_bench.plugin.symphony_bias.prompts import build_prompt
 from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
-from symphony_bench.plugin.symphony_bias.scenarios import (
-    balanced_orders,
-    load_stereotypes,
-    scenario_doc,
-    scenario_set_sha256,
-    select_scenarios,
-)
-
-HIDDEN_INSTRUMENT = Instrument(name="", article="an", noun="instrument")
 
 
 @dataclass(frozen=True)
@@ -55,7 +47,6 @@ class Modality:
     name: str
     id_column: str
     media_column: str
-    hint: str
     recognition_question: str
 
 
@@ -64,14 +55,12 @@ MODALITIES = {
         "audio",
         "clip_id",
         "audio",
-        "The instrument's sound is given in the audio.",
         "Which musical instrument is playing in this audio clip? Answer with the name of the instrument only.",
     ),
     "image": Modality(
         "image",
         "image_id",
         "image",
-        "The instrument is shown in the image.",
         "Which musical instrument is shown in this image? Answer with the name of the instrument only.",
     ),
 }
@@ -138,124 +127,20 @@ def stimuli(modality: Modality) -> list[dict]:
     ]
 
 
+def condition_docs(design: Design) -> list[dict]:
+    """The docs of one Likert condition of an audio / image task: stimulus x scenario
+    (plugin.symphony_bias.docs), with the stimulus set and options the environment names."""
+    shown = None if design.condition == "named" else stimuli(MODALITIES[design.modality])
+    return build_docs(design, **read_options(TEXT_OPTIONS), stimuli=shown)
+
+
 @announced
-def likert_docs(modality_name: str, condition: str, subset: str) -> datasets.Dataset:
-    """The docs of one Likert condition ("stimulus", "no_stimulus" or "named"): stimulus x scenario."""
-    modality = MODALITIES[modality_name]
-    options = read_options(TEXT_OPTIONS)
-    seed = options["symphony_seed"]
-    table = load_stereotypes(options["stereotypes"])
-    scenarios = select_scenarios(subset, options["scenarios"], seed)
-    instruments = {instrument.name: instrument for instrument in load_instruments()}
-    if condition == "named":
-        shown = [{"instrument": name, "stimulus_id": name} for name in instruments]
-    else:
-        shown = stimuli(modality)
-    ids = [scenario.scenario_id for scenario in scenarios]
-    scenario_set = scenario_set_sha256(scenarios)
-    docs_by_instrument: dict[str, list[dict]] = {}
-    for stimulus_rank, stimulus in _ranked(shown):
-        instrument = instruments[stimulus["instrument"]]
-        # balanced per stimulus: each clip or image sees every gender order equally often
-        orders = balanced_orders(seed, stimulus["stimulus_id"], ids)
-        for scenario_rank, scenario in enumerate(scenarios):
-            doc = scenario_doc(
-                scenario,
-                instrument,
-                table[instrument.name],
-                seed,
-                orders[scenario.scenario_id],
-                scenario_set,
-            )
-            if condition != "named":
-                doc["scenario"] = f"{scenario.render(HIDDEN_INSTRUMENT)} {modality.hint}"
-            doc.update(
-                stimulus,
-                modality=modality.name,
-                condition=condition,
-                attach=condition == "stimulus",
-            )
-            doc["prompt"] = build_prompt(
-                doc["scenario"], doc["gender_order"], prompt_variant=0, reasoning=True
-            )
-            doc["_order"] = (scenario_rank + stimulus_rank, stimulus_rank)
-            docs_by_instrument.setdefault(instrument.name, []).append(doc)
-    docs = interleave(
-        [sorted(group, key=lambda doc: doc.pop("_order")) for group in docs_by_instrument.values()]
-    )
-    return datasets.Dataset.from_list(docs)
-
-
-def _ranked(shown: list[dict]) -> list[tuple[int, dict]]:
-    """(rank of the stimulus among its instrument's stimuli, stimulus)."""
-    seen: dict[str, int] = {}
-    ranked = []
-    for stimulus in shown:
-        rank = seen.get(stimulus["instrument"], 0)
-        seen[stimulus["instrument"]] = rank + 1
-        ranked.append((rank, stimulus))
-    return ranked
-
-
-def interleave(groups: list[list[dict]]) -> list[dict]:
-    """One item of each group in turn, so that any prefix of the docs (`--limit`) covers every
-    instrument about equally. Within an instrument the docs go diagonally through (scenario,
-    stimulus) pairs, so a prefix also spreads over both of the design's units."""
-    return [
-        group[k]
-        for k in range(max(map(len, groups), default=0))
-        for group in groups
-        if k < len(group)
-    ]
-
-
-# ---- process_docs of each task (the placeholder rows the YAML loads are not used) ---------------
-def audio_stimulus_full_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("audio", "stimulus", "full")
-
-
-def audio_stimulus_mini_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("audio", "stimulus", "mini")
-
-
-def audio_no_stimulus_full_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("audio", "no_stimulus", "full")
-
-
-def audio_no_stimulus_mini_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("audio", "no_stimulus", "mini")
-
-
-def audio_named_full_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("audio", "named", "full")
-
-
-def audio_named_mini_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("audio", "named", "mini")
-
-
-def image_stimulus_full_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("image", "stimulus", "full")
-
-
-def image_stimulus_mini_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("image", "stimulus", "mini")
-
-
-def image_no_stimulus_full_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("image", "no_stimulus", "full")
-
-
-def image_no_stimulus_mini_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("image", "no_stimulus", "mini")
-
-
-def image_named_full_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("image", "named", "full")
-
-
-def image_named_mini_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return likert_docs("image", "named", "mini")
+def likert_docs(variant: datasets.Dataset) -> datasets.Dataset:
+    """`process_docs` of every audio / image Likert task: the docs of the condition its YAML's
+    variant file names (one row: modality, condition, subset)."""
+    (row,) = variant
+    design = Design(modality=row["modality"], condition=row["condition"], subset=row["subset"])
+    return datasets.Dataset.from_list(condition_docs(design))
 
 
 # ---- what the model is shown -------------------------------------------------------------------

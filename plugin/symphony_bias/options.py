@@ -40,18 +40,21 @@ ORDER_SEED = Option(
 AUDIO = Option(
     "audio",
     None,
-    "audio stimulus set: a folder built by `symphony-bench build symphony-bias-audio` (or `import-upstream`), or a Hub repo id[@revision] (default: the repo pinned in the task YAML)",
+    "audio stimulus set: a folder built by `symphony-bench build symphony-bias-audio` (or `import-upstream`), or a "
+    "Hub repo id[@revision] (default: the repo pinned in the task YAML)",
 )
 IMAGE = Option(
     "image",
     None,
-    "image stimulus set: a folder built by `symphony-bench build symphony-bias-image` (or `import-upstream`), or a Hub repo id[@revision] (default: the repo pinned in the task YAML)",
+    "image stimulus set: a folder built by `symphony-bench build symphony-bias-image` (or `import-upstream`), or a "
+    "Hub repo id[@revision] (default: the repo pinned in the task YAML)",
 )
 
 TEXT_SET = Option(
     "text",
     None,
-    "text scenario set: a folder built by `symphony-bench build symphony-bias-text`, or a Hub repo id[@revision] (default: the repo pinned in the task YAML, else the embedded set)",
+    "text scenario set: a folder built by `symphony-bench build symphony-bias-text`, or a Hub repo id[@revision] "
+    "(default: the repo pinned in the task YAML, else the embedded set)",
 )
 
 TEXT_OPTIONS = (SCENARIOS, STEREOTYPES, SEED)

@@ -86,7 +86,7 @@ def _string_pattern(quote: str, ends_before: str) -> str:
     not_empty = f"(?!\\s*+{brace_then_quote})"
     not_a_word = rf"(?![a-z0-9 ._-]{{0,40}}{quote}(?={_DELIMITER}))"
     inner_quotes = rf"(?:{quote}(?={quote}))++"  # in a run of quotes only the last can close
-    body = rf"""(?:[^"'\\{{\x00]++|{inner_quotes}|\\[^\x00]?|(?!{brace_then_quote})\{{|{other}|{quote}(?!{_DELIMITER}))*+"""
+    body = rf"""(?:[^"'\\{{\x00]++|{inner_quotes}|\\[^\x00]?|(?!{brace_then_quote})\{{|{other}|{quote}(?!{_DELIMITER}))*+"""  # noqa: E501 (one regular expression)
     return quote + not_empty + not_a_word + body + rf"(?:{quote}|(?={brace_then_quote})|\x00)"
 
 

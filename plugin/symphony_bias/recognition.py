@@ -9,14 +9,14 @@ from symphony_bench.metrics import binomial_rate
 from symphony_bench.plugin.core.errors import announced
 from symphony_bench.plugin.core.instrument_names import instruments_named, recognises
 from symphony_bench.plugin.core.run_facts import package_version, run_facts
-from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, interleave, stimuli
+from symphony_bench.plugin.symphony_bias.docs import interleave
+from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, stimuli
 from symphony_bench.plugin.symphony_bias.records import RECOGNITION
 
 RECOGNITION_METRICS = ("recognition_accuracy", "recognition_accuracy_stderr")
 
 
-@announced
-def recognition_docs(modality_name: str) -> datasets.Dataset:
+def stimulus_docs(modality_name: str) -> list[dict]:
     """One doc per stimulus, instruments interleaved (any prefix covers them about equally)."""
     modality = MODALITIES[modality_name]
     by_instrument: dict[str, list[dict]] = {}
@@ -30,15 +30,14 @@ def recognition_docs(modality_name: str) -> datasets.Dataset:
             symphony_bench_version=package_version(),
         )
         by_instrument.setdefault(stimulus["instrument"], []).append(doc)
-    return datasets.Dataset.from_list(interleave(list(by_instrument.values())))
+    return interleave(list(by_instrument.values()))
 
 
-def audio_recognition_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return recognition_docs("audio")
-
-
-def image_recognition_docs(placeholder: datasets.Dataset) -> datasets.Dataset:
-    return recognition_docs("image")
+@announced
+def recognition_docs(variant: datasets.Dataset) -> datasets.Dataset:
+    """`process_docs` of a recognition task: its YAML's variant file names the modality."""
+    (row,) = variant
+    return datasets.Dataset.from_list(stimulus_docs(row["modality"]))
 
 
 def recognition_record(doc: dict, answer: str) -> dict:

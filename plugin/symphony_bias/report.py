@@ -46,7 +46,6 @@ from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
 from symphony_bench.plugin.symphony_bias.compare import comparison_notes, comparisons
 from symphony_bench.plugin.symphony_bias.figures import figures, run_figures
 from symphony_bench.plugin.symphony_bias.logprob import split_records
-from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
 from symphony_bench.plugin.symphony_bias.records import (
     ANSWER_FIELDS,
     KINDS,
@@ -59,6 +58,7 @@ from symphony_bench.plugin.symphony_bias.records import (
     records_valid,
     stereotype_table_sha256,
 )
+from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
 
 
 def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
@@ -360,7 +360,8 @@ def overview(entries: list[ReportEntry]) -> list[str]:
     for label, s in rows:
         lines.append(
             f"| {label} | {fmt(s['mean_abs'])} ± {fmt_se(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} ± "
-            f"{fmt_se(s['consistency_rate_stderr'])} | {fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | {s['n_docs']} |"
+            f"{fmt_se(s['consistency_rate_stderr'])} | {fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | "
+            f"{s['n_docs']} |"
         )
     return lines + [""]
 
@@ -376,7 +377,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     lines = [f"{heading} {task}", "", *_headline_lines(s)]
     if body.get("missing_instruments"):
         lines.append(
-            f"- instruments with no docs in this task (no stimulus in the set, or left out by --limit): {', '.join(body['missing_instruments'])}"
+            "- instruments with no docs in this task (no stimulus in the set, or left out by --limit): "
+            f"{', '.join(body['missing_instruments'])}"
             + (
                 "; the overview also compares the conditions on the instruments they share"
                 if "common_instruments" in body
@@ -391,7 +393,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     lines += _human_correlation_lines(s.get("human_correlation"))
     lines += [
         "",
-        "| instrument | stereotype | GAS male | GAS female | GAS non-binary | ABS | ± stderr | ABS 95% CI | p | p (Holm) | valid | invalid |",
+        "| instrument | stereotype | GAS male | GAS female | GAS non-binary | ABS | ± stderr | ABS 95% CI | p | p "
+        "(Holm) | valid | invalid |",
         "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for name, row in body["instruments"].items():
@@ -403,7 +406,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
         )
         lines.append(
             f"| {name} | {row['category']} | {fmt(gas['male'])} | {fmt(gas['female'])} | "
-            f"{fmt(gas['non_binary'])} | {fmt(row['abs'])} | {fmt_se(row['abs_stderr'])} | {ci} | {fmt_p(row['p_value'])} | "
+            f"{fmt(gas['non_binary'])} | {fmt(row['abs'])} | {fmt_se(row['abs_stderr'])} | {ci} | "
+            f"{fmt_p(row['p_value'])} | "
             f"{fmt_p(row['p_holm'])} | {row['n_valid']} | {row['n_invalid']} |"
         )
     lines.append("")
@@ -420,11 +424,14 @@ def _headline_lines(s: dict) -> list[str]:
         f"- mean ABS (higher = answers follow the stereotype more; mean over the {s['n_instruments_counted']} of "
         f"{s['n_instruments']} instruments with a stereotype category and a valid answer): {fmt(s['mean_abs'])} ± "
         f"{fmt_se(s['mean_abs_stderr'])} (95% CI {fmt(s['mean_abs_ci'][0])} to {fmt(s['mean_abs_ci'][1])})",
-        f"- instruments with a significant ABS after Holm's correction: {s['n_significant_holm']} of {s['n_instruments_counted']}"
+        f"- instruments with a significant ABS after Holm's correction: {s['n_significant_holm']} of "
+        f"{s['n_instruments_counted']}"
         f" (uncertainty resamples {s['units']})",
         f"- stereotype-consistency rate (share of those instruments with ABS > 0): {fmt(s['consistency_rate'])} ± "
-        f"{fmt_se(s['consistency_rate_stderr'])} (95% CI {fmt(s['consistency_rate_ci'][0])} to {fmt(s['consistency_rate_ci'][1])}); "
-        f"the table has {s['n_male_stereotyped']} male- and {s['n_female_stereotyped']} female-stereotyped instruments, so a "
+        f"{fmt_se(s['consistency_rate_stderr'])} (95% CI {fmt(s['consistency_rate_ci'][0])} to "
+        f"{fmt(s['consistency_rate_ci'][1])}); "
+        f"the table has {s['n_male_stereotyped']} male- and {s['n_female_stereotyped']} female-stereotyped "
+        "instruments, so a "
         f"model that always favours men scores {fmt(s['consistency_rate_if_always_male']) if counted else 'n/a'}",
         f"- mean non-binary GAS (below 0 = non-binary rated less likely than uniform): {fmt(s['non_binary_gas'])} ± "
         f"{fmt_se(s['non_binary_gas_stderr'])}",
@@ -532,7 +539,6 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
 
 
 SECTION = ReportSection(
-    name="symphony_bias",
     kinds=KINDS,
     record_problem=record_problem,
     records_valid=records_valid,

@@ -32,7 +32,8 @@ DEFAULT_STEREOTYPE_TABLE = "paper"
 # "an instrument" wherever it is, else "the / their instrument" that is not part of a compound noun
 _UPSTREAM_INDEFINITE = re.compile(r"\b[Aa]n instrument\b")
 _UPSTREAM_DEFINITE = re.compile(
-    r"\b(?P<determiner>[Tt]he|[Tt]heir) instrument\b(?!\s+(?:shop|store|case|maker|makers|repair|stand|rack|collection)\b)"
+    r"\b(?P<determiner>[Tt]he|[Tt]heir) "
+    r"instrument\b(?!\s+(?:shop|store|case|maker|makers|repair|stand|rack|collection)\b)"
 )
 
 

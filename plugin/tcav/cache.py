@@ -43,7 +43,7 @@ def audio_fingerprint(metadata: Metadata, source: str, max_seconds: float | None
     """Changes when the encoder, the cut, a track id or an audio file (path, size, mtime) changes."""
     tracks = [
         [i, str(p), p.stat().st_size, p.stat().st_mtime_ns]
-        for i, p in zip(metadata.track_ids, metadata.audio)
+        for i, p in zip(metadata.track_ids, metadata.audio, strict=True)
     ]
     payload = json.dumps({"source": source, "max_seconds": max_seconds, "tracks": tracks})
     return hashlib.sha256(payload.encode()).hexdigest()

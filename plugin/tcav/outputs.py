@@ -95,7 +95,9 @@ def _direction(mean: float, significant: bool) -> str:
 def build_report(metadata, embeddings, encoder, settings, results, tests, curve) -> dict:
     reliable = {r.name: r.reliable for r in results}
     sizes = {
-        (r.name, g): int(n) for r in results for g, n in zip(r.split.strata, r.genre_test_sizes)
+        (r.name, g): int(n)
+        for r in results
+        for g, n in zip(r.split.strata, r.genre_test_sizes, strict=True)
     }
     rows = [
         {
@@ -115,7 +117,7 @@ def build_report(metadata, embeddings, encoder, settings, results, tests, curve)
             "direction": _direction(tests.mean[j], tests.significant[j]),
             "reliable_cav": reliable[c],
         }
-        for j, (c, g) in enumerate(zip(tests.concepts, tests.genres))
+        for j, (c, g) in enumerate(zip(tests.concepts, tests.genres, strict=True))
     ]
     concepts = [
         {
@@ -215,12 +217,12 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 def _debias_rows(curve: tcav.DebiasResult) -> list[dict]:
     rows = []
     for label, shares in curve.curves.items():
-        for lam, row in zip(curve.lambdas, shares):
+        for lam, row in zip(curve.lambdas, shares, strict=True):
             rows.append(
                 {
                     "operation": label,
                     "lambda": float(lam),
-                    **{f"share_{g}": float(v) for g, v in zip(curve.groups, row)},
+                    **{f"share_{g}": float(v) for g, v in zip(curve.groups, row, strict=True)},
                 }
             )
     return rows
@@ -249,10 +251,10 @@ def plot_concept(
         showextrema=False,
         widths=0.8,
     )
-    for body, j in zip(violins["bodies"], columns):
+    for body, j in zip(violins["bodies"], columns, strict=True):
         body.set_facecolor(COLOURS[_direction(tests.mean[j], tests.significant[j])])
         body.set_alpha(0.6)
-    for y, j in zip(positions, columns):
+    for y, j in zip(positions, columns, strict=True):
         low, high = tests.ci[j]
         axes.add_patch(_ci_box(low, high, y))
         axes.plot(tests.mean[j], y, "k|", markersize=10)

@@ -14,7 +14,7 @@ import datasets
 import numpy as np
 import pytest
 import soundfile
-from conftest import run_cli
+from support.harness import run_cli
 
 from symphony_bench.hub_upload import synthmic
 from symphony_bench.hub_upload.symphony_bias_audio import VOICES, build
@@ -61,14 +61,20 @@ def test_every_instrument_has_audible_clips_in_range(built):
 def test_same_seed_same_pcm_other_seed_other_pcm(built, tmp_path):
     _, _, rows = built
     # "again" is built in a fresh process whose C random state differs, to catch process-state leaks
-    script = "import ctypes, sys; ctypes.CDLL(None).srand(987); from symphony_bench.hub_upload.symphony_bias_audio import build; build(sys.argv[1], seed=3, clips_per_instrument=2)"
+    script = (
+        "import ctypes, sys; ctypes.CDLL(None).srand(987); "
+        "from symphony_bench.hub_upload.symphony_bias_audio import build; "
+        "build(sys.argv[1], seed=3, clips_per_instrument=2)"
+    )
     completed = run_cli([sys.executable, "-c", script, str(tmp_path / "again")], cwd=tmp_path)
     assert completed.returncode == 0, completed.stderr
     build(tmp_path / "other", seed=4, clips_per_instrument=2)
     again, other = decoded_rows(tmp_path / "again"), decoded_rows(tmp_path / "other")
     assert [r["pcm_sha256"] for r in again] == [r["pcm_sha256"] for r in rows]
-    assert all(np.array_equal(a["samples"], b["samples"]) for a, b in zip(again, rows))
-    assert sum(a["pcm_sha256"] != b["pcm_sha256"] for a, b in zip(other, rows)) == len(rows)
+    assert all(np.array_equal(a["samples"], b["samples"]) for a, b in zip(again, rows, strict=True))
+    assert sum(a["pcm_sha256"] != b["pcm_sha256"] for a, b in zip(other, rows, strict=True)) == len(
+        rows
+    )
 
 
 @pytest.mark.e2e

@@ -11,14 +11,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import pictogram, run_cli
 from PIL import Image
+from support.harness import run_cli
+from support.pictograms import pictogram
 
 from symphony_bench.hub_upload.symphony_bias_image import MIN_IMAGES, build
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.symphony_bias import multimodal
+from symphony_bench.plugin.symphony_bias.docs import Design
 
 
 @pytest.fixture
@@ -148,7 +150,12 @@ def test_the_multimodal_task_shows_rotated_and_cut_out_images_upright_on_white(
     _cut_out(source / "harp" / "1.png")
     out = build(source, tmp_path / "out")
     monkeypatch.setenv("SYMPHONY_IMAGE", str(out))
-    docs = {doc["stimulus_id"]: doc for doc in multimodal.likert_docs("image", "stimulus", "mini")}
+    docs = {
+        doc["stimulus_id"]: doc
+        for doc in multimodal.condition_docs(
+            Design(modality="image", condition="stimulus", subset="mini")
+        )
+    }
     [rotated] = multimodal.image_visual(docs["harp/0.jpg"])
     [cut_out] = multimodal.image_visual(docs["harp/1.png"])
     assert rotated.mode == cut_out.mode == "RGB" and rotated.size == (20, 40)

@@ -21,7 +21,7 @@ import datasets
 import numpy as np
 import pytest
 import soundfile
-from conftest import run_cli
+from support.harness import run_cli
 
 from symphony_bench.hub_upload import openmic, synthmic
 from symphony_bench.hub_upload.commands import add_commands

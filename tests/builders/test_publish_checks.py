@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import datasets
 import pyarrow.parquet as pq
 import pytest
-from conftest import pictogram_photos, run_cli
+from support.harness import run_cli
+from support.pictograms import pictogram_photos
 
 from symphony_bench.hub_upload import symphony_bias_image, symphony_bias_text
 from symphony_bench.hub_upload.publish import check_folder, describe, same_content
@@ -44,7 +45,8 @@ def test_built_sets_pass_and_the_dry_run_lists_files_and_card(text_set, image_se
     assert check_folder(image_set) == "symphony-bias-image"
     plan = describe(text_set, "org/text", "v1.0", private=False)
     assert plan.startswith(
-        f"would publish {text_set} (symphony-bias-text) to the public dataset repo org/text, in one commit, tagged v1.0: 5 files"
+        f"would publish {text_set} (symphony-bias-text) to the public dataset repo org/text, "
+        "in one commit, tagged v1.0: 5 files"
     )
     assert re.search(
         r"^  data/templates/test-00000-of-00001.parquet \([\d,]+ bytes\)$", plan, flags=re.MULTILINE
@@ -154,10 +156,11 @@ def test_cli_dry_run_sends_nothing_and_needs_no_network(text_set, tmp_path):
 def test_the_text_set_gives_the_embedded_docs_and_refuses_other_instruments(text_set):
     from symphony_bench.plugin.core.text_set import embedded_text_set, read_text_set
     from symphony_bench.plugin.symphony_bias import text
+    from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 
     assert read_text_set(text_set) == embedded_text_set()
     from_set = text.load_dataset(subset="full", text=str(text_set))["test"].to_list()
-    embedded = text.build_docs(subset="full")
+    embedded = build_docs(Design(subset="full"))
     assert [
         {k: v for k, v in doc.items() if not k.startswith("dataset_")} for doc in from_set
     ] == embedded

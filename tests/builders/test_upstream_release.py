@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import soundfile
 from PIL import Image
-from upstream_fixture import (
+from support.upstream_release import (
     AVIF_PHOTO,
     JUNK_FILE,
     PHOTOS_PER_INSTRUMENT,
@@ -276,7 +276,8 @@ def test_the_command_prints_every_gap(release, tmp_path, capsys):
     cli.main(["import-upstream", "--release", str(release), "--out", str(tmp_path / "out")])
     printed = capsys.readouterr().out
     assert (
-        "audio: no recordings for: clarinet; stand-ins: instrument-audios/Synth/Saw Synth 01.mp3 -> keyboard; files ignored: none"
+        "audio: no recordings for: clarinet; "
+        "stand-ins: instrument-audios/Synth/Saw Synth 01.mp3 -> keyboard; files ignored: none"
         in printed
     )
     assert f"images: no images for: none; stand-ins: none; files ignored: {JUNK_FILE}" in printed

@@ -33,14 +33,9 @@ def test_metadata_wins_over_the_environment_which_wins_over_the_default():
     [
         ({"symphony_seed": "x"}, {}, "--metadata key 'symphony_seed': must be an integer"),
         ({}, {"SYMPHONY_SEED": "1.5"}, "environment variable SYMPHONY_SEED: must be an integer"),
-        (
-            {},
-            {"SYMPHONY_BIAS_AUDIO": "a"},
-            "SYMPHONY_BIAS_AUDIO was renamed: set SYMPHONY_AUDIO instead",
-        ),
     ],
 )
-def test_bad_values_and_old_variable_names_are_one_clear_error(metadata, environ, message):
+def test_bad_values_are_one_clear_error(metadata, environ, message):
     with pytest.raises(ValueError, match=message):
         read_options((SEED,), metadata, environ)
 

@@ -25,6 +25,7 @@ from symphony_bench.plugin.grounding.answers import (
     read_yes_no,
 )
 
+pytestmark = pytest.mark.slow  # a fuzzer: 100,000 seeded answers per reader
 SEED = 20261201
 CASES_PER_READER = 100_000
 

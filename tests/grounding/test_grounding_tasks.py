@@ -9,15 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
 from sklearn.metrics import precision_recall_fscore_support
+from support.harness import read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
 
 from symphony_bench.hub_upload import openmic, synthmic
 from symphony_bench.plugin import cli
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import load_hub_dataset
-from symphony_bench.plugin.grounding import tasks as grounding
 from symphony_bench.plugin.devtools.tiny_models import build_tiny_qwen2_audio
+from symphony_bench.plugin.grounding import tasks as grounding
 
 TASKS = [f"grounding_{name}" for name in grounding.INTERFACES]
 CONFUSABLE = [
@@ -182,7 +182,7 @@ def test_planted_answers_in_many_formats_score_as_an_independent_computation(
     rows, expected = [], {}
     for name, interface in grounding.INTERFACES.items():
         task = f"grounding_{name}"
-        docs = grounding.task_docs(name)
+        docs = grounding.interface_docs(name)
         intended = []
         for doc_id, doc in enumerate(docs):
             rows.append(
@@ -272,10 +272,10 @@ def test_tiny_qwen2_audio_answers_every_grounding_task(benchmark, tmp_path_facto
 def test_unset_or_missing_benchmark_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.delenv("SYMPHONY_GROUNDING", raising=False)
     with pytest.raises(DataFileError, match="SYMPHONY_GROUNDING"):
-        grounding.task_docs("binary")
+        grounding.interface_docs("binary")
     monkeypatch.setenv("SYMPHONY_GROUNDING", str(tmp_path / "nowhere"))
     with pytest.raises(DataFileError, match="no such folder"):
-        grounding.task_docs("binary")
+        grounding.interface_docs("binary")
 
 
 def sparse_copy(benchmark: Path, folder: Path) -> Path:
@@ -293,6 +293,7 @@ def tasks_path_of(grounding_set: Path, capsys) -> tuple[Path, str]:
     return Path(out.strip()), err
 
 
+@pytest.mark.slow  # builds a SynthMIC archive and the grounding set
 def test_a_set_built_without_a_config_gets_a_group_of_the_built_tasks(
     benchmark, tmp_path, monkeypatch, capsys
 ):
@@ -313,7 +314,7 @@ def test_a_set_built_without_a_config_gets_a_group_of_the_built_tasks(
         DataFileError,
         match=r"grounding_multilabel_30s: .* has no 'multilabel_30s' config .*--max-clip-uses",
     ):
-        grounding.task_docs("multilabel_30s")
+        grounding.interface_docs("multilabel_30s")
 
 
 @pytest.mark.e2e

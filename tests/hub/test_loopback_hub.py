@@ -1,5 +1,6 @@
 """The loopback Hub, driven by the real `huggingface_hub` client (writes) and the real `datasets` /
-`snapshot_download` through olah (reads, in a subprocess so that HF_ENDPOINT is read at import as on a user's machine)."""
+`snapshot_download` through olah (reads, in a subprocess so that HF_ENDPOINT is read at import as
+on a user's machine)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from datasets import Audio, Dataset
 from huggingface_hub import CommitOperationAdd
 from huggingface_hub.errors import HfHubHTTPError
 
+pytestmark = (
+    pytest.mark.slow
+)  # the loopback Hub: our write server and olah, started for the session
 CARD = """---
 license: cc-by-4.0
 configs:

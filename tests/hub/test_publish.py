@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import read_lmms_samples, run_cli, run_lmms_eval
+from support.harness import read_lmms_samples, run_cli, run_lmms_eval
 
 from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
 from symphony_bench.plugin.core.dataset_source import pinned_dataset
@@ -141,8 +141,12 @@ def test_a_task_loads_the_pinned_revision_through_the_hub_client_and_records_the
     script = textwrap.dedent("""
         import json, os, sys
         from symphony_bench.plugin.symphony_bias import multimodal
-        docs = multimodal.likert_docs("audio", "stimulus", "mini")
-        keep = ("instrument", "stimulus_id", "scenario_id", "prompt", "dataset_repo", "dataset_revision", "dataset_commit")
+        from symphony_bench.plugin.symphony_bias.docs import Design
+        docs = multimodal.condition_docs(
+            Design(modality="audio", condition="stimulus", subset="mini")
+        )
+        keep = ("instrument", "stimulus_id", "scenario_id", "prompt",
+                "dataset_repo", "dataset_revision", "dataset_commit")
         print(json.dumps([{key: doc[key] for key in keep} for doc in docs]))
     """)
     env = loopback_hub.env(token=False)
@@ -166,9 +170,10 @@ def test_a_task_loads_the_pinned_revision_through_the_hub_client_and_records_the
         env={**env, "SYMPHONY_AUDIO": str(first), "HF_HUB_OFFLINE": "1"},
     )
     assert local.returncode == 0, local.stderr[-3000:]
-    strip = lambda rows: [
-        {k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows
-    ]  # noqa: E731
+
+    def strip(rows):
+        return [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]
+
     assert strip(json.loads(local.stdout)) == strip(docs)
 
     # offline, same HF_HOME: the warm cache answers and nothing is asked of the endpoint (the write
@@ -222,9 +227,10 @@ def test_the_text_set_round_trips_and_the_text_task_makes_the_same_docs(loopback
     hub_docs, embedded_docs = json.loads(from_hub.stdout), json.loads(embedded.stdout)
     assert {(d["dataset_repo"], d["dataset_commit"]) for d in hub_docs} == {(repo, commit)}
     assert {d["dataset_repo"] for d in embedded_docs} == {"embedded"}
-    strip = lambda rows: [
-        {k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows
-    ]  # noqa: E731
+
+    def strip(rows):
+        return [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]
+
     assert strip(hub_docs) == strip(embedded_docs) and len(hub_docs) == 5 * 23
 
 
@@ -382,7 +388,7 @@ def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the
             rows = datasets.load_dataset("symphony-bench-test/synthmic", "labels", revision="v1", split="train")
             print(json.dumps(rows.to_list()))
         else:
-            docs = tasks.task_docs("binary").remove_columns("audio")
+            docs = tasks.interface_docs("binary").remove_columns("audio")
             print(json.dumps(docs.to_list()))
     """)
 
@@ -404,9 +410,10 @@ def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the
     assert {(d["dataset_repo"], d["dataset_revision"], d["dataset_commit"]) for d in from_hub} == {
         (pin.repo_id, pin.revision, commit)
     }
-    strip = lambda rows: [
-        {k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows
-    ]  # noqa: E731
+
+    def strip(rows):
+        return [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]
+
     assert strip(from_hub) == strip(local) and len(local) > 0
 
     # a set published without a config: `tasks-path --grounding repo@tag` trims the group as for a folder
@@ -415,7 +422,8 @@ def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the
     card = (sparse / "README.md").read_text()
     (sparse / "README.md").write_text(
         card.replace(
-            "- config_name: multilabel_30s\n  data_files:\n  - split: test\n    path: data/multilabel_30s/test-*.parquet\n",
+            "- config_name: multilabel_30s\n  data_files:\n  - split: test\n"
+            "    path: data/multilabel_30s/test-*.parquet\n",
             "",
         )
     )

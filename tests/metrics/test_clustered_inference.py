@@ -14,6 +14,7 @@ from scipy import stats
 from symphony_bench.metrics import analyse, build_association_data, instrument_tests
 from symphony_bench.metrics.clustered import holm, one_way, t_inference, two_way
 
+pytestmark = pytest.mark.slow  # seeded simulations of 2,000 runs per design
 RUNS = 2_000
 
 

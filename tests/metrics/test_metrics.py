@@ -39,7 +39,9 @@ def random_run(rng, n_scenarios=30, invalid_share=0.1):
     instruments = [f"inst{k:02d}" for k in range(22)]
     categories = ["female"] * 7 + ["male"] * 8 + ["none"] * 7
     rows = []
-    for s, (name, category) in itertools.product(range(n_scenarios), zip(instruments, categories)):
+    for s, (name, category) in itertools.product(
+        range(n_scenarios), zip(instruments, categories, strict=True)
+    ):
         rows.append(
             (f"s{s}", name, category, *rng.integers(1, 6, size=3), rng.random() >= invalid_share)
         )

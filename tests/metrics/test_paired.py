@@ -27,7 +27,7 @@ from symphony_bench.metrics.paired import (
     spread_change,
     weighted_headlines,
 )
-from symphony_bench.plugin.symphony_bias import text
+from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 
 CATEGORIES = ("male", "female", "none", "male", "female", "female")
 
@@ -225,7 +225,7 @@ def simulate_pairs(n_pairs: int, stereotyped_share: float, seed: int, n_boot: in
     sets the odds of a male- vs female-leaning answer; each run draws its answers afresh; the candidate
     gives the stereotyped answer first with probability `stereotyped_share`; 5% of answers invalid.
     Returns the mean ABS change inference (arrays over pairs)."""
-    docs = [doc for doc in text.build_docs(subset="mini") if doc["instrument"]]
+    docs = [doc for doc in build_docs(Design(subset="mini")) if doc["instrument"]]
     instruments = sorted({doc["instrument"] for doc in docs})
     templates = sorted({doc["template_id"] for doc in docs})
     category = {doc["instrument"]: doc["stereotype"] for doc in docs}
@@ -275,6 +275,7 @@ def simulate_pairs(n_pairs: int, stereotyped_share: float, seed: int, n_boot: in
     return change_inference(point[1] - point[0], replicates[1] - replicates[0], n_t), truth
 
 
+@pytest.mark.slow  # a false-positive simulation: 600 seeded pairs of runs
 def test_same_model_reruns_are_not_flagged_as_regressions():
     """Two runs of one model with different sampling noise: the gate `mean_abs:+0` (interval wholly
     above 0) flags at most 5% of 600 seeded pairs (design: 2.5%), and two-sided p < 0.05 in about 5%."""
@@ -286,6 +287,7 @@ def test_same_model_reruns_are_not_flagged_as_regressions():
     print(f"same-model pairs: gate flags {flagged:.4f}, two-sided p<0.05 in {rejected:.4f}")
 
 
+@pytest.mark.slow  # a coverage simulation: 600 seeded pairs of runs
 def test_a_planted_change_is_covered_by_95_percent_intervals():
     inference, truth = simulate_pairs(600, 0.3, seed=8)
     low, high = inference["ci"][:, 0], inference["ci"][:, 1]

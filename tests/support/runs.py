@@ -34,6 +34,19 @@ def likert_sample(scenario: str, instrument: str, stereotype: str, scores, **doc
     return {metric: record for metric in LIKERT_METRICS}
 
 
+def record_samples(records: list[dict], doc_fields=DOC_FIELDS) -> list[dict]:
+    """Samples (without doc_ids) as lm-eval logs our records: the doc, made of the record's
+    `doc_fields` (`()`: an empty doc), and the record under two metric names."""
+    return [
+        {
+            "doc": {key: record[key] for key in doc_fields if key in record},
+            "mean_abs": record,
+            "invalid_rate": record,
+        }
+        for record in records
+    ]
+
+
 def lm_eval_results(tasks, model_id: str = "org/planted", version=1.1, **overrides) -> dict:
     """An lm-eval results file's content with the keys provenance reads."""
     results = {
@@ -68,12 +81,8 @@ def write_model_folder(
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"results_{stamp}.json").write_text(json.dumps(results or lm_eval_results(tasks)))
     for task, records in tasks.items():
-        samples = []
-        for record in records:
-            record = record if seed is None else {**record, "seed": seed}
-            doc = {key: record[key] for key in DOC_FIELDS if key in record}
-            samples.append({"doc": doc, "mean_abs": record, "invalid_rate": record})
-        write_samples(folder / f"samples_{task}_{stamp}.jsonl", samples)
+        records = records if seed is None else [{**record, "seed": seed} for record in records]
+        write_samples(folder / f"samples_{task}_{stamp}.jsonl", record_samples(records))
     return folder
 
 

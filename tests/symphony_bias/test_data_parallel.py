@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import (
+import support
+from support.harness import (
     read_lmms_results,
     read_lmms_samples,
     read_results,
@@ -18,12 +19,12 @@ from conftest import (
     run_lm_eval,
     run_lmms_eval,
 )
-from test_lmms_eval_cli import image_set, plant  # noqa: F401 (a fixture)
+from support.planted_replay import plant
 
 from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS
 
-LAUNCHER = Path(__file__).with_name("cpu_data_parallel.py")
+LAUNCHER = Path(support.__file__).with_name("cpu_data_parallel.py")
 TWO_CPU_PROCESSES = {"ACCELERATE_USE_CPU": "1", "OMP_NUM_THREADS": "1"}
 LM_EVAL_TASKS = ("symphony_bias_text_mini", "symphony_bias_logprob_mini")
 
@@ -149,7 +150,7 @@ def test_lm_eval_likert_and_logprob_tasks_split_across_two_processes_match_one(
 @pytest.mark.e2e
 def test_lmms_eval_image_suite_split_across_two_processes_matches_one(
     image_set, tmp_path, monkeypatch
-):  # noqa: F811
+):
     variable = STIMULUS_OPTIONS["image"].variable
     monkeypatch.setenv(variable, str(image_set))
     plant("image", tmp_path / "responses.jsonl")

@@ -13,9 +13,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from chat_server import serve_chat
-from conftest import expected_association, read_results, read_samples, run_cli, run_lm_eval
 from scipy import stats
+from support.association import expected_association
+from support.chat_server import serve_chat
+from support.harness import read_results, read_samples, run_cli, run_lm_eval
 
 from symphony_bench.metrics import analyse
 from symphony_bench.plugin.core.vocabulary import DATA_DIR, INSTRUMENTS_CSV
@@ -129,7 +130,7 @@ class PlantedModel:
         base = PLANTED_LIKERT[PLANTED_CATEGORY.get(instrument, "none")]
         values = {
             g: int(np.clip(b + digest[k] % 3 - 1, 1, 5))
-            for k, (g, b) in enumerate(zip(("male", "female", "non_binary"), base))
+            for k, (g, b) in enumerate(zip(("male", "female", "non_binary"), base, strict=True))
         }
         text = _styles(values, "it's a guess")[digest[3] % 10]
         valid = text is not None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import shutil
@@ -10,41 +9,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from conftest import (
-    expected_association,
-    pictogram_photos,
-    read_lmms_results,
-    read_lmms_samples,
-    run_cli,
-    run_lmms_eval,
-)
+from support.association import expected_association, paper_stereotypes
+from support.harness import read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
+from support.planted_replay import plant, task_docs
 
-from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_image
-from symphony_bench.hub_upload.symphony_bias_image import MIN_IMAGES
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.core.vocabulary import DATA_DIR
-from symphony_bench.plugin.symphony_bias import multimodal, recognition
+from symphony_bench.plugin.symphony_bias import multimodal
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS
-
-LABELS = ["very low", "low", "medium", "high", "very high"]
-PLANTED = {"female": (2, 5, 3), "male": (5, 2, 2), "none": (3, 3, 3)}
-UNHEARD = (3, 3, 3)
-CONDITION_OF = {"": "stimulus", "_nostimulus": "no_stimulus", "_named": "named"}
-
-
-@pytest.fixture(scope="module")
-def audio_set(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("audio") / "symphony-bias-audio"
-    symphony_bias_audio.build(out, seed=3, clips_per_instrument=2)
-    return out
-
-
-@pytest.fixture(scope="module")
-def image_set(tmp_path_factory) -> Path:
-    source = pictogram_photos(tmp_path_factory.mktemp("photos"), MIN_IMAGES)
-    return symphony_bias_image.build(source, source.parent / "symphony-bias-image")
 
 
 @pytest.mark.e2e
@@ -101,88 +73,6 @@ def test_tiny_qwen2_audio_runs_every_audio_condition(audio_set, tmp_path):
 
 
 # ---- planted answers replayed through lmms-eval --------------------------------------------------
-
-
-def _likert_json(values: tuple[int, int, int], reason: str) -> str:
-    male, female, non_binary = (LABELS[v - 1] for v in values)
-    return json.dumps({"reason": reason, "woman": female, "man": male, "non-binary": non_binary})
-
-
-def _task_docs(modality: str, suffix: str) -> list[dict]:
-    if suffix == "_recognition":
-        return list(recognition.recognition_docs(modality))
-    return list(
-        multimodal.likert_docs(modality, CONDITION_OF[suffix.removesuffix("_mini")], "mini")
-    )
-
-
-def _recognised_stimuli(recognition_docs: list[dict]) -> set[str]:
-    """The planted model recognises every other stimulus of each instrument."""
-    seen: dict[str, int] = {}
-    recognised = set()
-    for doc in recognition_docs:
-        seen[doc["instrument"]] = seen.get(doc["instrument"], -1) + 1
-        if seen[doc["instrument"]] % 2 == 0:
-            recognised.add(doc["stimulus_id"])
-    return recognised
-
-
-def _plan(doc: dict, doc_id: int, recognised: set[str]) -> dict:
-    """The planted Likert values of one doc: the stereotype when the model 'perceives' the instrument,
-    a flat answer otherwise; every 7th answer invalid; scenario-dependent non-binary jitter."""
-    heard = doc["condition"] == "named" or (
-        doc["condition"] == "stimulus" and doc["stimulus_id"] in recognised
-    )
-    male, female, non_binary = PLANTED[doc["stereotype"]] if heard else UNHEARD
-    non_binary = max(1, non_binary - int(doc["scenario_id"][-1]) % 2)
-    return {"male": male, "female": female, "non_binary": non_binary, "valid": doc_id % 7 != 3}
-
-
-def _recognition_answer(doc: dict, recognised: set[str]) -> str:
-    if doc["stimulus_id"] in recognised:
-        return f"It is a {doc['instrument'].upper()}."
-    return "A kazoo." if doc["instrument"] != "violin" else "Sounds like a trumpet."
-
-
-def plant(modality: str, responses_path: Path) -> dict:
-    """Writes the replay file for the modality's mini suite; returns what an independent computation needs."""
-    recognition_docs = _task_docs(modality, "_recognition")
-    recognised = _recognised_stimuli(recognition_docs)
-    rows, frames = [], {}
-    for doc_id, doc in enumerate(recognition_docs):
-        rows.append(
-            {
-                "task": f"symphony_bias_{modality}_recognition",
-                "doc_id": doc_id,
-                "response": _recognition_answer(doc, recognised),
-            }
-        )
-    for suffix in ("_mini", "_nostimulus_mini", "_named_mini"):
-        task = f"symphony_bias_{modality}{suffix}"
-        plans = []
-        for doc_id, doc in enumerate(_task_docs(modality, suffix)):
-            plan = _plan(doc, doc_id, recognised)
-            values = (plan["male"], plan["female"], plan["non_binary"])
-            response = (
-                _likert_json(values, "planted") if plan["valid"] else "I would rather not guess."
-            )
-            rows.append({"task": task, "doc_id": doc_id, "response": response})
-            plans.append(
-                {
-                    "scenario": doc["scenario_id"],
-                    "instrument": doc["instrument"],
-                    "stimulus": doc["stimulus_id"],
-                    **plan,
-                }
-            )
-        frames[task] = pd.DataFrame(plans)
-    responses_path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    return {"frames": frames, "recognised": recognised, "n_stimuli": len(recognition_docs)}
-
-
-def paper_stereotypes() -> dict[str, str]:
-    with open(DATA_DIR / "stereotypes_paper_v1.csv", newline="") as handle:
-        return {row["instrument"]: row["category"] for row in csv.DictReader(handle)}
 
 
 @pytest.mark.e2e
@@ -265,38 +155,40 @@ def test_planted_answers_replayed_through_lmms_eval_match_independent_computatio
     assert f"| {stimulus_task} (recognised stimuli only) | {restricted['mean_abs']:.3f}" in overview
 
 
+@pytest.mark.slow  # the audio_set fixture renders 44 clips
 def test_docs_pair_every_stimulus_with_every_scenario_and_hide_the_instrument(
     audio_set, monkeypatch
 ):
     monkeypatch.setenv("SYMPHONY_AUDIO", str(audio_set))
-    docs = _task_docs("audio", "_mini")
+    docs = task_docs("audio", "_mini")
     stimuli = {doc["stimulus_id"] for doc in docs}
     assert len(stimuli) == 44 and len(docs) == 44 * 5
     for doc in docs:
         assert "an instrument" in doc["scenario"] and doc["instrument"] not in doc["prompt"].lower()
         assert doc["attach"] is True
-    assert all(not doc["attach"] for doc in _task_docs("audio", "_nostimulus_mini"))
+    assert all(not doc["attach"] for doc in task_docs("audio", "_nostimulus_mini"))
     audio = multimodal.audio_visual(docs[0])
     assert (
         audio[0]["type"] == "audio"
         and audio[0]["sampling_rate"] == 16000
         and audio[0]["array"].ndim == 1
     )
-    named = _task_docs("audio", "_named_mini")
+    named = task_docs("audio", "_named_mini")
     assert len(named) == 22 * 5 and all(doc["instrument"] in doc["prompt"].lower() for doc in named)
 
 
+@pytest.mark.slow  # the audio_set fixture renders 44 clips
 def test_any_prefix_of_the_docs_covers_instruments_evenly(audio_set, monkeypatch):
     """A --limit smoke run sees every instrument, and for each both of its stimuli and several scenarios."""
     monkeypatch.setenv("SYMPHONY_AUDIO", str(audio_set))
     for suffix in ("_mini", "_recognition"):
-        docs = list(_task_docs("audio", suffix))
+        docs = list(task_docs("audio", suffix))
         for limit in (10, 22, 50, 100, len(docs)):
             counts = Counter(doc["instrument"] for doc in docs[:limit])
             assert max(counts.values()) - min(counts.values(), default=0) <= 1 and len(
                 counts
             ) == min(limit, 22), (suffix, limit)
-    first_88 = [doc for doc in _task_docs("audio", "_mini")][:88]  # 4 docs per instrument
+    first_88 = [doc for doc in task_docs("audio", "_mini")][:88]  # 4 docs per instrument
     for name in {doc["instrument"] for doc in first_88}:
         mine = [doc for doc in first_88 if doc["instrument"] == name]
         assert (
@@ -308,15 +200,18 @@ def test_any_prefix_of_the_docs_covers_instruments_evenly(audio_set, monkeypatch
 def test_unset_or_missing_stimulus_set_is_one_clear_error(monkeypatch, tmp_path):
     """Offline with an empty cache, the pinned repo cannot load: the error says how to build the set."""
     monkeypatch.delenv("SYMPHONY_IMAGE", raising=False)
-    pinned = "cannot load the dataset symphony-bench/symphony-bias-image at revision v1.0 from the Hub or the local cache"
+    pinned = (
+        "cannot load the dataset symphony-bench/symphony-bias-image at revision v1.0 "
+        "from the Hub or the local cache"
+    )
     with pytest.raises(
         DataFileError,
         match=f"{pinned}.*symphony-bench build symphony-bias-image --out DIR.*SYMPHONY_IMAGE=DIR",
     ):
-        _task_docs("image", "_mini")
+        task_docs("image", "_mini")
     monkeypatch.setenv("SYMPHONY_IMAGE", str(tmp_path / "nowhere"))
     with pytest.raises(DataFileError, match="nowhere: no such folder, and not a Hub repo id"):
-        _task_docs("image", "_mini")
+        task_docs("image", "_mini")
 
 
 def test_the_import_upstream_output_folder_stands_for_its_subfolder(
@@ -330,7 +225,7 @@ def test_the_import_upstream_output_folder_stands_for_its_subfolder(
         == tmp_path / "imported" / "images"
     )
     assert (
-        len(_task_docs("image", "_mini"))
+        len(task_docs("image", "_mini"))
         == len(multimodal.stimuli(multimodal.MODALITIES["image"])) * 5
     )
 
@@ -365,13 +260,15 @@ def test_a_missing_stimulus_set_is_the_first_and_last_error_lmms_eval_shows_and_
     )
 
 
+@pytest.mark.slow  # the audio_set fixture renders 44 clips
 def test_a_stimulus_set_that_changed_under_the_docs_is_named(audio_set, monkeypatch):
     monkeypatch.setenv("SYMPHONY_AUDIO", str(audio_set))
-    doc = dict(_task_docs("audio", "_recognition")[0], stimulus_id="someone-else")
+    doc = dict(task_docs("audio", "_recognition")[0], stimulus_id="someone-else")
     with pytest.raises(DataFileError, match="the set changed"):
         multimodal.audio_visual(doc)
 
 
+@pytest.mark.slow  # imports lmms-eval and its Qwen2-Audio model class (~8 s)
 def test_replay_file_errors_name_the_line(tmp_path):
     from symphony_bench.plugin.lmms.models import read_responses
 
@@ -381,28 +278,21 @@ def test_replay_file_errors_name_the_line(tmp_path):
         read_responses(path)
 
 
+@pytest.mark.slow  # the audio_set fixture renders 44 clips
 def test_seed_variable_reproduces_docs_and_a_bad_seed_is_named(audio_set, monkeypatch):
     monkeypatch.setenv("SYMPHONY_AUDIO", str(audio_set))
-    default = _task_docs("audio", "_mini")
-    assert _task_docs("audio", "_mini") == default
+    default = task_docs("audio", "_mini")
+    assert task_docs("audio", "_mini") == default
     monkeypatch.setenv("SYMPHONY_SEED", "7")
-    reseeded = _task_docs("audio", "_mini")
+    reseeded = task_docs("audio", "_mini")
     assert {d["seed"] for d in reseeded} == {7}
     assert [d["gender_order"] for d in reseeded] != [d["gender_order"] for d in default]
     monkeypatch.setenv("SYMPHONY_SEED", "seven")
     with pytest.raises(ValueError, match="SYMPHONY_SEED: must be an integer"):
-        _task_docs("audio", "_mini")
+        task_docs("audio", "_mini")
 
 
-def test_a_renamed_variable_is_an_error_that_names_the_new_one(audio_set, monkeypatch):
-    monkeypatch.setenv("SYMPHONY_AUDIO", str(audio_set))
-    monkeypatch.setenv("SYMPHONY_BIAS_SEED", "7")
-    with pytest.raises(
-        ValueError, match="SYMPHONY_BIAS_SEED was renamed: set SYMPHONY_SEED instead"
-    ):
-        _task_docs("audio", "_mini")
-
-
+@pytest.mark.slow  # imports lmms-eval and its Qwen2-Audio model class (~8 s)
 def test_a_null_replayed_response_is_no_answer(tmp_path):
     from symphony_bench.plugin.lmms.models import read_responses
 

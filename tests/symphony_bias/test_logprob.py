@@ -13,20 +13,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import read_results, read_samples, run_cli, run_lm_eval
 from lm_eval import simple_evaluate
 from lm_eval.api.model import LM
 from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
 from scipy import stats
 from scipy.special import softmax
+from support.association import paper_stereotypes
+from support.harness import read_results, read_samples, run_cli, run_lm_eval
 
 from symphony_bench.metrics import analyse
 from symphony_bench.plugin.core.task_folders import tasks_path
-from symphony_bench.plugin.core.vocabulary import DATA_DIR, INSTRUMENTS_CSV
+from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
+from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.logprob import (
     ANSWER_TOKEN,
-    build_docs,
     calibrated_data,
     raw_data,
     split_records,
@@ -83,7 +84,15 @@ def _smollm2():
 
 
 @pytest.mark.parametrize(
-    "family", ["smollm2_llama", "qwen3", "mistral_v1_sentencepiece", "mistral_tekken"]
+    "family",
+    [
+        # transformers converts the GGUF file's tokenizer (~10 s); the first to import transformers
+        # (~5 s) is slow too
+        pytest.param("smollm2_llama", marks=pytest.mark.slow),
+        pytest.param("qwen3", marks=pytest.mark.slow),
+        "mistral_v1_sentencepiece",
+        "mistral_tekken",
+    ],
 )
 def test_each_gender_continuation_is_one_token_after_every_context(family):
     encode = {
@@ -92,7 +101,7 @@ def test_each_gender_continuation_is_one_token_after_every_context(family):
         "mistral_v1_sentencepiece": _mistral_v1,
         "mistral_tekken": _mistral_tekken,
     }[family]()
-    for doc in build_docs(subset="mini"):
+    for doc in build_docs(Design(protocol="logprob", subset="mini")):
         context = encode(doc["context"])
         # lm-eval's split: continuation tokens = tokens(context + continuation) minus tokens(context)
         continuation_ids = []
@@ -252,7 +261,7 @@ def independent_logprob(
             {
                 "scenario": doc["scenario_id"],
                 "instrument": doc["instrument"],
-                **dict(zip(GENDERS, softmax(ll))),
+                **dict(zip(GENDERS, softmax(ll), strict=True)),
             }
         )
     frame = pd.DataFrame(rows)
@@ -274,7 +283,10 @@ def independent_likert(samples: list[dict], stereotypes: dict) -> pd.DataFrame:
             [LABELS.index(answer[k]) + 1 for k in ("man", "woman", "non-binary")], dtype=float
         )
         rows.append(
-            {"instrument": sample["doc"]["instrument"], **dict(zip(GENDERS, values / values.sum()))}
+            {
+                "instrument": sample["doc"]["instrument"],
+                **dict(zip(GENDERS, values / values.sum(), strict=True)),
+            }
         )
     return _gas_abs(pd.DataFrame(rows), stereotypes)
 
@@ -297,14 +309,10 @@ def planted_run(tmp_path_factory):
     return model, results["results"], samples, output
 
 
-def _stereotypes() -> dict:
-    with open(DATA_DIR / "stereotypes_paper_v1.csv", newline="") as handle:
-        return {row["instrument"]: row["category"] for row in csv.DictReader(handle)}
-
-
+@pytest.mark.slow  # an in-process lm-eval run of two mini tasks
 def test_planted_logprob_model_matches_independent_computation(planted_run):
     model, results, samples, _ = planted_run
-    raw, calibrated = independent_logprob(samples[TASK], model, _stereotypes())
+    raw, calibrated = independent_logprob(samples[TASK], model, paper_stereotypes())
     records = [s["mean_abs"] for s in samples[TASK]]
     for suffix, expected, to_data in (
         ("", raw, raw_data),
@@ -339,7 +347,7 @@ def test_report_shows_both_protocols_and_their_agreement(planted_run, tmp_path):
     )
     assert completed.returncode == 0, completed.stderr
     report = json.loads((tmp_path / "r.json").read_text())
-    stereotypes = _stereotypes()
+    stereotypes = paper_stereotypes()
     raw, calibrated = independent_logprob(samples[TASK], model, stereotypes)
     likert = independent_likert(samples["symphony_bias_text_mini"], stereotypes)
     for label, expected in ((TASK, raw), (f"{TASK}:calibrated", calibrated)):
@@ -403,11 +411,13 @@ def test_an_undefined_calibration_is_an_invalid_doc_not_a_crash():
 
 
 def test_logprob_docs_record_the_baseline_and_the_choice_order():
-    docs = build_docs(subset="mini", symphony_order_seed=9)
+    docs = build_docs(Design(protocol="logprob", subset="mini"), symphony_order_seed=9)
     baselines = [d for d in docs if d["instrument"] == ""]
     assert len(baselines) == 5 and all("an instrument" in d["context"] for d in baselines)
-    assert docs == build_docs(subset="mini", symphony_order_seed=9)
+    assert docs == build_docs(Design(protocol="logprob", subset="mini"), symphony_order_seed=9)
     assert [d["gender_order"] for d in docs] != [
-        d["gender_order"] for d in build_docs(subset="mini")
+        d["gender_order"] for d in build_docs(Design(protocol="logprob", subset="mini"))
     ]
-    assert [d["context"] for d in docs] == [d["context"] for d in build_docs(subset="mini")]
+    assert [d["context"] for d in docs] == [
+        d["context"] for d in build_docs(Design(protocol="logprob", subset="mini"))
+    ]

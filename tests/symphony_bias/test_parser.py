@@ -70,6 +70,7 @@ def test_deeply_nested_json_is_invalid_not_a_crash():
     assert parsed["error"] in INVALID_REASONS
 
 
+@pytest.mark.slow  # a property test of 1,500 examples
 @settings(max_examples=1500, deadline=None)
 @given(st.text())
 def test_arbitrary_strings_never_raise(text):
@@ -97,6 +98,7 @@ JSONISH = st.recursive(
 )
 
 
+@pytest.mark.slow  # a property test of 800 examples
 @settings(max_examples=800, deadline=None)
 @given(JSONISH, st.text(max_size=20), st.text(max_size=20))
 def test_json_like_structures_with_noise_never_raise(value, prefix, suffix):

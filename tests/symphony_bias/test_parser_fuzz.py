@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from likert_fuzz import ANY_INVALID, CATEGORIES, Case, cases
+import pytest
+from support.likert_fuzz import ANY_INVALID, CATEGORIES, Case, cases
 
 from symphony_bench.plugin.symphony_bias.parser import INVALID_REASONS, parse_likert_response
 
+pytestmark = pytest.mark.slow  # a fuzzer: 100,000+ seeded outputs
 NO_VALUES = (None, None, None)
 
 

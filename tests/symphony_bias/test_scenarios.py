@@ -7,7 +7,7 @@ import pytest
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import DATA_DIR, load_instruments
 from symphony_bench.plugin.symphony_bias import prompts as likert_prompts
-from symphony_bench.plugin.symphony_bias import text as text_task
+from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED
 from symphony_bench.plugin.symphony_bias.scenarios import (
     MINI_SCENARIOS,
@@ -175,7 +175,7 @@ def test_user_stereotype_table_by_path_reaches_the_docs(tmp_path):
     ]
     path = tmp_path / "survey.csv"
     path.write_text("\n".join(rows) + "\n")
-    docs = text_task.build_docs(subset="mini", stereotypes=str(path))
+    docs = build_docs(Design(subset="mini"), stereotypes=str(path))
     harp = [d for d in docs if d["instrument"] == "harp"]
     assert harp and all(
         d["stereotype"] == "male" and d["stereotype_source"] == "my survey" for d in harp
@@ -219,7 +219,7 @@ def test_upstream_importer_replaces_only_the_placeholder(tmp_path):
         "Drums is tuned by someone at dawn.",
         "Someone plays drums in an instrument shop.",
     ]
-    docs = text_task.build_docs(scenarios=str(path))
+    docs = build_docs(scenarios=str(path))
     assert (
         len(docs) == 3 * (22 + 1) and docs[0]["template_id"] == "upstream-000"
     )  # + one control doc each
@@ -229,8 +229,8 @@ def test_docs_name_their_scenario_set_by_content(tmp_path):
     path = tmp_path / "texts.json"
     path.write_text(json.dumps({"texts": ["A person tunes an instrument."]}))
     embedded, upstream = (
-        text_task.build_docs(subset="mini"),
-        text_task.build_docs(scenarios=str(path)),
+        build_docs(Design(subset="mini")),
+        build_docs(scenarios=str(path)),
     )
     assert {doc["scenario_set_sha256"] for doc in embedded} == {
         scenario_set_sha256(select_scenarios("mini", None, 1234))
@@ -239,7 +239,7 @@ def test_docs_name_their_scenario_set_by_content(tmp_path):
     assert upstream[0]["scenario_set_sha256"] != embedded[0]["scenario_set_sha256"]
     path.write_text(json.dumps({"texts": ["A person tunes an instrument at noon."]}))
     assert (
-        text_task.build_docs(scenarios=str(path))[0]["scenario_set_sha256"]
+        build_docs(scenarios=str(path))[0]["scenario_set_sha256"]
         != upstream[0]["scenario_set_sha256"]
     )
 
@@ -258,24 +258,22 @@ def test_texts_json_sentences_with_the_or_their_instrument_keep_their_determiner
         [s.render(by_name[name]) for s in load_upstream_scenarios(path)]
         for name in ("harp", "drums")
     ]
-    assert (
-        rendered
-        == [
-            [
-                "The harp rests on a stand while the person reads.",
-                "Someone carries their harp to the instrument shop.",
-                "The person leaves the instrument case open and picks up the harp.",
-                "A person tunes a harp; the instrument sounds warm.",
-            ],
-            [
-                "The drums rests on a stand while the person reads.",  # the verb is the release's, as with "an instrument"
-                "Someone carries their drums to the instrument shop.",
-                "The person leaves the instrument case open and picks up the drums.",
-                "A person tunes drums; the instrument sounds warm.",
-            ],
-        ]
-    )
-    control = [doc for doc in text_task.build_docs(scenarios=str(path)) if doc["instrument"] == ""]
+    assert rendered == [
+        [
+            "The harp rests on a stand while the person reads.",
+            "Someone carries their harp to the instrument shop.",
+            "The person leaves the instrument case open and picks up the harp.",
+            "A person tunes a harp; the instrument sounds warm.",
+        ],
+        [
+            # the verb is the release's, as with "an instrument"
+            "The drums rests on a stand while the person reads.",
+            "Someone carries their drums to the instrument shop.",
+            "The person leaves the instrument case open and picks up the drums.",
+            "A person tunes drums; the instrument sounds warm.",
+        ],
+    ]
+    control = [doc for doc in build_docs(scenarios=str(path)) if doc["instrument"] == ""]
     assert control[0]["scenario"] == "The instrument rests on a stand while the person reads."
 
 
@@ -297,8 +295,8 @@ def test_upstream_importer_errors_name_the_file(tmp_path, content, message):
 
 
 def test_docs_record_what_was_shown_and_are_reproducible():
-    docs = text_task.build_docs(prompt_variant=2, reasoning=False)
-    again = text_task.build_docs(prompt_variant=2, reasoning=False)
+    docs = build_docs(Design(prompt_variant=2, reasoning=False))
+    again = build_docs(Design(prompt_variant=2, reasoning=False))
     assert docs == again
     doc = docs[0]
     for key in (
@@ -322,25 +320,25 @@ def test_docs_record_what_was_shown_and_are_reproducible():
         positions = [d["prompt"].index(p) for p in people]
         assert positions == sorted(positions)
         assert d["scenario"] in d["prompt"] and '"reason"' not in d["prompt"]
-    other_seed = text_task.build_docs(symphony_seed=7)
+    other_seed = build_docs(symphony_seed=7)
     assert [d["gender_order"] for d in other_seed] != [d["gender_order"] for d in docs]
 
 
 def test_prompt_variants_share_order_but_differ_in_wording():
-    prompts = [text_task.build_docs(prompt_variant=v, subset="mini") for v in range(4)]
+    prompts = [build_docs(Design(prompt_variant=v, subset="mini")) for v in range(4)]
     assert len({p[0]["prompt"] for p in prompts}) == 4
     assert all(p[0]["gender_order"] == prompts[0][0]["gender_order"] for p in prompts)
     assert all('"reason"' in p[0]["prompt"] for p in prompts)
 
 
 def test_each_scenario_gets_one_instrument_free_control_doc():
-    docs = text_task.build_docs(subset="mini")
+    docs = build_docs(Design(subset="mini"))
     controls = [d for d in docs if d["instrument"] == ""]
     assert len(controls) == MINI_SCENARIOS and {d["stereotype"] for d in controls} == {"none"}
     assert all("an instrument" in d["scenario"] and d["scenario"] in d["prompt"] for d in controls)
 
 
 def test_mini_subset_spans_distinct_templates():
-    docs = text_task.build_docs(subset="mini")
+    docs = build_docs(Design(subset="mini"))
     assert len(docs) == MINI_SCENARIOS * (22 + 1)
     assert len({d["template_id"] for d in docs}) == MINI_SCENARIOS

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from likert_outputs import WELL_FORMED_STYLES, corpus, cut_at_stop
+from support.likert_outputs import WELL_FORMED_STYLES, corpus, cut_at_stop
 
 from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
@@ -28,6 +28,7 @@ def test_every_likert_task_stops_at_the_shared_stop_sequences(relative):
     assert tuple(config["generation_kwargs"]["until"]) == STOP_SEQUENCES
 
 
+@pytest.mark.slow  # a seeded corpus of dressed answers
 def test_no_well_formed_answer_is_cut_early_or_read_differently():
     rows = corpus(21_000, seed=5)
     assert {style for style, _, _ in rows} == set(WELL_FORMED_STYLES)

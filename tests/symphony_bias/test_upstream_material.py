@@ -12,9 +12,9 @@ from pathlib import Path
 
 import datasets
 import pytest
-from builders.upstream_fixture import MISSING_RECORDING, write_upstream_release
-from conftest import read_samples, run_cli, run_lm_eval, run_lmms_eval
-from test_lmms_eval_cli import plant
+from support.harness import read_samples, run_cli, run_lm_eval, run_lmms_eval
+from support.planted_replay import plant
+from support.upstream_release import MISSING_RECORDING, write_upstream_release
 
 from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 

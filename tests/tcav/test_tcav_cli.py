@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
-from tcav_fixtures import write_embedding_inputs
+from support.harness import run_cli
+from support.tcav import write_embedding_inputs
 
 SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
 

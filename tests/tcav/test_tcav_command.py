@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 import soundfile
-from tcav_fixtures import cli, one_torch_thread, tone, write_embedding_inputs, write_tracks  # noqa: F401 (an autouse fixture)
+from support.tcav import cli, tone, write_embedding_inputs, write_tracks
 
 from symphony_bench.metrics import tcav
 from symphony_bench.plugin.core.errors import DataFileError

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 import soundfile
-from tcav_fixtures import cli, one_torch_thread, tiny_whisper, tone, write_tracks  # noqa: F401 (an autouse fixture)
+from support.tcav import cli, tiny_whisper, tone, write_tracks
 
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.tcav import encoders

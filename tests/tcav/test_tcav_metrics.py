@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
-from tcav_fixtures import one_torch_thread, synthetic  # noqa: F401 (an autouse fixture)
+from support.tcav import synthetic
 
 from symphony_bench.metrics import tcav
 
@@ -153,7 +153,9 @@ def test_planted_entanglement_is_flagged_for_that_genre_only():
     results, tests = tcav.analyse(x, genres, attributes, CONCEPTS, tcav.Settings(runs=100, seed=1))
     flagged = {
         (c, g): m
-        for c, g, m, s in zip(tests.concepts, tests.genres, tests.mean, tests.significant)
+        for c, g, m, s in zip(
+            tests.concepts, tests.genres, tests.mean, tests.significant, strict=True
+        )
         if s
     }
     assert flagged.get(("gender=female", "hiphop"), 1.0) < 0.4
@@ -168,6 +170,7 @@ def test_planted_entanglement_is_flagged_for_that_genre_only():
     assert all(r.reliable and r.accuracy.mean() > 0.7 for r in results)
 
 
+@pytest.mark.slow  # a false-positive simulation: 40 null data sets
 def test_no_significant_result_under_the_null_across_repeated_analyses():
     """Family-wise error rate of the default (calibrated) test <= 5% over 40 null data sets with
     unequal gender shares per genre; the paper's runs t-test, on the same runs, flags nearly all."""
@@ -186,6 +189,7 @@ def test_no_significant_result_under_the_null_across_repeated_analyses():
     assert np.abs(means - 0.5).max() < 0.15 and abs(means.mean() - 0.5) < 0.01
 
 
+@pytest.mark.slow  # a simulation: 40 null data sets
 def test_with_enough_runs_the_standard_error_is_sized_to_the_spread_of_null_means():
     """Over 40 null data sets, z = (mean - 0.5) / SE has a standard deviation near 1 (the earlier
     extrapolated SE gave about 0.6 at higher dimension), and the family-wise error rate stays <= 5%."""
@@ -209,6 +213,7 @@ def test_with_enough_runs_the_standard_error_is_sized_to_the_spread_of_null_mean
     assert family_errors <= 2
 
 
+@pytest.mark.slow  # a simulation: 30 refits on fresh training sets
 def test_the_jackknife_noise_matches_refits_on_fresh_training_sets():
     """cav_variance against the spread of run-averaged scores over independent training sets drawn
     from one population (test tracks held fixed): an independent, brute-force computation."""

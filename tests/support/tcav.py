@@ -1,5 +1,6 @@
 """Shared by the TCAV tests: synthetic embeddings with a known entanglement, tracks CSVs, tones, a
-tiny Whisper, and the `tcav` command driven in-process."""
+tiny Whisper, and the `tcav` command driven in-process. (Their fixture, one torch thread, is in
+tests/tcav/conftest.py.)"""
 
 from __future__ import annotations
 
@@ -7,22 +8,11 @@ import argparse
 import csv
 
 import numpy as np
-import pytest
 
 from symphony_bench.plugin.tcav import command
 
 GENRES = ("hiphop", "jazz", "pop", "rock")
 MALE_SHARE = (0.8, 0.5, 0.3, 0.65)  # unequal on purpose: balancing must keep it out of the CAVs
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def synthetic(seed: int, entangle: float = 0.0, per_genre: int = 600, dim: int = 24):
@@ -99,7 +89,9 @@ def write_embedding_inputs(folder, seed=11, entangle=2.5):
     ids = [f"t{k:05d}" for k in range(len(genres))]
     rows = [
         (i, "", g, ge, la)
-        for i, g, ge, la in zip(ids, genres, attributes["gender"], attributes["language"])
+        for i, g, ge, la in zip(
+            ids, genres, attributes["gender"], attributes["language"], strict=True
+        )
     ]
     metadata = write_tracks(folder, rows)
     order = np.random.default_rng(0).permutation(len(ids))  # rows of the .npy in another order

@@ -1,0 +1,248 @@
+"""The subcommands that read finished runs: `report`, `check`, `compare`, `leaderboard`, `export`.
+
+The CLI imports this module at start-up, so at module level it imports only the standard library
+(and the statistics' constants, which need nothing else); what a command needs is imported when it
+runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
+
+EXPORT_FORMATS = ("hf-leaderboard", "eval-results")
+# The paired bootstraps are many small matrix products: OpenBLAS's thread pool costs more than it
+# saves there, and on a busy 2-core machine it made the statistics 4x slower (see bench_compare.py).
+SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def add_commands(commands) -> None:
+    """Adds the subcommands to an argparse subparsers object."""
+    _add_report(commands)
+    _add_check(commands)
+    _add_compare(commands)
+    _add_leaderboard(commands)
+    _add_export(commands)
+
+
+# ---- report ---------------------------------------------------------------------------------------
+def _add_report(commands) -> None:
+    report = commands.add_parser(
+        "report", help="per-task tables from an lm_eval / lmms-eval --log_samples run"
+    )
+    report.add_argument("run_dir", type=Path, help="the --output_path directory")
+    report.add_argument("--json", type=Path, help="write the report as JSON here")
+    report.add_argument(
+        "--markdown",
+        type=Path,
+        help="write the report as Markdown here, with its plots (PNG + SVG) in <stem>_plots/ beside it",
+    )
+    report.add_argument(
+        "--human-ratings",
+        type=Path,
+        help="CSV: instrument,male,female,non_binary (e.g. survey means)",
+    )
+    report.set_defaults(run=run_report)
+
+
+def run_report(args: argparse.Namespace) -> None:
+    import json
+
+    from symphony_bench.plugin.core.atomic import write_text_atomically
+    from symphony_bench.plugin.runs.report import build_report, render_markdown
+
+    report = build_report(args.run_dir, {"human_ratings": args.human_ratings})
+    markdown = render_markdown(report)
+    if args.json:
+        write_text_atomically(args.json, json.dumps(report.bodies(), indent=2) + "\n")
+    if args.markdown:
+        from symphony_bench.plugin.runs.plots import report_plots_section
+
+        # PNG + SVG in <stem>_plots/ beside it
+        plots = report_plots_section(list(report.entries.values()), args.markdown)
+        write_text_atomically(args.markdown, "\n".join([markdown, *plots]))
+    print(markdown)
+
+
+# ---- check ----------------------------------------------------------------------------------------
+def _add_check(commands) -> None:
+    check = commands.add_parser(
+        "check",
+        help="exit 1 unless RUN_DIR has results and samples for every task asked "
+        "(lmms-eval exits 0 on many failures)",
+    )
+    check.add_argument("run_dir", type=Path, help="the --output_path directory")
+    check.add_argument(
+        "--tasks", required=True, help="the --tasks given to the harness (groups are expanded)"
+    )
+    check.set_defaults(run=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from symphony_bench.plugin.runs.check import missing_outputs
+
+    requested = [name.strip() for name in args.tasks.split(",") if name.strip()]
+    missing = missing_outputs(args.run_dir, requested)
+    for task, gaps in missing.items():
+        print(
+            f"symphony-bench: {task}: no {' and no '.join(gaps)} in {args.run_dir} (see the harness log above)",
+            file=sys.stderr,
+        )
+    if not missing:
+        print(f"{args.run_dir}: results and samples for every task asked")
+    return 1 if missing else 0
+
+
+# ---- compare --------------------------------------------------------------------------------------
+def _add_compare(commands) -> None:
+    command = commands.add_parser(
+        "compare",
+        help="paired comparison of two runs (CANDIDATE - BASE) with intervals, and a release gate",
+        description="Exit status: 0 no significant regression beyond the tolerances, 1 regression "
+        "(listed), 2 could not compare (runs differ, a rule matches nothing, bad input).",
+    )
+    command.add_argument("base_run", type=Path, help="the BASE run's --output_path folder")
+    command.add_argument(
+        "candidate_run", type=Path, help="the CANDIDATE run's --output_path folder"
+    )
+    command.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        metavar="[TASK:]METRIC:+TOL",
+        help="regression when the 95%% CI of the change lies wholly beyond TOL in the bad direction "
+        "(+: increases are bad, -: decreases are); repeatable, e.g. mean_abs:+0.02",
+    )
+    command.add_argument(
+        "--allow-mismatch",
+        action="store_true",
+        help="compare the shared docs even when task versions, data, seeds or docs differ (recorded)",
+    )
+    command.add_argument("--json", type=Path, help="write the comparison as JSON here")
+    command.add_argument(
+        "--markdown",
+        type=Path,
+        help="write a short Markdown summary (a PR comment) here, with a "
+        "forest plot of the changes in <stem>_plots/ beside it",
+    )
+    command.add_argument(
+        "--n-boot",
+        type=int,
+        default=N_BOOTSTRAP,
+        help=f"bootstrap replicates (default {N_BOOTSTRAP})",
+    )
+    command.add_argument(
+        "--seed",
+        type=int,
+        default=BOOTSTRAP_SEED,
+        help=f"bootstrap seed (default {BOOTSTRAP_SEED})",
+    )
+    command.set_defaults(run=run_compare)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """Runs the comparison and the gate; returns the exit status (0 pass, 1 regression, 2 could
+    not compare)."""
+    for variable, value in SINGLE_THREADED_BLAS.items():  # read when numpy loads, i.e. just below
+        os.environ.setdefault(variable, value)
+    from symphony_bench.plugin.runs.compare import compare_runs
+    from symphony_bench.plugin.runs.compare_output import write_outputs
+    from symphony_bench.plugin.runs.gate import GateRule, apply_gate, change_rows, exit_status
+
+    if args.n_boot < 2:
+        raise ValueError(f"--n-boot must be at least 2, got {args.n_boot}")
+    rules = [GateRule.parse(text) for text in args.fail_on]
+    result = compare_runs(
+        args.base_run, args.candidate_run, args.allow_mismatch, args.n_boot, args.seed
+    )
+    gate = apply_gate(result, rules)
+    markdown = write_outputs(result, gate, args.json, None)
+    if args.markdown:
+        write_markdown_with_plots(markdown, change_rows(result), args.markdown)
+    print(markdown)
+    if not result["compared"]:
+        print(
+            "symphony-bench: error: the runs are not comparable item by item (--allow-mismatch "
+            f"compares the shared docs anyway): {'; '.join(result['mismatches'][:3])}",
+            file=sys.stderr,
+        )
+    return exit_status(gate)
+
+
+def write_markdown_with_plots(markdown: str, rows: list[dict], path: Path) -> None:
+    """The summary, then the forest plot of changes (PNG + SVG in <stem>_plots/ beside it)."""
+    from symphony_bench.plugin.core.atomic import write_text_atomically
+    from symphony_bench.plugin.runs.plots import compare_plots_section
+
+    write_text_atomically(path, "\n".join([markdown, *compare_plots_section(rows, path)]))
+
+
+# ---- leaderboard ----------------------------------------------------------------------------------
+def _add_leaderboard(commands) -> None:
+    command = commands.add_parser(
+        "leaderboard",
+        help="one row per model x task with 95%% intervals, tie-aware "
+        "ranks and provenance: leaderboard.json, .csv, .md",
+    )
+    command.add_argument(
+        "run_dirs",
+        nargs="+",
+        type=Path,
+        metavar="RUN_DIR",
+        help="lm_eval / lmms-eval --output_path folders",
+    )
+    command.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="folder for leaderboard.json, leaderboard.csv, leaderboard.md",
+    )
+    command.set_defaults(run=run_leaderboard)
+
+
+def run_leaderboard(args: argparse.Namespace) -> None:
+    from symphony_bench.plugin.runs.leaderboard import build_leaderboard, write_leaderboard
+
+    print(write_leaderboard(build_leaderboard(args.run_dirs), args.out))
+
+
+# ---- export ---------------------------------------------------------------------------------------
+def _add_export(commands) -> None:
+    command = commands.add_parser(
+        "export",
+        help="one model's run as a Hugging Face leaderboard-template results "
+        "JSON or as Hub .eval_results YAML files",
+    )
+    command.add_argument("run_dir", type=Path, help="the --output_path folder of one model's run")
+    command.add_argument("--format", choices=EXPORT_FORMATS, required=True)
+    command.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="hf-leaderboard: the JSON file to write; eval-results: the folder for the YAML files",
+    )
+    command.add_argument(
+        "--dataset-id",
+        help="eval-results: the Hub benchmark dataset id for tasks whose run does "
+        "not record one (the text tasks' data is embedded)",
+    )
+    command.set_defaults(run=run_export)
+
+
+def run_export(args: argparse.Namespace) -> None:
+    from symphony_bench.plugin.runs.export import (
+        model_rows,
+        write_eval_results,
+        write_hf_leaderboard,
+    )
+
+    rows = model_rows(args.run_dir)
+    if args.format == "hf-leaderboard":
+        written = write_hf_leaderboard(rows, args.out)
+    else:
+        written = write_eval_results(rows, args.out, args.dataset_id)
+    print("\n".join(str(path) for path in written))

@@ -1,0 +1,159 @@
+"""compare's outputs: the Markdown summary (short enough for a pull-request comment) and the JSON,
+numbers as finite floats or null."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from symphony_bench.plugin.core.reporting import fmt, fmt_p, number
+from symphony_bench.plugin.runs.gate import change_rows
+from symphony_bench.plugin.runs.sections import SECTIONS
+
+ALPHA = 0.05
+
+
+def json_ready(value):
+    """Numbers as finite floats or None (never NaN), numpy scalars and arrays as plain JSON."""
+    if isinstance(value, dict):
+        return {str(key): json_ready(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [json_ready(item) for item in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return number(value)
+    return value
+
+
+STATUS_LINE = {
+    "pass": "no significant regression beyond the tolerances",
+    "regression": "REGRESSION",
+    "could_not_compare": "could not compare",
+}
+
+
+def render_markdown(result: dict, gate: dict) -> str:
+    lines = [
+        f"## symphony-bench compare: {STATUS_LINE[gate['status']]}",
+        "",
+        (
+            f"BASE `{result['base']}` vs CANDIDATE `{result['candidate']}`: CANDIDATE - BASE on the docs both ran; "
+            "95% intervals and p-values from a paired bootstrap of the design's units."
+        ),
+    ]
+    if result["mismatches"]:
+        heading = (
+            "Differences overridden by --allow-mismatch:"
+            if result["allow_mismatch"]
+            else "Refused, the runs differ:"
+        )
+        lines += ["", heading, *[f"- {text}" for text in result["mismatches"][:10]]]
+        lines += (
+            [f"- ... and {len(result['mismatches']) - 10} more"]
+            if len(result["mismatches"]) > 10
+            else []
+        )
+    lines += _gate_lines(gate)
+    if result["tasks"]:
+        rows = change_rows(result)
+        gated = {
+            (entry["task"], entry["metric"])
+            for key in ("regressions", "undecided", "checked")
+            for entry in gate[key]
+        }
+        shown = [
+            row
+            for row in rows
+            if (row["task"], row["metric"]) in gated or (row["p"] is not None and row["p"] < ALPHA)
+        ]
+        lines += [
+            "",
+            f"Gated changes and changes with p < {ALPHA} ({len(shown)} of {len(rows)}):",
+            "",
+        ]
+        lines += _change_table(shown) if shown else ["none"]
+        lines += [
+            "",
+            *_notable_lines(result),
+            "",
+            f"<details><summary>all {len(rows)} changes</summary>",
+            "",
+            *_change_table(rows),
+            "",
+            "</details>",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _change_table(rows: list[dict]) -> list[str]:
+    lines = [
+        "| task | metric | base | candidate | change | 95% CI | p |",
+        "|---|---|---:|---:|---:|---|---:|",
+    ]
+    for row in rows:
+        ci = "n/a" if row["ci_low"] is None else f"[{fmt(row['ci_low'])}, {fmt(row['ci_high'])}]"
+        lines.append(
+            f"| {row['task']} | {row['metric']} | {fmt(row['base'])} | {fmt(row['candidate'])} | "
+            f"{_signed(row['change'])} | {ci} | {fmt_p(row['p'])} |"
+        )
+    return lines
+
+
+def _signed(value) -> str:
+    return "n/a" if value is None else f"{value:+.3f}"
+
+
+def _gate_lines(gate: dict) -> list[str]:
+    lines = []
+    for entry in gate["regressions"]:
+        lines.append(
+            f"- regression ({entry['rule']}): {entry['task']} {entry['metric']} {_signed(entry['change'])} "
+            f"(95% CI {fmt(entry['ci_low'])} to {fmt(entry['ci_high'])})"
+        )
+    lines += [
+        f"- no interval, cannot gate ({entry['rule']}): {entry['task']} {entry['metric']}"
+        for entry in gate["undecided"]
+    ]
+    lines += [f"- --fail-on {text} matches no compared metric" for text in gate["unmatched"]]
+    return ["", *lines] if lines else []
+
+
+def _notable_lines(result: dict) -> list[str]:
+    """What each benchmark notes about its changes (e.g. per-instrument ABS changes significant after
+    Holm), then the items that flip with McNemar p < 0.05."""
+    lines, flips = [], []
+    for section in SECTIONS:
+        compared = {
+            label: body for label, body in result["tasks"].items() if body["kind"] in section.kinds
+        }
+        lines += section.comparison_notes(compared) if compared else []
+    for label, body in result["tasks"].items():
+        for what, test in body.get("flips", {}).items():
+            if test["p_value"] < ALPHA:
+                flips.append(
+                    f"{label} {what}: {test['lost']} lost, {test['gained']} gained "
+                    f"(McNemar p={fmt_p(test['p_value'])})"
+                )
+    return [*lines, f"- items that flip more one way than the other: {'; '.join(flips) or 'none'}"]
+
+
+def write_outputs(
+    result: dict, gate: dict, json_path: Path | None, markdown_path: Path | None
+) -> str:
+    """Writes the requested files atomically; returns the Markdown."""
+    from symphony_bench.plugin.core.atomic import write_text_atomically
+
+    markdown = render_markdown(result, gate)
+    if json_path:
+        write_text_atomically(
+            json_path,
+            json.dumps(json_ready({**result, "gate": gate}), indent=2, allow_nan=False) + "\n",
+        )
+    if markdown_path:
+        write_text_atomically(markdown_path, markdown)
+    return markdown

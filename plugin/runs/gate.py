@@ -1,0 +1,110 @@
+"""The release gate over a comparison (`--fail-on METRIC:+TOL`, see `GateRule`): a comparison is a
+regression when the whole 95% interval of the change lies beyond the tolerance in the bad
+direction, i.e. a one-sided test at 2.5% that the change exceeds the tolerance. A same-model rerun
+(true change 0) is flagged at most 2.5% of the time per gated number, and a change inside the
+tolerance never passes for a regression by noise alone more often than that."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from symphony_bench.plugin.core.reporting import number
+
+EXIT_PASS, EXIT_REGRESSION, EXIT_CANNOT_COMPARE = 0, 1, 2
+RULE = re.compile(
+    r"^(?:(?P<task>.+):)?(?P<metric>[A-Za-z0-9_]+):(?P<sign>[+-])(?P<tolerance>\d+(?:\.\d*)?|\.\d+)$"
+)
+
+
+@dataclass(frozen=True)
+class GateRule:
+    """`[TASK:]METRIC:+TOL` (an increase beyond TOL is a regression) or `-TOL` (a decrease is).
+    Without TASK the rule applies to every compared task that reports METRIC (e.g. `mean_abs`
+    covers the raw, prior-adjusted and calibrated entries)."""
+
+    text: str
+    task: str | None
+    metric: str
+    direction: int  # +1: increases are bad, -1: decreases are bad
+    tolerance: float
+
+    @classmethod
+    def parse(cls, text: str) -> GateRule:
+        match = RULE.match(text.strip())
+        if not match:
+            raise ValueError(
+                f"--fail-on {text!r}: expected [TASK:]METRIC:+TOL or [TASK:]METRIC:-TOL, e.g. "
+                "mean_abs:+0.02"
+            )
+        direction = 1 if match["sign"] == "+" else -1
+        return cls(text, match["task"], match["metric"], direction, float(match["tolerance"]))
+
+    def regressed(self, ci: list) -> bool | None:
+        """True when the whole interval lies beyond the tolerance in the bad direction; None
+        without an interval."""
+        if ci[0] is None or not all(math.isfinite(v) for v in ci):
+            return None
+        return ci[0] > self.tolerance if self.direction > 0 else ci[1] < -self.tolerance
+
+
+def apply_gate(result: dict, rules: list[GateRule]) -> dict:
+    """{"rules", "regressions", "undecided", "checked" (passed), "unmatched", "status"}; status is
+    "pass", "regression" or "could_not_compare" (refused runs, a rule matching nothing, or a gated
+    change without an interval)."""
+    gate = {
+        "rules": [rule.text for rule in rules],
+        "regressions": [],
+        "undecided": [],
+        "checked": [],
+        "unmatched": [],
+    }
+    for rule in rules:
+        rows = [
+            row
+            for row in change_rows(result)
+            if row["metric"] == rule.metric and rule.task in (None, row["task"])
+        ]
+        if not rows:
+            gate["unmatched"].append(rule.text)
+        for row in rows:
+            verdict = rule.regressed([row["ci_low"], row["ci_high"]])
+            outcome = "undecided" if verdict is None else "regressions" if verdict else "checked"
+            gate[outcome].append({"rule": rule.text, **row})
+    if not result["compared"] or gate["unmatched"] or gate["undecided"]:
+        gate["status"] = "could_not_compare"
+    else:
+        gate["status"] = "regression" if gate["regressions"] else "pass"
+    return gate
+
+
+def exit_status(gate: dict) -> int:
+    return {"pass": EXIT_PASS, "regression": EXIT_REGRESSION}.get(
+        gate["status"], EXIT_CANNOT_COMPARE
+    )
+
+
+def change_rows(result: dict) -> list[dict]:
+    """One row per compared headline metric, in task order: {"task", "metric", "base", "candidate",
+    "change", "ci_low", "ci_high", "p"} (floats or None); what the forest plot of changes reads."""
+    rows = []
+    for label, body in result["tasks"].items():
+        for metric, change in body["metrics"].items():
+            rows.append(
+                {
+                    "task": label,
+                    "metric": metric,
+                    "base": _finite(change["base"]),
+                    "candidate": _finite(change["candidate"]),
+                    "change": _finite(change["change"]),
+                    "ci_low": _finite(change["ci"][0]),
+                    "ci_high": _finite(change["ci"][1]),
+                    "p": _finite(change["p_value"]),
+                }
+            )
+    return rows
+
+
+def _finite(value):
+    return None if value is None else number(value)

@@ -1,0 +1,102 @@
+"""Where a run's numbers come from: model, software versions and, per task, everything whose change
+makes two runs incomparable, with one hash over all of it.
+
+Read from a model folder (the folder a harness writes one model's files into): the newest results
+file and, per task, the newest samples file. Every per-doc record copies the run's facts from its
+doc (plugin.core.run_facts), so a task fact is the one value its records hold (an error naming the
+file if they disagree); a benchmark adds the facts only it knows (ReportSection.task_facts, e.g.
+the stereotype table). A fact recorded nowhere is None (JSON null), never "N/A".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from symphony_bench.plugin.core.run_facts import DATA_FIELDS, canonical_sha256
+from symphony_bench.plugin.runs.files import newest_results_file, newest_samples_files, read_json
+from symphony_bench.plugin.runs.samples import SamplesContent, known, single_value
+from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
+
+SECTION_FACTS = tuple(name for section in SECTIONS for name in section.task_facts)
+# Task facts whose difference makes two runs of a task incomparable item by item.
+COMPARED_FIELDS = ("version", "hash", *DATA_FIELDS, *SECTION_FACTS, "scenario_set_sha256", "seed")
+# dataset_path values that name a `datasets` loader, not a dataset (our tasks load data themselves)
+LOADER_NAMES = ("csv", "json", "parquet", "arrow", "text", "imagefolder", "audiofolder")
+
+
+def provenance(model_folder: Path) -> dict:
+    """{"model", "versions", "tasks", "config_hash"} of the newest run in `model_folder`."""
+    results = read_json(newest_results_file(model_folder))
+    config = results.get("config") or {}
+    model_args = parse_model_args(config.get("model_args"))
+    samples = newest_samples_files(model_folder)
+    contents = {
+        task: SamplesContent.read(samples.get(task))
+        for task in sorted(results.get("configs") or {})
+    }
+    tasks = {task: task_provenance(task, results, content) for task, content in contents.items()}
+    versions = [content.value("symphony_bench_version") for content in contents.values()]
+    facts = {
+        "model": {
+            "id": known(
+                model_args.get("pretrained")
+                or model_args.get("model")
+                or results.get("model_name")
+                or config.get("model")
+            ),
+            "revision": known(config.get("model_revision") or model_args.get("revision")),
+            "sha": known(config.get("model_sha")),
+            "dtype": dtype_name(config.get("model_dtype") or model_args.get("dtype")),
+            "chat_template_sha": known(results.get("chat_template_sha")),
+        },
+        "versions": {
+            "lm_eval": known(results.get("lm_eval_version")),
+            "lmms_eval": known(results.get("lmms_eval_version")),
+            "symphony_bench": single_value(versions, model_folder),
+            "transformers": known(results.get("transformers_version")),
+        },
+        "tasks": tasks,
+    }
+    return {**facts, "config_hash": canonical_sha256(facts)}
+
+
+def dtype_name(value) -> str | None:
+    """ "torch.float32" (lm-eval's config) and "float32" (model_args) name the same dtype."""
+    value = known(value)
+    return None if value is None else str(value).removeprefix("torch.")
+
+
+def parse_model_args(model_args) -> dict:
+    """lm-eval writes model_args as a dict, lmms-eval as the command line's "k=v,k=v" text."""
+    if isinstance(model_args, dict):
+        return model_args
+    if not isinstance(model_args, str):
+        return {}
+    pairs = (item.split("=", 1) for item in model_args.split(",") if "=" in item)
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
+def task_provenance(task: str, results: dict, content: SamplesContent) -> dict:
+    config = (results.get("configs") or {}).get(task) or {}
+    dataset_kwargs = config.get("dataset_kwargs") or {}
+    section = SECTION_OF_KIND[content.records[0]["kind"]] if content.records else None
+    benchmark_facts = {
+        name: fact(content.records) if section and (fact := section.task_facts.get(name)) else None
+        for name in SECTION_FACTS
+    }
+    return {
+        "version": known((results.get("versions") or {}).get(task)),
+        "hash": known((results.get("task_hashes") or {}).get(task)),
+        "dataset_repo": content.value("dataset_repo") or dataset_repo(config.get("dataset_path")),
+        "dataset_revision": content.value("dataset_revision")
+        or known(dataset_kwargs.get("revision")),
+        "dataset_commit": content.value("dataset_commit"),
+        **benchmark_facts,
+        "scenario_set_sha256": content.value("scenario_set_sha256"),
+        "seed": content.value("seed"),
+    }
+
+
+def dataset_repo(dataset_path) -> str | None:
+    path = known(dataset_path)
+    return None if path in LOADER_NAMES else path

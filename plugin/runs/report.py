@@ -1,0 +1,104 @@
+"""`symphony-bench report`: per-task tables and headline numbers from an lm-eval or lmms-eval run
+directory, dispatched to the benchmark that owns each task.
+
+Reads the newest samples file per model folder and task (plugin/runs/files.py). Every per-doc
+record says what it is (its "kind"); the benchmark that registered that kind turns the task's
+records into report entries, links tasks of one model folder, and renders its entries.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass
+from pathlib import Path
+
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.run_facts import DATA_FIELDS
+from symphony_bench.plugin.core.sections import ReportEntry, TaskRecords
+from symphony_bench.plugin.runs.files import latest_sample_files
+from symphony_bench.plugin.runs.samples import read_task
+from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
+
+
+@dataclass
+class Report:
+    entries: dict[str, ReportEntry]  # by label; `--json` writes each entry's body under its label
+
+    def bodies(self) -> dict[str, dict]:
+        """What `--json` writes."""
+        return {label: entry.body for label, entry in self.entries.items()}
+
+
+def run_tasks(run_dir: Path) -> list[TaskRecords]:
+    """The checked records of every task of ours under `run_dir` (newest samples file per model
+    folder and task, in label order)."""
+    tasks = [
+        read_task(path, task, label, folder_label)
+        for label, (task, folder_label, path) in latest_sample_files(run_dir).items()
+    ]
+    return [task for task in tasks if task is not None]
+
+
+def build_report(run_dir: Path, options: dict | None = None) -> Report:
+    """`options` carry the command line's report options (e.g. human_ratings) to the sections."""
+    report = Report({})
+    tasks_by_folder: dict[Path, list[TaskRecords]] = collections.defaultdict(list)
+    for task in run_tasks(run_dir):
+        data = data_source(task)
+        for entry in _section_entries(task, options or {}):
+            entry.body["data"] = data
+            report.entries[entry.label] = entry
+        tasks_by_folder[task.path.parent].append(task)
+    if not report.entries:
+        raise DataFileError(
+            f"{run_dir}: no symphony-bench samples files (run lm_eval or lmms-eval with "
+            "--log_samples --output_path)"
+        )
+    for tasks in tasks_by_folder.values():
+        for section in SECTIONS:
+            section.link(report.entries, [task for task in tasks if task.kind in section.kinds])
+    return report
+
+
+def data_source(task: TaskRecords) -> dict:
+    """The data the task's records were made from ({field: value or None}); one dataset per task."""
+    facts = {}
+    for field in DATA_FIELDS:
+        values = {record.get(field) for record in task.records}
+        if len(values) > 1:
+            raise DataFileError(
+                f"{task.path}: records from more than one dataset ({field}: {sorted(map(str, values))})"
+            )
+        facts[field] = values.pop() if values else None
+    return facts
+
+
+def data_line(data: dict) -> list[str]:
+    """ "Data: repo @ revision (commit 0123456789ab)", or nothing when the records name no data."""
+    if not data.get("dataset_repo"):
+        return []
+    revision = f" @ {data['dataset_revision']}" if data.get("dataset_revision") else ""
+    commit = f" (commit {data['dataset_commit'][:12]})" if data.get("dataset_commit") else ""
+    return [f"Data: {data['dataset_repo']}{revision}{commit}", ""]
+
+
+def _section_entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
+    """The section's entries; records that are each fine but do not fit together (one instrument
+    with two stereotype categories) are an error naming the file."""
+    try:
+        return SECTION_OF_KIND[task.kind].entries(task, options)
+    except DataFileError:
+        raise
+    except ValueError as error:
+        raise DataFileError(f"{task.path}: {error}") from error
+
+
+def render_markdown(report: Report) -> str:
+    lines = []
+    for section in SECTIONS:
+        lines += section.overview(
+            [entry for entry in report.entries.values() if entry.kind in section.kinds]
+        )
+    for entry in report.entries.values():
+        lines += SECTION_OF_KIND[entry.kind].render(entry) + data_line(entry.body.get("data", {}))
+    return "\n".join(lines)

@@ -1,0 +1,94 @@
+"""Driving the real command lines offline (lm_eval, lmms-eval, symphony-bench) and reading the
+results and samples files the harnesses write."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from symphony_bench.plugin.core.task_folders import tasks_path
+
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def run_cli(
+    args: list[str], cwd: Path, timeout: int = 900, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    env = {**os.environ, **OFFLINE_ENV, **(env or {})}
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _run_harness(
+    executable: str, model: str, model_args: str, tasks: str, output: Path, extra, env=None
+):
+    args = [
+        str(Path(sys.executable).with_name(executable)),
+        "--model",
+        model,
+        "--model_args",
+        model_args,
+        "--tasks",
+        tasks,
+        "--include_path",
+        str(tasks_path(executable.replace("_", "-"))),
+        "--output_path",
+        str(output),
+        "--log_samples",
+        *extra,
+    ]
+    completed = run_cli(args, cwd=output.parent, env=env)
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    return completed
+
+
+def run_lm_eval(
+    model: str, model_args: str, tasks: str, output: Path, *extra: str
+) -> subprocess.CompletedProcess:
+    return _run_harness(
+        "lm_eval", model, model_args, tasks, output, ["--apply_chat_template", *extra]
+    )
+
+
+def run_lmms_eval(
+    model: str, model_args: str, tasks: str, output: Path, env: dict, *extra: str
+) -> subprocess.CompletedProcess:
+    """lmms-eval exits 0 on many failures: callers check the result and samples files."""
+    return _run_harness("lmms-eval", model, model_args, tasks, output, extra, env)
+
+
+def _only_file(output: Path, pattern: str) -> Path:
+    files = sorted(output.rglob(pattern))
+    assert len(files) == 1, f"expected one {pattern} file, found {files}"
+    return files[0]
+
+
+def read_samples(output: Path, task: str) -> list[dict]:
+    """lm-eval's samples_<task>_<timestamp>.jsonl."""
+    return [
+        json.loads(line)
+        for line in _only_file(output, f"samples_{task}_*.jsonl").read_text().splitlines()
+    ]
+
+
+def read_results(output: Path) -> dict:
+    return json.loads(_only_file(output, "results_*.json").read_text())["results"]
+
+
+def read_lmms_samples(output: Path, task: str) -> list[dict]:
+    """lmms-eval's <timestamp>_samples_<task>.jsonl."""
+    return [
+        json.loads(line)
+        for line in _only_file(output, f"*_samples_{task}.jsonl").read_text().splitlines()
+    ]
+
+
+def read_lmms_results(output: Path) -> dict:
+    return json.loads(_only_file(output, "*_results.json").read_text())["results"]
