@@ -33,10 +33,11 @@ if (
 
 import numpy as np
 
-from symphony_bench.plugin import compare
-from symphony_bench.plugin import provenance as provenance_module
-from symphony_bench.plugin.compare_command import write_markdown_with_plots
+from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
 from symphony_bench.plugin.grounding.records import choice_record, set_record
+from symphony_bench.plugin.runs import compare, gate, samples
+from symphony_bench.plugin.runs.commands import write_markdown_with_plots
+from symphony_bench.plugin.runs.compare_output import write_outputs
 from symphony_bench.plugin.runs.provenance import provenance
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.records import (
@@ -162,6 +163,8 @@ def write_lmms_eval(folder: Path, docs: list[dict], rng) -> None:
                 "stimulus_id": stimulus,
                 "recognised": bool(rng.random() < 0.6),
                 "named": [name],
+                "modality": modality,
+                "condition": "recognition",
             }
             for name, _, stimulus in stimuli
         ]
@@ -248,21 +251,21 @@ def main() -> None:
 def measure(root: Path) -> None:
     size = sum(path.stat().st_size for path in root.rglob("*.jsonl"))
     n_tasks, n_docs, n_comparisons, reading, provenance_time, statistics_time = parts(root)
-    rules = [compare.GateRule.parse("mean_abs:+0.02"), compare.GateRule.parse("accuracy:-0.02")]
+    rules = [gate.GateRule.parse("mean_abs:+0.02"), gate.GateRule.parse("accuracy:-0.02")]
 
     def whole():
         result = compare.compare_runs(root / "base", root / "candidate")
-        gate = compare.apply_gate(result, rules)
-        compare.write_outputs(result, gate, root / "compare.json", root / "compare.md")
+        verdict = gate.apply_gate(result, rules)
+        write_outputs(result, verdict, root / "compare.json", root / "compare.md")
         return result
 
-    provenance_module._parsed_samples.cache_clear()
+    samples._parsed_samples.cache_clear()
     result, total = timed(whole)
     assert result["compared"] and not result["mismatches"], result["mismatches"][:3]
     markdown = (root / "compare.md").read_text()
     _, plot_time = timed(
         lambda: write_markdown_with_plots(
-            markdown, compare.change_rows(result), root / "compare_plots.md"
+            markdown, gate.change_rows(result), root / "compare_plots.md"
         )
     )
     print(
@@ -277,7 +280,7 @@ def measure(root: Path) -> None:
         f"same reading) {provenance_time:.2f} s; pairing + every paired bootstrap {statistics_time:.2f} s"
     )
     print(
-        f"  then, for --markdown only: the forest plot of changes ({len(compare.change_rows(result))} rows, PNG + SVG, "
+        f"  then, for --markdown only: the forest plot of changes ({len(gate.change_rows(result))} rows, PNG + SVG, "
         f"matplotlib's import included) {plot_time:.2f} s"
     )
 
@@ -285,13 +288,13 @@ def measure(root: Path) -> None:
 def parts(root: Path) -> tuple:
     """The parts of the comparison timed one by one; their records are freed when it returns, as a
     fresh `symphony-bench compare` process starts without them."""
-    provenance_module._parsed_samples.cache_clear()  # cold: as a fresh `symphony-bench compare` process
+    samples._parsed_samples.cache_clear()  # cold: as a fresh `symphony-bench compare` process
     (base, candidate), reading = timed(
         lambda: [compare.read_run(root / run) for run in ("base", "candidate")]
     )
     n_docs = sum(len(task.records) for task in base.values())
     with (
-        compare.without_cyclic_gc()
+        samples.without_cyclic_gc()
     ):  # from the lines compare has read (plugin.provenance.SamplesContent)
         _, provenance_time = timed(
             lambda: [
@@ -307,13 +310,15 @@ def parts(root: Path) -> tuple:
         for label in base:
             pairing = compare.pair_docs(label, base[label], candidate[label])
             results.update(
-                compare.task_comparisons(label, pairing.base, pairing.candidate, 1000, 20240611)
+                compare.task_comparisons(
+                    label, pairing.base, pairing.candidate, N_BOOTSTRAP, BOOTSTRAP_SEED
+                )
             )
         return results
 
-    with compare.without_cyclic_gc():
+    with samples.without_cyclic_gc():
         comparisons, statistics_time = timed(statistics)
-    provenance_module.forget_samples()
+    samples.forget_samples()
     return len(base), n_docs, len(comparisons), reading, provenance_time, statistics_time
 
 

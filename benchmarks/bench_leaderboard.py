@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from symphony_bench.plugin import provenance
+from symphony_bench.plugin.runs import samples
 from symphony_bench.plugin.runs.leaderboard import build_leaderboard, write_leaderboard
 from symphony_bench.plugin.runs.samples import sample_record
 
@@ -75,7 +75,7 @@ def main() -> None:
         timings = []
         for _ in range(3):
             shutil.rmtree(root / "board", ignore_errors=True)
-            provenance._parsed_samples.cache_clear()  # cold: every file parsed as in a fresh process
+            samples._parsed_samples.cache_clear()  # cold: every file parsed as in a fresh process
             start = time.perf_counter()
             board = build_leaderboard(run_dirs)
             write_leaderboard(board, root / "board")

@@ -20,12 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.plugin import plots
+from symphony_bench.plugin.core.sections import ReportEntry
 from symphony_bench.plugin.core.vocabulary import instrument_names
 from symphony_bench.plugin.grounding.records import CHOICE, choice_record
 from symphony_bench.plugin.grounding.report import grounding_report
+from symphony_bench.plugin.runs import plots
 from symphony_bench.plugin.runs.page import forest_svg, write_leaderboard_page
-from symphony_bench.plugin.symphony_bias.records import score_record
+from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, score_record
 from symphony_bench.plugin.symphony_bias.report import agreement_report, task_report
 
 RNG = np.random.default_rng(0)
@@ -100,17 +101,28 @@ def grounding_entry() -> dict:
     return grounding_report(records, CHOICE)
 
 
-def report_entries() -> dict:
-    entries = {
+def report_entries() -> list[ReportEntry]:
+    """The report entries of a text, audio, image and log-prob run and eight grounding tasks."""
+    bodies = {
         f"symphony_bias_{name}": likert_entry()
         for name in ("text", "text_noreason", "audio", "image", "logprob")
     }
-    entries["symphony_bias_logprob:calibrated"] = likert_entry()
+    bodies["symphony_bias_logprob:calibrated"] = likert_entry()
     for label in ("symphony_bias_logprob", "symphony_bias_logprob:calibrated"):
-        entries[label]["agreement"] = {
-            "symphony_bias_text": agreement_report(entries["symphony_bias_text"], entries[label])
+        bodies[label]["agreement"] = {
+            "symphony_bias_text": agreement_report(bodies["symphony_bias_text"], bodies[label])
         }
-    entries.update({f"grounding_{k}": grounding_entry() for k in range(8)})
+    bodies.update({f"grounding_{k}": grounding_entry() for k in range(8)})
+    entries = []
+    for label, body in bodies.items():
+        task, _, variant = label.partition(":")
+        kind = (
+            CHOICE if task.startswith("grounding") else LIKERT if "logprob" not in task else LOGPROB
+        )
+        modality = next((m for m in ("audio", "image") if m in task), "text")
+        facts = {"modality": modality, "condition": "named" if modality == "text" else "stimulus"}
+        path = Path(f"samples_{task}.jsonl")
+        entries.append(ReportEntry(label, task, kind, variant or None, "", path, body, facts))
     return entries
 
 
