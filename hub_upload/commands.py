@@ -38,10 +38,17 @@ def _add_build_text(datasets: argparse._SubParsersAction) -> None:
     text.set_defaults(run=run_build_text)
 
 
+def digest_line(folder: Path) -> str:
+    """The line every builder prints: the content digest a task YAML pins (`dataset_sha256`)."""
+    from symphony_bench.plugin.core.dataset_digest import folder_sha256
+
+    return f"dataset_sha256 {folder_sha256(folder)} (what a task YAML pins as metadata: dataset_sha256)"
+
+
 def run_build_text(args: argparse.Namespace) -> None:
     from symphony_bench.hub_upload.symphony_bias_text import build
 
-    print(f"wrote {build(args.out)}")
+    print(f"wrote {build(args.out)}\n{digest_line(args.out)}")
 
 
 # --- build symphony-bias-audio -------------------------------------------------------------------
@@ -69,11 +76,12 @@ def run_build_audio(args: argparse.Namespace) -> None:
     )
     if args.clips_per_instrument < 2:
         print(f"wrote {args.out}; no separability check (it needs 2 or more clips per instrument)")
-        return
-    print(
-        f"wrote {args.out}; MFCC cosine distance within {check['within_instrument']:.3f}, "
-        f"between {check['between_instruments']:.3f} instruments"
-    )
+    else:
+        print(
+            f"wrote {args.out}; MFCC cosine distance within {check['within_instrument']:.3f}, "
+            f"between {check['between_instruments']:.3f} instruments"
+        )
+    print(digest_line(args.out))
 
 
 # --- build symphony-bias-image -------------------------------------------------------------------
@@ -91,7 +99,7 @@ def _add_build_image(datasets: argparse._SubParsersAction) -> None:
 def run_build_image(args: argparse.Namespace) -> None:
     from symphony_bench.hub_upload.symphony_bias_image import build
 
-    print(f"wrote {build(args.source, args.out)}")
+    print(f"wrote {build(args.source, args.out)}\n{digest_line(args.out)}")
 
 
 # --- build openmic -------------------------------------------------------------------------------
@@ -151,6 +159,7 @@ def run_build_openmic(args: argparse.Namespace) -> None:
         max_clip_uses=args.max_clip_uses,
     )
     print(f"wrote {args.out} (seed {args.seed}, max clip uses {args.max_clip_uses})")
+    print(digest_line(args.out))
     print(f"{'config':<16}{'rows':>8}{'paper':>8}")
     for config, count in summary["counts"].items():
         print(f"{config:<16}{count:>8,}{PAPER_COUNTS[config]:>8,}")
@@ -210,6 +219,8 @@ def run_import_upstream(args: argparse.Namespace) -> None:
 
     out = import_release(args.release, args.out)
     print(f"wrote {out} (images/, audio/)\n{describe_gaps(out)}")
+    for part in ("images", "audio"):
+        print(f"{part}/: {digest_line(Path(out) / part)}")
 
 
 # --- publish -------------------------------------------------------------------------------------

@@ -37,6 +37,8 @@ MEDIA_COLUMNS = {
     "openmic": ("audio", "Audio"),
 }
 REQUIRED_CARD_TEXT = {"openmic": "CC BY 4.0"}  # OpenMIC-2018's licence, with its attribution
+# the kinds tasks load, whose content digest a task YAML pins (SynthMIC is an archive to build from)
+TASK_DATA_KINDS = ("symphony-bias-text", "symphony-bias-audio", "symphony-bias-image", "openmic")
 CARD = "README.md"
 NOT_PUBLISHED = {BUILD_MARKER, "skipped.csv"}  # build bookkeeping stays local
 
@@ -219,8 +221,9 @@ def publish(
         }
         if tag in tags and (operations or tags[tag] != head.sha):
             raise PublishError(
-                f"{repo_id}: tag {tag!r} already exists (on commit {tags[tag]}); a published tag is never "
-                "moved: choose a new tag. Nothing was committed"
+                f"{repo_id}: tag {tag!r} already exists (on commit {tags[tag]}) and marks other "
+                f"content than this folder's{digest_note(folder, kind)}; a published tag is never "
+                "moved (tasks pin it with its content digest): choose a new tag. Nothing was committed"
             )
         commit = head.sha
         if operations:
@@ -239,6 +242,19 @@ def publish(
         ):
             api.create_tag(repo_id, tag=tag, revision=commit, repo_type="dataset")
     return Published(repo_id, commit, commit != head.sha, tag)
+
+
+def content_digest(folder: Path, kind: str) -> str | None:
+    """The content digest a task YAML pins for this folder (plugin.core.dataset_digest); None for
+    a kind no task loads."""
+    from symphony_bench.plugin.core.dataset_digest import folder_sha256
+
+    return folder_sha256(folder) if kind in TASK_DATA_KINDS else None
+
+
+def digest_note(folder: Path, kind: str) -> str:
+    digest = content_digest(folder, kind)
+    return f" (dataset_sha256 {digest})" if digest else ""
 
 
 def changes(folder: Path, siblings: list) -> list:
@@ -329,6 +345,8 @@ def describe(folder: Path, repo_id: str, tag: str | None, private: bool) -> str:
         "Files the Hub already holds unchanged are skipped, files only on the Hub are deleted."
     ]
     lines += [f"  {name} ({sizes[name]:,} bytes)" for name in files]
+    digest = content_digest(Path(folder), kind)
+    lines += [f"dataset_sha256 {digest} (what a task YAML pins)"] if digest else []
     lines += ["", f"--- {CARD} ---", (Path(folder) / CARD).read_text(encoding="utf-8")]
     return "\n".join(lines)
 
@@ -345,6 +363,12 @@ def run(args) -> None:
     print(
         f"repo {published.repo_id}\ncommit {published.commit} ({change})\ntag {published.tag or '-'}"
     )
+    digest = content_digest(Path(args.build_dir), output_kind(Path(args.build_dir)))
+    if digest:
+        print(
+            f"dataset_sha256 {digest} (pin it with dataset_repo {published.repo_id} and "
+            f"dataset_revision {published.tag or published.commit} in the task YAML's metadata)"
+        )
     if not published.new_commit:
         print(
             f"symphony-bench: {args.build_dir} is already the head of {args.repo_id}",

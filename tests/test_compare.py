@@ -248,27 +248,30 @@ def test_mismatched_runs_are_refused_naming_the_difference_unless_allowed(mini_d
     reseeded = [dict(r, seed=7) for r in records]
     body = compare(base, write_run(tmp_path / "reseeded", {"t": reseeded}, seed=7))[1]
     assert body["mismatches"] == ["t: seed is 42 in BASE, 7 in CANDIDATE"]
-    # the same tag resolved to another commit (data published again under a moved tag) is other data
-    at_commit = {
-        commit: write_run(
-            tmp_path / commit,
-            {
-                "t": [
-                    dict(
-                        r,
-                        dataset_repo="org/set",
-                        dataset_revision="v1.0",
-                        dataset_commit=commit * 20,
-                    )
-                    for r in records
-                ]
-            },
-        )
-        for commit in ("aa", "bb")
-    }
-    body = compare(at_commit["aa"], at_commit["bb"])[1]
-    assert body["mismatches"] == [
-        f"t: dataset_commit is {'aa' * 20!r} in BASE, {'bb' * 20!r} in CANDIDATE"
+
+    # data is compared by content: the same rows under another commit (a re-publish, or the embedded
+    # copy of the pin) are the same data; other rows under the same tag (a moved tag) are not
+    def published_at(commit: str, digest: str) -> dict:
+        data = {
+            "dataset_repo": "org/set",
+            "dataset_revision": "v1.0",
+            "dataset_commit": commit * 20,
+            "dataset_sha256": digest * 32,
+        }
+        return {"t": [dict(r, **data) for r in records]}
+
+    same = compare(
+        write_run(tmp_path / "at_aa", published_at("aa", "11")),
+        write_run(tmp_path / "at_bb", published_at("bb", "11")),
+    )[1]
+    assert same["mismatches"] == []
+    moved = compare(
+        write_run(tmp_path / "moved_aa", published_at("aa", "11")),
+        write_run(tmp_path / "moved_bb", published_at("bb", "22")),
+    )[1]
+    assert moved["mismatches"] == [
+        f"t: the data differ (dataset_sha256 {'11' * 32!r} from org/set@v1.0 (commit "
+        f"{'aa' * 6}) in BASE, {'22' * 32!r} from org/set@v1.0 (commit {'bb' * 6}) in CANDIDATE)"
     ]
 
 

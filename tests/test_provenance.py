@@ -11,7 +11,7 @@ from support.runs import write_model_folder
 
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.run_facts import canonical_sha256, run_facts
-from symphony_bench.plugin.runs.provenance import COMPARED_FIELDS, provenance
+from symphony_bench.plugin.runs.provenance import TASK_FACTS, provenance
 
 LM_EVAL_STAMP = "2026-12-01T04-36-42.029562"
 
@@ -92,7 +92,7 @@ def test_lm_eval_folder_gives_every_field(tmp_path):
         "transformers": "5.24.0",
     }
     task = facts["tasks"]["symphony_bias_text_mini"]
-    assert set(task) == set(COMPARED_FIELDS)
+    assert set(task) == set(TASK_FACTS)
     # the table as the docs show it, hashed independently of the module's helper
     table_text = json.dumps({"drums": "male", "harp": "female"}, separators=(",", ":"))
     assert task == {
@@ -101,6 +101,8 @@ def test_lm_eval_folder_gives_every_field(tmp_path):
         "dataset_repo": None,
         "dataset_revision": None,
         "dataset_commit": None,
+        "dataset_sha256": None,
+        "dataset_verified": None,
         "stereotype_table_sha256": hashlib.sha256(table_text.encode()).hexdigest(),
         "scenario_set_sha256": "ef" * 32,
         "seed": 1234,

@@ -244,7 +244,13 @@ def test_conditions_with_the_same_instruments_get_no_common_comparison(tmp_path)
 
 
 def test_each_entry_records_the_data_its_records_came_from(tmp_path):
-    facts = {"dataset_repo": "org/text", "dataset_revision": "v1.0", "dataset_commit": "ab" * 20}
+    facts = {
+        "dataset_repo": "org/text",
+        "dataset_revision": "v1.0",
+        "dataset_commit": "ab" * 20,
+        "dataset_sha256": "12" * 32,
+        "dataset_verified": False,
+    }
     samples = [
         likert_sample(f"s{k}", name, category, scores)
         for k in range(2)
@@ -261,7 +267,8 @@ def test_each_entry_records_the_data_its_records_came_from(tmp_path):
     write_samples(path, samples)
     report = build_report(tmp_path / "run")
     assert report.entries["symphony_bias_text"].body["data"] == facts
-    assert f"Data: org/text @ v1.0 (commit {'ab' * 6})" in render_markdown(report).splitlines()
+    line = f"Data: org/text @ v1.0 (commit {'ab' * 6}), content sha256 {'12' * 6} (not the data the task is pinned to)"
+    assert line in render_markdown(report).splitlines()
     samples[-1] = {
         key: {**value, "dataset_commit": "cd" * 20} if isinstance(value, dict) else value
         for key, value in samples[-1].items()
@@ -284,6 +291,6 @@ def test_records_without_data_facts_get_nulls_and_no_data_line(tmp_path):
     )
     report = build_report(tmp_path / "run")
     assert report.entries["symphony_bias_text"].body["data"] == dict.fromkeys(
-        ("dataset_repo", "dataset_revision", "dataset_commit")
+        ("dataset_repo", "dataset_revision", "dataset_commit", "dataset_sha256", "dataset_verified")
     )
     assert "Data:" not in render_markdown(report)

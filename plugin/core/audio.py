@@ -93,10 +93,18 @@ def pcm_sha256(flac: bytes) -> str:
     return hashlib.sha256(samples.astype("<i2").tobytes()).hexdigest()
 
 
-def audio_input(encoded: bytes) -> list[dict]:
-    """[{"array": float32, "sampling_rate", "type": "audio"}]: without "type", chat-mode models
-    take the input for a video."""
-    array, sampling_rate = soundfile.read(io.BytesIO(encoded), dtype="float32")
-    return [
-        {"array": np.ascontiguousarray(array), "sampling_rate": int(sampling_rate), "type": "audio"}
-    ]
+def checked_audio_input(encoded: bytes, recorded_pcm_sha256: str, where: str) -> list[dict]:
+    """lmms-eval's audio input, [{"array": float32, "sampling_rate", "type": "audio"}] (without
+    "type", chat-mode models take the input for a video), from stored 16-bit audio whose samples
+    are the ones the row's `pcm_sha256` names; else an error: the data changed after it was built.
+    The samples are decoded once, as int16 (hashed), then scaled as soundfile's float read scales
+    them (x / 32768, exact in float32)."""
+    samples, sampling_rate = soundfile.read(io.BytesIO(encoded), dtype="int16")
+    found = hashlib.sha256(samples.astype("<i2").tobytes()).hexdigest()
+    if found != recorded_pcm_sha256:
+        raise DataFileError(
+            f"{where}: the audio's samples hash to {found}, not the {recorded_pcm_sha256} the row "
+            "records (the data was changed after it was built)"
+        )
+    array = np.ascontiguousarray(samples, dtype=np.float32) / np.float32(32768)
+    return [{"array": array, "sampling_rate": int(sampling_rate), "type": "audio"}]

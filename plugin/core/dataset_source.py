@@ -1,47 +1,62 @@
-"""Where a task's built data comes from, in one documented order:
+"""Where a task's data comes from, and whether it is the data the task was pinned for.
+
+Every task YAML pins a Hub repo, a revision and the content digest of the data this task version is
+for (`metadata: dataset_repo, dataset_revision, dataset_sha256`; plugin.core.dataset_digest). Data
+comes, in this order, from:
 
 1. the user's option (lm-eval `--metadata` key or `SYMPHONY_<NAME>`): a local folder in Hub layout, or
-   a Hub repo id, optionally `owner/name@revision`;
-2. the Hub repo and revision pinned in the task's YAML (`metadata: dataset_repo, dataset_revision`),
-   fetched with `huggingface_hub.snapshot_download` (so `HF_HUB_OFFLINE=1` reads a warm cache);
-3. for the text tasks only, the data embedded in the package.
+   a Hub repo id, optionally `owner/name@revision`. The pinned repo is verified like the pin itself
+   (its content must be the pinned content) unless the revision is an explicit commit sha, which
+   accepts other content knowingly; any other repo or folder is the user's own data, not verified;
+2. else, for the text tasks, the data embedded in the package: the pinned content itself, so no
+   server is asked;
+3. else the pinned repo at the pinned revision (`huggingface_hub.snapshot_download`, so
+   `HF_HUB_OFFLINE=1` reads a warm cache), verified after download, before a doc is built.
 
-Whatever was used is recorded with each doc (`dataset_repo`, `dataset_revision`, `dataset_commit`).
+Whatever was used is recorded with each doc (`DatasetSource.facts`): repo, revision, the commit it
+resolved to, the content digest, and whether that content is the task's pin (`dataset_verified`).
 """
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
 import yaml
 
+from symphony_bench.plugin.core.dataset_digest import folder_sha256
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.task_folders import TASKS_DIR
 
-EMBEDDED = "embedded"  # dataset_repo of docs made from the package's own data
+COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
 @dataclass(frozen=True)
 class PinnedDataset:
     repo_id: str
     revision: str
+    sha256: str | None  # None: the content could not be pinned (no build is reproducible offline)
 
 
 @dataclass(frozen=True)
 class DatasetSource:
     folder: Path | None  # None: the embedded data
-    repo: str  # Hub repo id, the local folder as given, or EMBEDDED
+    repo: str  # Hub repo id, or the local folder as given
     revision: str | None = None
     commit: str | None = None  # the commit sha the revision resolved to
+    sha256: str | None = None  # the content digest (plugin.core.dataset_digest)
+    verified: bool = False  # the content is the task's pin
 
     def facts(self) -> dict:
         return {
             "dataset_repo": self.repo,
             "dataset_revision": self.revision,
             "dataset_commit": self.commit,
+            "dataset_sha256": self.sha256,
+            "dataset_verified": self.verified,
         }
 
 
@@ -62,13 +77,17 @@ def task_yaml(path: Path) -> dict:
 
 @cache
 def pinned_dataset(yaml_path: str) -> PinnedDataset:
-    """The Hub repo and revision a task YAML (path relative to the package's tasks/) pins."""
+    """The Hub repo, revision and content digest a task YAML (path relative to the package's
+    tasks/) pins."""
     path = TASKS_DIR / yaml_path
     metadata = task_yaml(path).get("metadata") or {}
     repo, revision = metadata.get("dataset_repo"), metadata.get("dataset_revision")
+    sha256 = metadata.get("dataset_sha256")
     if not (isinstance(repo, str) and isinstance(revision, str)):
         raise DataFileError(f"{path}: metadata needs dataset_repo and dataset_revision")
-    return PinnedDataset(repo, revision)
+    if sha256 is not None and not re.fullmatch(r"[0-9a-f]{64}", str(sha256)):
+        raise DataFileError(f"{path}: metadata dataset_sha256 must be a SHA-256 in hex or absent")
+    return PinnedDataset(repo, revision, sha256)
 
 
 def is_repo_id(value: str) -> bool:
@@ -83,31 +102,76 @@ def is_repo_id(value: str) -> bool:
 
 
 def resolve(
-    value: str | None, pinned: PinnedDataset, how_to_build: str, embedded_fallback: bool = False
+    value: str | None,
+    pinned: PinnedDataset,
+    how_to_build: str,
+    embedded: Callable[[], str] | None = None,
+    locate: Callable[[Path], Path] = lambda folder: folder,
 ) -> DatasetSource:
-    """The option's folder or repo, else the pinned repo; a pinned repo that cannot be reached falls
-    back to the embedded data where `embedded_fallback`, else is one error saying how to build the
-    data locally (`how_to_build`)."""
+    """The data the option names, else the embedded data (`embedded`: its digest; text tasks), else
+    the pinned repo at its revision. `locate(folder)` is where in a folder or snapshot the data lies.
+    A pinned repo that cannot be reached, or whose content is not the pin, is one error that says
+    how to proceed (`how_to_build`)."""
     if value:
-        folder = Path(value).expanduser()
-        if folder.is_dir():
-            return DatasetSource(folder, value)
-        if not is_repo_id(value):
-            raise DataFileError(
-                f"{value}: no such folder, and not a Hub repo id (owner/name[@revision]); {how_to_build}"
-            )
-        repo, _, revision = value.partition("@")
-        source = fetch(repo, revision or (pinned.revision if repo == pinned.repo_id else "main"))
-        if isinstance(source, str):  # a mistyped relative folder reads as a repo id too: say both
-            raise DataFileError(f"{value}: no such folder, and {source}; {how_to_build}")
-        return source
+        return _named(value, pinned, how_to_build, locate)
+    if embedded is not None:
+        digest = embedded()
+        return DatasetSource(
+            None, pinned.repo_id, pinned.revision, None, digest, digest == pinned.sha256
+        )
     source = fetch(pinned.repo_id, pinned.revision)
-    if not isinstance(source, str):
-        return source
-    if embedded_fallback:
-        say_once(f"symphony-bench: {source}; using the data embedded in the package")
-        return DatasetSource(None, EMBEDDED)
-    raise DataFileError(f"{source}; {how_to_build}")
+    if isinstance(source, str):
+        raise DataFileError(f"{source}; {how_to_build}")
+    return _checked_against_pin(_with_digest(source, locate), pinned, how_to_build)
+
+
+def _named(
+    value: str, pinned: PinnedDataset, how_to_build: str, locate: Callable[[Path], Path]
+) -> DatasetSource:
+    folder = Path(value).expanduser()
+    if folder.is_dir():
+        source = _with_digest(DatasetSource(folder, value), locate)
+        return replace(source, verified=source.sha256 == pinned.sha256)
+    if not is_repo_id(value):
+        raise DataFileError(
+            f"{value}: no such folder, and not a Hub repo id (owner/name[@revision]); {how_to_build}"
+        )
+    repo, _, revision = value.partition("@")
+    source = fetch(repo, revision or (pinned.revision if repo == pinned.repo_id else "main"))
+    if isinstance(source, str):  # a mistyped relative folder reads as a repo id too: say both
+        raise DataFileError(f"{value}: no such folder, and {source}; {how_to_build}")
+    source = _with_digest(source, locate)
+    if repo == pinned.repo_id and not COMMIT_SHA.match(revision):
+        return _checked_against_pin(source, pinned, how_to_build)
+    return replace(source, verified=source.sha256 == pinned.sha256)
+
+
+def _with_digest(source: DatasetSource, locate: Callable[[Path], Path]) -> DatasetSource:
+    folder = locate(source.folder)
+    return replace(source, folder=folder, sha256=folder_sha256(folder))
+
+
+def _checked_against_pin(
+    source: DatasetSource, pinned: PinnedDataset, how_to_build: str
+) -> DatasetSource:
+    """The pinned repo's data, if its content is the pinned content; else one error."""
+    where = f"{source.repo} at revision {source.revision} (commit {source.commit})"
+    accept = (
+        f"to use it anyway, name it with that commit: {source.repo}@{source.commit} (recorded in "
+        "every doc as data that is not the task's pin)"
+    )
+    if pinned.sha256 is None:
+        raise DataFileError(
+            f"{where}: this task version pins no content digest for it (its data cannot be rebuilt "
+            f"here to pin one), so its content cannot be checked; {how_to_build}, or {accept}"
+        )
+    if source.sha256 != pinned.sha256:
+        raise DataFileError(
+            f"{where}: its content is not the data this task is pinned to (dataset_sha256 "
+            f"{source.sha256}, the pin expects {pinned.sha256}: the tag was moved or the repo holds "
+            f"other data); {how_to_build}, or {accept}"
+        )
+    return replace(source, verified=True)
 
 
 @lru_cache(maxsize=16)
@@ -123,8 +187,3 @@ def fetch(repo_id: str, revision: str) -> DatasetSource | str:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         return f"cannot load the dataset {repo_id} at revision {revision} from the Hub or the local cache ({reason})"
     return DatasetSource(folder, repo_id, revision, commit=folder.name)
-
-
-@cache
-def say_once(line: str) -> None:
-    print(line, file=sys.stderr)

@@ -9,7 +9,14 @@ import hashlib
 import json
 from importlib import metadata
 
-DATA_FIELDS = ("dataset_repo", "dataset_revision", "dataset_commit")  # the data a doc was made from
+# the data a doc was made from (plugin.core.dataset_source.DatasetSource.facts)
+DATA_FIELDS = (
+    "dataset_repo",
+    "dataset_revision",
+    "dataset_commit",
+    "dataset_sha256",
+    "dataset_verified",
+)
 RUN_FIELDS = ("seed", "scenario_set_sha256", *DATA_FIELDS, "symphony_bench_version")
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from symphony_bench.plugin.core.dataset_digest import tables_sha256
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.vocabulary import DATA_DIR, INSTRUMENTS_CSV
 
@@ -71,6 +72,13 @@ def embedded_text_set() -> TextSet:
         tuple(read_csv(INSTRUMENTS_CSV, INSTRUMENT_COLUMNS)),
         {name: tuple(read_csv(path, STEREOTYPE_COLUMNS)) for name, path in STEREOTYPE_CSVS.items()},
     )
+
+
+@lru_cache(maxsize=1)
+def embedded_text_sha256() -> str:
+    """The content digest of the embedded set (plugin.core.dataset_digest): what the text tasks' YAML
+    pins, and what a folder built from it (`symphony-bench build symphony-bias-text`) has."""
+    return tables_sha256(embedded_text_set().tables())
 
 
 @lru_cache(maxsize=4)

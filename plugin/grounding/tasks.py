@@ -16,7 +16,7 @@ from pathlib import Path
 import datasets
 
 from symphony_bench.metrics.grounding import INVALID
-from symphony_bench.plugin.core.audio import audio_input
+from symphony_bench.plugin.core.audio import checked_audio_input
 from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_dataset, resolve
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
@@ -144,7 +144,9 @@ def task_docs(variant: datasets.Dataset) -> datasets.Dataset:
 
 # ---- what the model hears, and how an answer is read ------------------------------------------
 def doc_to_visual(doc: dict) -> list[dict]:
-    return audio_input(doc["audio"]["bytes"])
+    """The item's audio; its samples must be the ones its row records (`pcm_sha256`)."""
+    where = f"{doc.get('dataset_repo')}: item {doc.get('item_id')}"
+    return checked_audio_input(doc["audio"]["bytes"], doc["pcm_sha256"], where)
 
 
 def read_answer(doc: dict, answer) -> int | list[bool] | None:

@@ -165,16 +165,35 @@ def run_provenance(run: dict[str, RunTask]) -> dict[str, dict]:
 def provenance_differences(
     label: str, base: RunTask, candidate: RunTask, facts: tuple[dict, dict]
 ) -> list[str]:
-    """The COMPARED_FIELDS of this task that differ between the runs, named."""
+    """The COMPARED_FIELDS of this task that differ between the runs, named (different data by
+    content, with where each run's data came from)."""
     base_task, candidate_task = (
         (facts_of[str(run_task.path.parent)].get("tasks") or {}).get(run_task.task) or {}
         for facts_of, run_task in zip(facts, (base, candidate), strict=True)
     )
-    return [
-        f"{label}: {name} is {base_task.get(name)!r} in BASE, {candidate_task.get(name)!r} in CANDIDATE"
-        for name in COMPARED_FIELDS
-        if base_task.get(name) != candidate_task.get(name)
-    ]
+    differences = []
+    for name in COMPARED_FIELDS:
+        if base_task.get(name) == candidate_task.get(name):
+            continue
+        if name == "dataset_sha256":
+            differences.append(
+                f"{label}: the data differ (dataset_sha256 {base_task.get(name)!r} from "
+                f"{data_origin(base_task)} in BASE, {candidate_task.get(name)!r} from "
+                f"{data_origin(candidate_task)} in CANDIDATE)"
+            )
+        else:
+            differences.append(
+                f"{label}: {name} is {base_task.get(name)!r} in BASE, "
+                f"{candidate_task.get(name)!r} in CANDIDATE"
+            )
+    return differences
+
+
+def data_origin(task: dict) -> str:
+    """ "repo@revision (commit 0123456789ab)", or the repo (a local folder) alone."""
+    revision = f"@{task['dataset_revision']}" if task.get("dataset_revision") else ""
+    commit = f" (commit {task['dataset_commit'][:12]})" if task.get("dataset_commit") else ""
+    return f"{task.get('dataset_repo')}{revision}{commit}"
 
 
 # ---- the whole comparison ----------------------------------------------------------------------

@@ -107,10 +107,11 @@ def notes(row: dict, metric: dict) -> str:
     low, high = metric["ci"]
     interval = "n/a" if low is None else f"[{low:.4f}, {high:.4f}]"
     invalid = row["invalid_rate"]["value"] if row["invalid_rate"] else None
+    digest = row["provenance"]["task"].get("dataset_sha256")
     return (
         f"{row['rank']['metric']}; 95% CI {interval}; invalid rate "
-        f"{'n/a' if invalid is None else f'{invalid:.4f}'}; n={row['n']}; symphony-bench config "
-        f"{row['provenance']['config_hash'][:12]}"
+        f"{'n/a' if invalid is None else f'{invalid:.4f}'}; n={row['n']}; data sha256 "
+        f"{digest or 'n/a'}; symphony-bench config {row['provenance']['config_hash'][:12]}"
     )
 
 

@@ -32,7 +32,7 @@ from symphony_bench.plugin.core.sections import ReportEntry, entry_label
 from symphony_bench.plugin.runs.compare import RunTask, pair_docs, read_run_task, task_comparisons
 from symphony_bench.plugin.runs.files import newest_samples_files
 from symphony_bench.plugin.runs.page import write_leaderboard_page
-from symphony_bench.plugin.runs.provenance import COMPARED_FIELDS, provenance
+from symphony_bench.plugin.runs.provenance import COMPARED_FIELDS, TASK_FACTS, provenance
 from symphony_bench.plugin.runs.report import build_report
 from symphony_bench.plugin.runs.samples import forget_samples, without_cyclic_gc
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND
@@ -43,6 +43,7 @@ RANK_RULE = (
     "separated that way share a rank and are marked tied ('=')"
 )
 PAIRED_ALPHA = 0.05
+PIN_MARK = {True: " (pin)", False: " (not the pin)"}  # whether the data is the task's pinned data
 PAIRED_MARGIN = 1.25  # see clearly_apart
 
 
@@ -111,7 +112,7 @@ def entry_row(entry: ReportEntry, facts: dict) -> dict:
         "provenance": {
             "model": facts["model"],
             "versions": facts["versions"],
-            "task": facts["tasks"].get(entry.task) or dict.fromkeys(COMPARED_FIELDS),
+            "task": facts["tasks"].get(entry.task) or dict.fromkeys(TASK_FACTS),
             "config_hash": facts["config_hash"],
         },
     }
@@ -359,6 +360,7 @@ def _provenance_table(rows: list[dict]) -> list[str]:
         "task version",
         "task hash",
         "dataset",
+        "data sha256",
         "stereotype table",
         "scenario set",
         "seed",
@@ -395,6 +397,8 @@ def _provenance_table(rows: list[dict]) -> list[str]:
             task["version"],
             _short(task["hash"]),
             dataset,
+            _short(task.get("dataset_sha256"))
+            and f"{_short(task['dataset_sha256'])}{PIN_MARK.get(task.get('dataset_verified'), '')}",
             _short(task["stereotype_table_sha256"]),
             _short(task["scenario_set_sha256"]),
             task["seed"],

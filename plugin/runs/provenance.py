@@ -18,8 +18,12 @@ from symphony_bench.plugin.runs.samples import SamplesContent, known, single_val
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 
 SECTION_FACTS = tuple(name for section in SECTIONS for name in section.task_facts)
-# Task facts whose difference makes two runs of a task incomparable item by item.
-COMPARED_FIELDS = ("version", "hash", *DATA_FIELDS, *SECTION_FACTS, "scenario_set_sha256", "seed")
+TASK_FACTS = ("version", "hash", *DATA_FIELDS, *SECTION_FACTS, "scenario_set_sha256", "seed")
+# Task facts whose difference makes two runs of a task incomparable item by item. The data is
+# compared by content (dataset_sha256), not by where it came from: the same content under another
+# commit, or embedded instead of fetched, is the same data. lm-eval's task hash is recorded, not
+# compared: it covers those provenance fields of the docs, and the model's prompt formatting.
+COMPARED_FIELDS = ("version", "dataset_sha256", *SECTION_FACTS, "scenario_set_sha256", "seed")
 # dataset_path values that name a `datasets` loader, not a dataset (our tasks load data themselves)
 LOADER_NAMES = ("csv", "json", "parquet", "arrow", "text", "imagefolder", "audiofolder")
 
@@ -91,6 +95,8 @@ def task_provenance(task: str, results: dict, content: SamplesContent) -> dict:
         "dataset_revision": content.value("dataset_revision")
         or known(dataset_kwargs.get("revision")),
         "dataset_commit": content.value("dataset_commit"),
+        "dataset_sha256": content.value("dataset_sha256"),
+        "dataset_verified": content.value("dataset_verified"),
         **benchmark_facts,
         "scenario_set_sha256": content.value("scenario_set_sha256"),
         "seed": content.value("seed"),

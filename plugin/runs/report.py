@@ -73,13 +73,19 @@ def data_source(task: TaskRecords) -> dict:
     return facts
 
 
+PIN_STATUS = {True: " (the task's pin)", False: " (not the data the task is pinned to)"}
+
+
 def data_line(data: dict) -> list[str]:
-    """ "Data: repo @ revision (commit 0123456789ab)", or nothing when the records name no data."""
+    """The line "Data: repo @ revision (commit 0123456789ab), content sha256 0123456789ab (the
+    task's pin)", or nothing when the records name no data."""
     if not data.get("dataset_repo"):
         return []
     revision = f" @ {data['dataset_revision']}" if data.get("dataset_revision") else ""
     commit = f" (commit {data['dataset_commit'][:12]})" if data.get("dataset_commit") else ""
-    return [f"Data: {data['dataset_repo']}{revision}{commit}", ""]
+    digest = f", content sha256 {data['dataset_sha256'][:12]}" if data.get("dataset_sha256") else ""
+    pin = PIN_STATUS.get(data.get("dataset_verified"), "")
+    return [f"Data: {data['dataset_repo']}{revision}{commit}{digest}{pin}", ""]
 
 
 def _section_entries(task: TaskRecords, options: dict) -> list[ReportEntry]:

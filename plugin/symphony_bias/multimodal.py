@@ -23,14 +23,15 @@ modality, condition and subset), which `likert_docs` replaces with the task's do
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import datasets
 from PIL import Image, ImageOps
 
-from symphony_bench.plugin.core.audio import audio_input
+from symphony_bench.plugin.core.audio import checked_audio_input
+from symphony_bench.plugin.core.dataset_digest import checked_image_bytes
 from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_dataset, resolve
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
@@ -47,6 +48,7 @@ class Modality:
     name: str
     id_column: str
     media_column: str
+    hash_column: str  # the hash of the media its builder recorded, checked where it is decoded
     recognition_question: str
 
 
@@ -55,12 +57,14 @@ MODALITIES = {
         "audio",
         "clip_id",
         "audio",
+        "pcm_sha256",
         "Which musical instrument is playing in this audio clip? Answer with the name of the instrument only.",
     ),
     "image": Modality(
         "image",
         "image_id",
         "image",
+        "sha256",
         "Which musical instrument is shown in this image? Answer with the name of the instrument only.",
     ),
 }
@@ -87,11 +91,15 @@ def stimulus_source(modality: Modality) -> DatasetSource:
         f"build it locally with `symphony-bench build symphony-bias-{modality.name} --out DIR` (or "
         f"`symphony-bench import-upstream`) and set {option.variable}=DIR (lm-eval: --metadata {option.name}=DIR)"
     )
-    source = resolve(value, pinned_dataset(STIMULUS_SET_YAML[modality.name]), how_to_build)
-    imported = source.folder / IMPORTED_SUBFOLDER[modality.name]
-    if not (source.folder / "data").is_dir() and (imported / "data").is_dir():
-        return replace(source, folder=imported)
-    return source
+    pinned = pinned_dataset(STIMULUS_SET_YAML[modality.name])
+
+    def data_folder(folder: Path) -> Path:
+        imported = folder / IMPORTED_SUBFOLDER[modality.name]
+        return (
+            imported if not (folder / "data").is_dir() and (imported / "data").is_dir() else folder
+        )
+
+    return resolve(value, pinned, how_to_build, locate=data_folder)
 
 
 @lru_cache(maxsize=4)
@@ -99,12 +107,15 @@ def stimulus_table(source: str, modality_name: str) -> datasets.Dataset:
     """The stimulus set at `source`, read once per process and checked for the columns we use."""
     modality = MODALITIES[modality_name]
     table = open_folder(Path(source), f"a symphony-bias-{modality_name} set")
-    missing = {"instrument", modality.id_column, modality.media_column} - set(table.column_names)
+    wanted = {"instrument", modality.id_column, modality.media_column, modality.hash_column}
+    missing = wanted - set(table.column_names)
     if missing:
         raise DataFileError(
             f"{source}: not a symphony-bias-{modality_name} set (missing columns {sorted(missing)})"
         )
-    return table
+    # the stored bytes, undecoded: they are checked against the row's hash before use
+    feature = {"audio": datasets.Audio, "image": datasets.Image}[modality_name](decode=False)
+    return table.cast_column(modality.media_column, feature)
 
 
 def stimuli(modality: Modality) -> list[dict]:
@@ -156,21 +167,24 @@ def _stimulus_row(doc: dict, modality_name: str) -> dict:
 
 
 def audio_visual(doc: dict) -> list[dict]:
-    """lmms-eval's audio input: [{"array", "sampling_rate", "type": "audio"}], or [] for the controls."""
+    """lmms-eval's audio input: [{"array", "sampling_rate", "type": "audio"}], or [] for the
+    controls; the clip's samples must be the ones its row records (`pcm_sha256`)."""
     if not doc["attach"]:
         return []
-    return audio_input(_stimulus_row(doc, "audio")["audio"]["bytes"])
+    row = _stimulus_row(doc, "audio")
+    where = f"{doc['stimulus_source']}: clip {doc['stimulus_id']}"
+    return checked_audio_input(row["audio"]["bytes"], row["pcm_sha256"], where)
 
 
 def image_visual(doc: dict) -> list[Image.Image]:
+    """The image, upright (its stored bytes keep their EXIF orientation), as RGB; [] for the
+    controls. Its bytes must be the ones its row records (`sha256`)."""
     if not doc["attach"]:
         return []
-    image = _stimulus_row(doc, "image")["image"]
-    if not isinstance(image, Image.Image):  # an Image(decode=False) column holds {"bytes", "path"}
-        image = ImageOps.exif_transpose(
-            Image.open(io.BytesIO(image["bytes"]))
-        )  # original bytes keep EXIF
-    return [image.convert("RGB")]
+    row = _stimulus_row(doc, "image")
+    where = f"{doc['stimulus_source']}: image {doc['stimulus_id']}"
+    data = checked_image_bytes(row["image"]["bytes"], row["sha256"], where)
+    return [ImageOps.exif_transpose(Image.open(io.BytesIO(data))).convert("RGB")]
 
 
 # ---- scoring (the aggregations are in `records`) ------------------------------------------------

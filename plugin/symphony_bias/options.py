@@ -54,7 +54,7 @@ TEXT_SET = Option(
     "text",
     None,
     "text scenario set: a folder built by `symphony-bench build symphony-bias-text`, or a Hub repo id[@revision] "
-    "(default: the repo pinned in the task YAML, else the embedded set)",
+    "(default: the embedded set, which is the pinned content)",
 )
 
 TEXT_OPTIONS = (SCENARIOS, STEREOTYPES, SEED)

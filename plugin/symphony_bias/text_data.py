@@ -1,5 +1,5 @@
-"""The text tasks' scenario set: the `text` option's folder or repo, else the Hub repo pinned in the
-task YAML, else the embedded set."""
+"""The text tasks' scenario set: the `text` option's folder or repo, else the data embedded in the
+package, which is the content the task YAML pins (no server is asked)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ from collections.abc import Mapping
 
 from symphony_bench.plugin.core.dataset_source import pinned_dataset, resolve
 from symphony_bench.plugin.core.options import read_options
-from symphony_bench.plugin.core.text_set import TextSet, embedded_text_set, read_text_set
+from symphony_bench.plugin.core.text_set import (
+    TextSet,
+    embedded_text_set,
+    embedded_text_sha256,
+    read_text_set,
+)
 from symphony_bench.plugin.symphony_bias.options import TEXT_SET
 
 TEXT_SET_YAML = (
@@ -20,8 +25,8 @@ HOW_TO_BUILD = (
 
 
 def text_data(metadata: Mapping) -> tuple[TextSet, dict]:
-    """The text set and the facts every doc records about it (dataset_repo, _revision, _commit)."""
+    """The text set and the facts every doc records about it (plugin.core.dataset_source)."""
     value = read_options((TEXT_SET,), metadata)[TEXT_SET.name]
-    source = resolve(value, pinned_dataset(TEXT_SET_YAML), HOW_TO_BUILD, embedded_fallback=True)
+    source = resolve(value, pinned_dataset(TEXT_SET_YAML), HOW_TO_BUILD, embedded_text_sha256)
     text_set = read_text_set(source.folder) if source.folder else embedded_text_set()
     return text_set, source.facts()

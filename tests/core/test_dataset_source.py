@@ -1,13 +1,18 @@
-"""Where a task's data comes from: option folder / repo id, else the repo pinned in the task YAML,
-else (text tasks) the embedded data; offline with an empty cache, one error saying how to build."""
+"""Where a task's data comes from, and whether it is the data the task is pinned to: the option's
+folder or repo id, else (text tasks) the embedded data, else the pinned repo, verified by content."""
 
 from __future__ import annotations
 
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from symphony_bench.plugin.core import dataset_source
+from symphony_bench.plugin.core.dataset_digest import folder_sha256, tables_sha256
 from symphony_bench.plugin.core.dataset_source import (
-    EMBEDDED,
+    DatasetSource,
     PinnedDataset,
     is_repo_id,
     pinned_dataset,
@@ -15,60 +20,146 @@ from symphony_bench.plugin.core.dataset_source import (
     task_yaml,
 )
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.text_set import embedded_text_sha256
 
-PINNED = PinnedDataset("symphony-bench/example", "v1.0")
 HOW = "build it locally with `symphony-bench build example --out DIR`"
+COMMIT = "c0ffee" + "0" * 34
+
+
+def hub_folder(path, names: list[str]):
+    """A one-config folder in Hub layout whose rows are `names`."""
+    (path / "data").mkdir(parents=True)
+    pq.write_table(pa.table({"name": names}), path / "data" / "test-00000-of-00001.parquet")
+    return path
 
 
 @pytest.fixture
-def fetched(monkeypatch):
-    """Records what would be fetched from the Hub instead of fetching it."""
-    calls = []
+def folders(tmp_path):
+    return {
+        "pinned": hub_folder(tmp_path / "pinned", ["harp", "drums"]),
+        "other": hub_folder(tmp_path / "other", ["harp", "grandmother"]),
+    }
+
+
+@pytest.fixture
+def pin(folders):
+    return PinnedDataset("symphony-bench/example", "v1.0", folder_sha256(folders["pinned"]))
+
+
+@pytest.fixture
+def hub(monkeypatch, folders):
+    """A stand-in for the Hub: {(repo, revision): folder}; records what is fetched."""
+    served, calls = {}, []
 
     def fake_fetch(repo_id, revision):
         calls.append((repo_id, revision))
-        return dataset_source.DatasetSource(None, repo_id, revision, "c0ffee")
+        if (repo_id, revision) not in served:
+            return f"cannot load the dataset {repo_id} at revision {revision}"
+        return DatasetSource(served[repo_id, revision], repo_id, revision, commit=COMMIT)
 
     monkeypatch.setattr(dataset_source, "fetch", fake_fetch)
-    return calls
+    return served, calls
 
 
-def test_a_local_folder_wins_and_is_recorded_as_given(tmp_path, fetched):
-    source = resolve(str(tmp_path), PINNED, HOW)
-    assert source.folder == tmp_path and source.facts() == {
-        "dataset_repo": str(tmp_path),
+def test_a_local_folder_wins_and_records_its_content_digest(folders, pin, hub):
+    source = resolve(str(folders["other"]), pin, HOW)
+    assert source.folder == folders["other"] and source.facts() == {
+        "dataset_repo": str(folders["other"]),
         "dataset_revision": None,
         "dataset_commit": None,
+        "dataset_sha256": folder_sha256(folders["other"]),
+        "dataset_verified": False,  # the user's own data: not checked against the pin, said so
     }
-    assert fetched == []
+    assert resolve(
+        str(folders["pinned"]), pin, HOW
+    ).verified  # the pinned content, wherever it lies
+    assert hub[1] == []
 
 
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        (None, ("symphony-bench/example", "v1.0")),  # the pin
-        (
-            "symphony-bench/example",
-            ("symphony-bench/example", "v1.0"),
-        ),  # the pinned repo named: its pinned revision
-        ("symphony-bench/example@v0.9", ("symphony-bench/example", "v0.9")),
-        ("someone/fork", ("someone/fork", "main")),
-        ("someone/fork@abc123", ("someone/fork", "abc123")),
-    ],
-)
-def test_repo_ids_and_revisions(value, expected, fetched):
-    assert resolve(value, PINNED, HOW).commit == "c0ffee"
-    assert fetched == [expected]
+def test_the_pin_loads_when_its_content_is_the_pinned_content(folders, pin, hub):
+    served, calls = hub
+    served[pin.repo_id, "v1.0"] = folders["pinned"]
+    for value in (None, pin.repo_id, f"{pin.repo_id}@v1.0"):
+        source = resolve(value, pin, HOW)
+        assert (source.repo, source.revision, source.commit) == (pin.repo_id, "v1.0", COMMIT)
+        assert source.verified and source.sha256 == pin.sha256
+    assert calls == [(pin.repo_id, "v1.0")] * 3
+
+
+@pytest.mark.parametrize("value", [None, "symphony-bench/example", "symphony-bench/example@v1.0"])
+def test_other_content_at_the_pin_is_refused_by_default_and_by_name(value, folders, pin, hub):
+    """A moved tag, or a name someone else registered: the same repo and tag, other rows."""
+    hub[0][pin.repo_id, "v1.0"] = folders["other"]
+    with pytest.raises(DataFileError) as error:
+        resolve(value, pin, HOW)
+    message = str(error.value)
+    for needed in (
+        "symphony-bench/example at revision v1.0",
+        f"commit {COMMIT}",
+        folder_sha256(folders["other"]),
+        f"the pin expects {pin.sha256}",
+        HOW,
+        f"symphony-bench/example@{COMMIT}",
+    ):
+        assert needed in message, needed
+    assert "\n" not in message
+
+
+def test_other_content_of_the_pinned_repo_named_by_commit_is_accepted_and_recorded(
+    folders, pin, hub
+):
+    hub[0][pin.repo_id, COMMIT] = folders["other"]
+    source = resolve(f"{pin.repo_id}@{COMMIT}", pin, HOW)
+    assert source.facts() == {
+        "dataset_repo": pin.repo_id,
+        "dataset_revision": COMMIT,
+        "dataset_commit": COMMIT,
+        "dataset_sha256": folder_sha256(folders["other"]),
+        "dataset_verified": False,
+    }
+
+
+def test_another_repo_is_the_users_data_with_its_digest_recorded(folders, pin, hub):
+    served, calls = hub
+    served["someone/fork", "main"] = folders["other"]
+    served["someone/fork", "v2"] = folders["pinned"]
+    fork = resolve("someone/fork", pin, HOW)
+    assert (fork.revision, fork.sha256, fork.verified) == (
+        "main",
+        folder_sha256(folders["other"]),
+        False,
+    )
+    assert resolve("someone/fork@v2", pin, HOW).verified  # the pinned content under another name
+    assert calls == [("someone/fork", "main"), ("someone/fork", "v2")]
+
+
+def test_a_pin_without_a_digest_cannot_be_loaded_unchecked(folders, hub):
+    unpinned = PinnedDataset("symphony-bench/example", "v1.0", None)
+    hub[0][unpinned.repo_id, "v1.0"] = folders["pinned"]
+    with pytest.raises(DataFileError, match=r"pins no content digest .*@c0ffee"):
+        resolve(None, unpinned, HOW)
+
+
+def test_embedded_data_asks_no_server_and_records_the_pin(pin, hub):
+    source = resolve(None, pin, HOW, embedded=lambda: pin.sha256)
+    assert source.folder is None and source.facts() == {
+        "dataset_repo": pin.repo_id,
+        "dataset_revision": "v1.0",
+        "dataset_commit": None,
+        "dataset_sha256": pin.sha256,
+        "dataset_verified": True,
+    }
+    assert hub[1] == []
 
 
 @pytest.mark.parametrize(
     "value", ["./nowhere", "/abs/nowhere", "~/nowhere", "a/b/c", "nowhere", "/x", "a/", "a/b@"]
 )
-def test_what_is_neither_a_folder_nor_a_repo_id_is_one_error(value, fetched):
+def test_what_is_neither_a_folder_nor_a_repo_id_is_one_error(value, pin, hub):
     assert not is_repo_id(value)
     with pytest.raises(DataFileError, match=f"no such folder, and not a Hub repo id.*{HOW}"):
-        resolve(value, PINNED, HOW)
-    assert fetched == []
+        resolve(value, pin, HOW)
+    assert hub[1] == []
 
 
 @pytest.fixture
@@ -88,14 +179,13 @@ def offline_empty_cache(monkeypatch, tmp_path):
 
     monkeypatch.setattr(huggingface_hub, "snapshot_download", counted)
     dataset_source.fetch.cache_clear()
-    dataset_source.say_once.cache_clear()
     yield calls
     dataset_source.fetch.cache_clear()
 
 
-def test_offline_with_an_empty_cache_is_one_error_saying_how_to_build(offline_empty_cache):
+def test_offline_with_an_empty_cache_is_one_error_saying_how_to_build(offline_empty_cache, pin):
     with pytest.raises(DataFileError) as error:
-        resolve(None, PINNED, HOW)
+        resolve(None, pin, HOW)
     message = str(error.value)
     assert message.startswith(
         "cannot load the dataset symphony-bench/example at revision v1.0 from the Hub or the local cache"
@@ -103,40 +193,53 @@ def test_offline_with_an_empty_cache_is_one_error_saying_how_to_build(offline_em
     assert "offline" in message.lower() and message.endswith(HOW) and "\n" not in message
 
 
-def test_a_missing_relative_folder_that_reads_as_a_repo_id_says_both(offline_empty_cache):
+def test_a_missing_relative_folder_that_reads_as_a_repo_id_says_both(offline_empty_cache, pin):
     with pytest.raises(
         DataFileError,
         match=r"^data/audio: no such folder, and cannot load the dataset data/audio at revision main",
     ):
-        resolve("data/audio", PINNED, HOW)
+        resolve("data/audio", pin, HOW)
 
 
-def test_the_text_tasks_fall_back_to_the_embedded_data_asking_and_saying_so_once(
-    offline_empty_cache, capsys
-):
-    for _ in range(3):  # three tasks of a group in one process
-        source = resolve(None, PINNED, HOW, embedded_fallback=True)
-    assert source.folder is None and source.facts() == {
-        "dataset_repo": EMBEDDED,
-        "dataset_revision": None,
-        "dataset_commit": None,
-    }
-    assert len(offline_empty_cache) == 1
-    assert capsys.readouterr().err.count("using the data embedded in the package") == 1
+def test_the_digest_covers_rows_and_configs_not_parquet_bytes(tmp_path):
+    one = hub_folder(tmp_path / "one", ["harp", "drums"])
+    (tmp_path / "two" / "data").mkdir(parents=True)
+    pq.write_table(  # the same rows, written another way (another row group size, compression)
+        pa.table({"name": ["harp", "drums"]}),
+        tmp_path / "two" / "data" / "test-00000-of-00001.parquet",
+        row_group_size=1,
+        compression="none",
+    )
+    assert folder_sha256(one) == folder_sha256(tmp_path / "two")
+    assert folder_sha256(one) == tables_sha256({"default": [{"name": "harp"}, {"name": "drums"}]})
+    reordered = hub_folder(tmp_path / "three", ["drums", "harp"])
+    assert folder_sha256(reordered) != folder_sha256(one)
+    media = tmp_path / "media" / "data"
+    media.mkdir(parents=True)
+    pq.write_table(
+        pa.table({"name": ["harp", "drums"], "audio": [b"x", b"y"]}),
+        media / "test-00000-of-00001.parquet",
+    )
+    assert folder_sha256(media.parent) == folder_sha256(one)  # media payloads are left out
 
 
-def test_every_task_of_a_dataset_pins_the_repo_and_revision_its_loader_reads():
+TEXT_YAMLS = (
+    "lm_eval/symphony_bias/_symphony_bias_common_yaml",
+    "lm_eval/symphony_bias/_symphony_bias_logprob_common_yaml",
+)
+
+
+def test_the_text_tasks_pin_the_embedded_data():
+    for path in TEXT_YAMLS:
+        assert pinned_dataset(path).sha256 == embedded_text_sha256(), path
+
+
+def test_every_task_of_a_dataset_pins_the_repo_revision_and_digest_its_loader_reads():
     """The pins the loaders read (from one YAML per dataset) are the ones every task's own YAML carries,
     so the harness's results file records the pin the docs came from."""
     families = {
-        "lm_eval/symphony_bias/_symphony_bias_common_yaml": (
-            "lm_eval/symphony_bias",
-            "symphony_bias_text",
-        ),
-        "lm_eval/symphony_bias/_symphony_bias_logprob_common_yaml": (
-            "lm_eval/symphony_bias",
-            "symphony_bias_logprob",
-        ),
+        TEXT_YAMLS[0]: ("lm_eval/symphony_bias", "symphony_bias_text"),
+        TEXT_YAMLS[1]: ("lm_eval/symphony_bias", "symphony_bias_logprob"),
         "lmms_eval/symphony_bias_multimodal/_audio_likert_yaml": (
             "lmms_eval/symphony_bias_multimodal",
             "symphony_bias_audio",
@@ -158,9 +261,28 @@ def test_every_task_of_a_dataset_pins_the_repo_and_revision_its_loader_reads():
             config = task_yaml(path)
             if "task" in config and "process_docs" in config or "custom_dataset" in config:
                 metadata = config["metadata"]
-                assert (metadata["dataset_repo"], metadata["dataset_revision"]) == (
+                found = tuple(metadata.get(key) for key in ("dataset_repo", "dataset_revision"))
+                assert found + (metadata.get("dataset_sha256"),) == (
                     pin.repo_id,
                     pin.revision,
+                    pin.sha256,
                 ), path
                 checked += 1
     assert checked >= 30
+
+
+def test_a_pin_names_its_digest_as_sha256_hex_or_none(tmp_path, monkeypatch):
+    tasks = tmp_path / "tasks"
+    (tasks / "x").mkdir(parents=True)
+    (tasks / "x" / "t.yaml").write_text(
+        json.dumps(
+            {"metadata": {"dataset_repo": "a/b", "dataset_revision": "v1", "dataset_sha256": "abc"}}
+        )
+    )
+    monkeypatch.setattr(dataset_source, "TASKS_DIR", tasks)
+    pinned_dataset.cache_clear()
+    try:
+        with pytest.raises(DataFileError, match="dataset_sha256 must be a SHA-256"):
+            pinned_dataset("x/t.yaml")
+    finally:
+        pinned_dataset.cache_clear()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.harness import read_lmms_samples, run_cli, run_lmms_eval
+from support.harness import run_cli
 
 from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
 from symphony_bench.plugin.core.dataset_source import pinned_dataset
@@ -223,10 +223,16 @@ def test_the_text_set_round_trips_and_the_text_task_makes_the_same_docs(loopback
         timeout=300,
         env={**loopback_hub.env(token=False), "HF_HUB_OFFLINE": "1"},
     )
-    assert "using the data embedded in the package" in embedded.stderr
+    assert embedded.stderr == ""  # the embedded data is the pin: no server asked, nothing said
     hub_docs, embedded_docs = json.loads(from_hub.stdout), json.loads(embedded.stdout)
-    assert {(d["dataset_repo"], d["dataset_commit"]) for d in hub_docs} == {(repo, commit)}
-    assert {d["dataset_repo"] for d in embedded_docs} == {"embedded"}
+    pin = pinned_dataset("lm_eval/symphony_bias/_symphony_bias_common_yaml")
+    # another repo holding the pinned content: the user's own data, whose content is the pin
+    assert {(d["dataset_repo"], d["dataset_commit"], d["dataset_verified"]) for d in hub_docs} == {
+        (repo, commit, True)
+    }
+    assert {(d["dataset_repo"], d["dataset_sha256"]) for d in embedded_docs} == {
+        (pin.repo_id, pin.sha256)
+    }
 
     def strip(rows):
         return [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]
@@ -324,48 +330,13 @@ def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_set
     assert after != before
 
 
-def test_an_lmms_eval_run_without_options_loads_the_pinned_revision_and_records_it(
-    loopback_hub, audio_sets, tmp_path
-):
-    """Published as the YAML's own pin, the audio task needs no option: lmms-eval fetches it through the Hub
-    client, the results file records the pin and every record the commit it resolved to."""
-    first, _ = audio_sets
-    pin = pinned_dataset("lmms_eval/symphony_bias_multimodal/_audio_likert_yaml")
-    commit = published_commit(
-        publish(loopback_hub, first, pin.repo_id, "--revision", pin.revision, cwd=tmp_path)
-    )
-    env = {
-        key: value
-        for key, value in loopback_hub.env(token=False).items()
-        if key != "SYMPHONY_AUDIO"
-    }
-    output = tmp_path / "run"
-    task = "symphony_bias_audio_recognition"
-    responses = tmp_path / "responses.jsonl"
-    responses.write_text(
-        "".join(
-            json.dumps({"task": task, "doc_id": k, "response": "harp"}) + "\n" for k in range(22)
-        )
-    )
-    completed = run_lmms_eval("symphony_replay", f"responses={responses}", task, output, env)
-    assert any(output.rglob("*_results.json")), completed.stderr[-4000:]
-    configs = json.loads(next(output.rglob("*_results.json")).read_text())["configs"]
-    assert (
-        configs[task]["metadata"]["dataset_repo"],
-        configs[task]["metadata"]["dataset_revision"],
-    ) == (pin.repo_id, pin.revision)
-    records = [sample["recognition_accuracy"] for sample in read_lmms_samples(output, task)]
-    assert len(records) == 22  # one clip per instrument
-    assert {(r["dataset_repo"], r["dataset_revision"], r["dataset_commit"]) for r in records} == {
-        (pin.repo_id, pin.revision, commit)
-    }
-
-
-def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the_pin(
+def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_them_by_commit(
     loopback_hub, tmp_path
 ):
-    """The archive (CSV configs, audio files) and the five grounding configs; the grounding loader, with no
-    option, reads the YAML's pinned repo at its tag: the same rows as the local build."""
+    """The archive (CSV configs, audio files) and the five grounding configs. The grounding pin records
+    no content digest (OpenMIC cannot be rebuilt here), so with no option the loader refuses the
+    pinned repo; named with the commit, it reads it (recorded as not the pin): the same rows as the
+    local build."""
     from symphony_bench.hub_upload import openmic, synthmic
 
     archive = synthmic.build(tmp_path / "synthmic", clips=60, seed=7)
@@ -392,24 +363,30 @@ def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the
             print(json.dumps(docs.to_list()))
     """)
 
-    def run(what: str, **env) -> list[dict]:
-        completed = subprocess.run(
+    def run(what: str, **env) -> subprocess.CompletedProcess:
+        return subprocess.run(
             [sys.executable, "-c", script, what],
             capture_output=True,
             text=True,
             timeout=300,
             env={**loopback_hub.env(token=False), **env},
         )
+
+    def rows_of(completed: subprocess.CompletedProcess) -> list[dict]:
         assert completed.returncode == 0, completed.stderr[-3000:]
         return json.loads(completed.stdout)
 
     with open(archive / "openmic-2018-aggregated-labels.csv", newline="") as handle:
-        assert len(run("labels")) == sum(1 for _ in handle) - 1
-    from_hub = run("binary")
-    local = run("binary", SYMPHONY_GROUNDING=str(benchmark), HF_HUB_OFFLINE="1")
-    assert {(d["dataset_repo"], d["dataset_revision"], d["dataset_commit"]) for d in from_hub} == {
-        (pin.repo_id, pin.revision, commit)
-    }
+        assert len(rows_of(run("labels"))) == sum(1 for _ in handle) - 1
+    refused = run("binary")
+    assert refused.returncode != 0 and "pins no content digest" in refused.stderr
+    assert f"{pin.repo_id}@{commit}" in refused.stderr
+    from_hub = rows_of(run("binary", SYMPHONY_GROUNDING=f"{pin.repo_id}@{commit}"))
+    local = rows_of(run("binary", SYMPHONY_GROUNDING=str(benchmark), HF_HUB_OFFLINE="1"))
+    assert {
+        (d["dataset_repo"], d["dataset_revision"], d["dataset_commit"], d["dataset_verified"])
+        for d in from_hub
+    } == {(pin.repo_id, commit, commit, False)}
 
     def strip(rows):
         return [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]

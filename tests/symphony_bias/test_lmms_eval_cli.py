@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import shutil
@@ -308,10 +309,42 @@ def test_undecoded_image_bytes_are_turned_upright_by_their_exif_orientation(monk
     exif = Image.Exif()
     exif[0x0112] = 6  # stored sideways: rotate 90 degrees clockwise to view
     Image.new("RGB", (40, 20), "red").save(buffer, format="JPEG", exif=exif)
-    monkeypatch.setattr(
-        multimodal,
-        "_stimulus_row",
-        lambda doc, column: {"image": {"bytes": buffer.getvalue(), "path": "x.jpg"}},
-    )
-    (image,) = multimodal.image_visual({"attach": True})
+    stored = buffer.getvalue()
+    row = {
+        "image": {"bytes": stored, "path": "x.jpg"},
+        "sha256": hashlib.sha256(stored).hexdigest(),
+    }
+    monkeypatch.setattr(multimodal, "_stimulus_row", lambda doc, column: row)
+    doc = {"attach": True, "stimulus_source": "set", "stimulus_id": "x"}
+    (image,) = multimodal.image_visual(doc)
     assert image.size == (20, 40) and image.mode == "RGB"
+
+
+def test_media_changed_after_the_build_is_refused_where_it_is_decoded(monkeypatch):
+    """The content digest covers each row's recorded media hash; the media itself is checked
+    against that hash when a task decodes it."""
+    import numpy as np
+    from PIL import Image
+
+    from symphony_bench.plugin.core.audio import encode_flac, pcm_sha256
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), "red").save(buffer, format="PNG")
+    flac = encode_flac(np.zeros(1600, dtype=np.float32))
+    rows = {
+        "image": {"image": {"bytes": buffer.getvalue()}, "sha256": "0" * 64},
+        "audio": {
+            "audio": {"bytes": flac},
+            "pcm_sha256": pcm_sha256(encode_flac(np.ones(1600) / 4)),
+        },
+    }
+    monkeypatch.setattr(multimodal, "_stimulus_row", lambda doc, column: rows[column])
+    doc = {"attach": True, "stimulus_source": "set", "stimulus_id": "x"}
+    with pytest.raises(
+        DataFileError, match="set: image x: the image's bytes hash to .* not the 0000"
+    ):
+        multimodal.image_visual(doc)
+    with pytest.raises(DataFileError, match="set: clip x: the audio's samples hash to .* not the "):
+        multimodal.audio_visual(doc)
+    rows["audio"]["pcm_sha256"] = pcm_sha256(flac)
+    assert multimodal.audio_visual(doc)[0]["array"].shape == (1600,)
