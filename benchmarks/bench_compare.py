@@ -35,9 +35,8 @@ import numpy as np
 
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
 from symphony_bench.plugin.grounding.records import choice_record, set_record
-from symphony_bench.plugin.runs import compare, gate, samples
-from symphony_bench.plugin.runs.commands import write_markdown_with_plots
-from symphony_bench.plugin.runs.compare_output import write_outputs
+from symphony_bench.plugin.runs import compare, compare_output, gate, samples
+from symphony_bench.plugin.runs.commands import write_compare_outputs
 from symphony_bench.plugin.runs.provenance import provenance
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.records import (
@@ -253,20 +252,26 @@ def measure(root: Path) -> None:
     n_tasks, n_docs, n_comparisons, reading, provenance_time, statistics_time = parts(root)
     rules = [gate.GateRule.parse("mean_abs:+0.02"), gate.GateRule.parse("accuracy:-0.02")]
 
+    def outputs(json_path, markdown_path):
+        return argparse.Namespace(
+            base_run=root / "base",
+            candidate_run=root / "candidate",
+            json=json_path,
+            markdown=markdown_path,
+        )
+
     def whole():
         result = compare.compare_runs(root / "base", root / "candidate")
         verdict = gate.apply_gate(result, rules)
-        write_outputs(result, verdict, root / "compare.json", root / "compare.md")
-        return result
+        json_text = compare_output.json_text(result, verdict)
+        write_compare_outputs(result, verdict, outputs(root / "compare.json", None), json_text)
+        return result, verdict
 
     samples._parsed_samples.cache_clear()
-    result, total = timed(whole)
+    (result, verdict), total = timed(whole)
     assert result["compared"] and not result["mismatches"], result["mismatches"][:3]
-    markdown = (root / "compare.md").read_text()
     _, plot_time = timed(
-        lambda: write_markdown_with_plots(
-            markdown, gate.change_rows(result), root / "compare_plots.md"
-        )
+        lambda: write_compare_outputs(result, verdict, outputs(None, root / "compare.md"), None)
     )
     print(
         f"two full-suite runs: {n_tasks} tasks, {n_docs:,} docs per run, {size / 1e6:.0f} MB of samples files"

@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from symphony_bench.plugin.core.atomic import staged_outputs
 from symphony_bench.plugin.runs import samples
 from symphony_bench.plugin.runs.leaderboard import build_leaderboard, write_leaderboard
 from symphony_bench.plugin.runs.samples import sample_record
@@ -78,7 +79,8 @@ def main() -> None:
             samples._parsed_samples.cache_clear()  # cold: every file parsed as in a fresh process
             start = time.perf_counter()
             board = build_leaderboard(run_dirs)
-            write_leaderboard(board, root / "board")
+            with staged_outputs() as outputs:
+                write_leaderboard(board, root / "board", outputs)
             timings.append(time.perf_counter() - start)
         best = min(timings)
         print(

@@ -25,7 +25,7 @@ from symphony_bench.plugin.core.vocabulary import instrument_names
 from symphony_bench.plugin.grounding.records import CHOICE, choice_record
 from symphony_bench.plugin.grounding.report import grounding_report
 from symphony_bench.plugin.runs import plots
-from symphony_bench.plugin.runs.page import forest_svg, write_leaderboard_page
+from symphony_bench.plugin.runs.page import forest_svg, page_html
 from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, score_record
 from symphony_bench.plugin.symphony_bias.report import agreement_report, task_report
 
@@ -159,10 +159,8 @@ def main() -> None:
             seconds(lambda: plots.change_forest(change_rows).savefig(Path(folder) / "f.svg"))
             for _ in range(3)
         )
-        page = min(
-            seconds(lambda: write_leaderboard_page(board, Path(folder) / "board")) for _ in range(3)
-        )
-        size = (Path(folder) / "board" / "index.html").stat().st_size
+        page = min(seconds(lambda: page_html(board)) for _ in range(3))
+        size = len(page_html(board).encode())
         entries = report_entries()
         written = {}
         report = seconds(

@@ -1,18 +1,21 @@
 """`symphony-bench publish BUILD_DIR --repo-id ORG/NAME`: a folder a `symphony-bench build` wrote,
 to a Hugging Face Hub dataset repo, in one commit, optionally tagged.
 
-Checks the folder and its dataset card here first (the build kind, the card's YAML, `configs` <->
-files, licence, media features), so a bad folder is refused before anything is sent. Then: create the
-repo if needed, compare the folder with the head's files (git blob ids), refuse a tag that exists
-unless it already marks this content, then one `create_commit` of the changed and deleted files whose
-`parent_commit` is the head it read (a concurrent push makes it fail instead of mixing; same content
-again: no commit at all), then the tag. The token (`--token`, else
-`HF_TOKEN` or the saved login, as huggingface_hub resolves it) never appears in what is printed.
+Checks the folder and its dataset card here first (the build kind, no symbolic link or other
+non-file anywhere in it, the card's YAML, `configs` <-> files, licence, media features), so a bad
+folder is refused before anything is sent. Then: create the repo if needed, compare the folder with
+the head's files (git blob ids), refuse a tag that exists unless it already marks this content, then
+one `create_commit` of the changed and deleted files whose `parent_commit` is the head it read (a
+concurrent push makes it fail instead of mixing; same content again: no commit at all), then the
+tag. The token (`--token`, else `HF_TOKEN` or the saved login, as huggingface_hub resolves it) never
+appears in what is printed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -170,6 +173,7 @@ def check_folder(folder: Path) -> str:
         raise DataFileError(
             f"{folder}: not a folder written by `symphony-bench build` (no {BUILD_MARKER})"
         )
+    build_files(folder)  # no links, nothing but files and folders: before any file is read
     kind = output_kind(folder)
     if kind not in PUBLISHABLE_KINDS:
         raise DataFileError(
@@ -186,11 +190,64 @@ def check_folder(folder: Path) -> str:
 
 
 def files_to_publish(folder: Path) -> list[str]:
-    return sorted(
-        path.relative_to(folder).as_posix()
-        for path in folder.rglob("*")
-        if path.is_file() and path.name not in NOT_PUBLISHED
-    )
+    """The folder's files to send (POSIX paths relative to it), build bookkeeping left out."""
+    return [name for name in build_files(folder) if name.rsplit("/", 1)[-1] not in NOT_PUBLISHED]
+
+
+def build_files(folder: Path) -> list[str]:
+    """Every file of the build folder, sorted; refuses (DataFileError naming each) symbolic links
+    and anything that is neither a regular file nor a folder. Every link is refused, also one that
+    stays inside the folder: the Hub stores no links (the client would upload the bytes the link
+    points to under the link's name, so the repo would not be the folder), no builder writes one (so
+    a link is not part of the build), and a link found harmless here could point elsewhere by the
+    time its file is read. Linked folders are never entered."""
+    folder = Path(folder)
+    files, links, others = [], [], []
+
+    def unreadable(error: OSError) -> None:
+        raise DataFileError(f"{error.filename}: cannot read the build folder ({error.strerror})")
+
+    for top, folders, names in os.walk(folder, onerror=unreadable):
+        for name in folders + names:
+            path = Path(top) / name
+            relative = path.relative_to(folder).as_posix()
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                links.append(relative)
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                others.append(relative)
+            elif stat.S_ISREG(mode):
+                files.append(relative)
+    if links:
+        raise DataFileError(
+            f"{folder}: refusing to publish a folder with symbolic links: "
+            f"{listed([link_text(folder, name) for name in sorted(links)])}. The Hub stores no "
+            "links (the file a link points to would be uploaded in its place) and a build writes "
+            "none: replace each link with the file it stands for, or remove it. Nothing was sent"
+        )
+    if others:
+        raise DataFileError(
+            f"{folder}: refusing to publish what is neither a file nor a folder: "
+            f"{listed(sorted(others))}. Nothing was sent"
+        )
+    return sorted(files)
+
+
+def link_text(folder: Path, name: str) -> str:
+    path = folder / name
+    resolved = Path(os.path.realpath(path))  # realpath, not resolve(): a loop must not raise
+    if not resolved.is_relative_to(os.path.realpath(folder)):
+        where = "leaves the folder"
+    elif resolved.exists():  # False for a loop too
+        where = "inside the folder"
+    else:
+        where = "inside the folder, to nothing"
+    return f"{name} -> {os.readlink(path)} ({where})"
+
+
+def listed(items: list[str], most: int = 10) -> str:
+    more = f" and {len(items) - most} more" if len(items) > most else ""
+    return ", ".join(items[:most]) + more
 
 
 # ---- talking to the Hub ---------------------------------------------------------------------------

@@ -210,9 +210,9 @@ def _with_prior(
         np.asarray(scores, dtype=float)[control], np.asarray(valid, dtype=bool)[control]
     )
     position = np.searchsorted(template_names, templates[control])
-    known = (position < len(template_names)) & (
-        template_names[np.minimum(position, len(template_names) - 1)] == templates[control]
-    )
+    known = np.isin(
+        templates[control], template_names
+    )  # a control of a template with no doc: unused
     used = known & np.asarray(valid, dtype=bool)[control]
     counts = np.bincount(position[used], minlength=len(template_names)).astype(float)
     sums = np.stack(
@@ -382,16 +382,52 @@ class AssociationResult:
     units: str  # what the uncertainty resamples: "templates" or "templates x stimuli"
 
 
+def unit_weights(data: AssociationData, n_boot: int, seed) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap multiplicities of the design's units: templates (B, T) and stimuli (B, S), the
+    stimuli all 1 unless the design is crossed."""
+    seeds = np.random.SeedSequence(seed).spawn(2)
+    template_weights = bootstrap_weights(data.n_templates, n_boot, seeds[0])
+    if data.crossed:
+        return template_weights, bootstrap_weights(data.n_stimuli, n_boot, seeds[1])
+    return template_weights, np.ones((n_boot, data.n_stimuli))
+
+
+def design_rate(
+    data: AssociationData,
+    flags,
+    n_boot: int = N_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
+    confidence: float = 0.95,
+) -> dict[str, float | list[float]]:
+    """The share of True `flags` (one per doc of `data`, e.g. its invalid answers) with a stderr
+    from resampling the design's units as every other headline number (templates, and stimuli
+    when crossed: parse failures that vary by template or clip are not independent per doc) and a
+    t interval with T - 1 df."""
+    flags = np.asarray(flags, dtype=bool).ravel()
+    if flags.size != data.valid.size:
+        raise ValueError(f"expected one flag per doc ({data.valid.size}), got {flags.size}")
+    if flags.size == 0:
+        return {"rate": float("nan"), "stderr": float("nan"), "ci": [float("nan")] * 2}
+    cell = data.template_codes * data.n_stimuli + data.stimulus_codes
+    shape = (data.n_templates, data.n_stimuli)
+    hits = np.bincount(cell, weights=flags, minlength=shape[0] * shape[1]).reshape(shape)
+    docs = np.bincount(cell, minlength=shape[0] * shape[1]).reshape(shape).astype(float)
+    template_weights, stimulus_weights = unit_weights(data, n_boot, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        replicates = np.einsum("bt,ts,bs->b", template_weights, hits, stimulus_weights) / (
+            np.einsum("bt,ts,bs->b", template_weights, docs, stimulus_weights)
+        )
+    rate = float(flags.mean())
+    stderr = _bootstrap_stderr(replicates, data.n_templates)
+    df = max(data.n_templates - 1, 1)
+    return {"rate": rate, "stderr": stderr, "ci": _t_interval(rate, stderr, df, confidence)}
+
+
 def _replicates(
     data: AssociationData, means: np.ndarray, n_boot: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap GAS (B, I, 3) and ABS (B, I): templates resampled, and stimuli too when crossed."""
-    seeds = np.random.SeedSequence(seed).spawn(2)
-    template_weights = bootstrap_weights(data.n_templates, n_boot, seeds[0])
-    if data.crossed:
-        stimulus_weights = bootstrap_weights(data.n_stimuli, n_boot, seeds[1])
-    else:
-        stimulus_weights = np.ones((n_boot, data.n_stimuli))
+    template_weights, stimulus_weights = unit_weights(data, n_boot, seed)
     gas = _gas(means, template_weights, stimulus_weights, _membership(data))
     if data.n_templates < 2:  # one template resamples to itself: no uncertainty estimate, not 0
         gas[:] = np.nan
@@ -444,7 +480,7 @@ def analyse(
     Headline numbers: stereotype-consistency rate (share of categorised instruments with ABS > 0),
     mean ABS over categorised instruments, mean non-binary GAS over instruments (each with a
     bootstrap stderr over the design's units and a t interval with G - 1 df, G the number of
-    templates), the invalid-output rate (binomial stderr), the number of instruments counted and
+    templates), the invalid-output rate (`design_rate`: the same units), the number of instruments counted and
     the number with a significant ABS after Holm's correction at `alpha`.
     """
     if n_boot < 2:
@@ -471,7 +507,9 @@ def analyse(
         )
     # a share of instruments is bounded and moves in steps: a percentile interval instead
     headline["consistency_rate_ci"] = _percentile_ci(replicates["consistency_rate"], confidence)
-    headline["invalid_rate"], headline["invalid_rate_stderr"] = binomial_rate(~data.valid)
+    invalid = design_rate(data, ~data.valid, n_boot, seed, confidence)
+    headline["invalid_rate"], headline["invalid_rate_stderr"] = invalid["rate"], invalid["stderr"]
+    headline["invalid_rate_ci"] = invalid["ci"]
     headline["n_docs"] = int(data.valid.size)
     headline["n_instruments_counted"] = int(np.sum(np.isfinite(abs_scores)))
     headline["n_significant_holm"] = int(np.sum(p_holm < alpha))

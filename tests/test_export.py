@@ -19,10 +19,9 @@ from support.runs import planted_records, write_planted_run
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.runs.commands import add_commands
 from symphony_bench.plugin.runs.export import (
+    export_files,
     hf_leaderboard_results,
     model_rows,
-    write_eval_results,
-    write_hf_leaderboard,
 )
 from symphony_bench.plugin.runs.leaderboard import build_leaderboard
 
@@ -37,8 +36,9 @@ def one_run(tmp_path_factory) -> Path:
 
 
 def test_hf_leaderboard_matches_the_template(one_run, tmp_path):
-    written = write_hf_leaderboard(model_rows(one_run), tmp_path / "results.json")
-    document = json.loads(written[0].read_text())
+    files = export_files(model_rows(one_run), "hf-leaderboard", tmp_path / "results.json", None)
+    assert list(files) == [tmp_path / "results.json"]
+    document = json.loads(files[tmp_path / "results.json"])
     jsonschema.validate(document, HF_LEADERBOARD_SCHEMA)
     row = build_leaderboard([one_run])["rows"][0]
     assert document["config"] == {
@@ -55,11 +55,11 @@ def test_hf_leaderboard_matches_the_template(one_run, tmp_path):
 
 
 def test_eval_results_match_the_hub_format(one_run, tmp_path):
-    written = write_eval_results(
-        model_rows(one_run), tmp_path / ".eval_results", "org/symphony-bias"
+    files = export_files(
+        model_rows(one_run), "eval-results", tmp_path / ".eval_results", "org/symphony-bias"
     )
-    assert [path.name for path in written] == [f"{TASK}.yaml"]
-    entries = yaml.safe_load(written[0].read_text())
+    assert list(files) == [tmp_path / ".eval_results" / f"{TASK}.yaml"]
+    entries = yaml.safe_load(next(iter(files.values())))
     jsonschema.validate(entries, EVAL_RESULTS_SCHEMA)
     row = build_leaderboard([one_run])["rows"][0]
     mean_abs = row["metrics"]["mean_abs"]
@@ -88,9 +88,10 @@ def test_the_schemas_reject_what_the_documents_forbid():
 def test_a_recorded_hub_dataset_wins_and_a_missing_one_is_named(one_run, tmp_path):
     rows = model_rows(one_run)
     with pytest.raises(DataFileError, match="pass --dataset-id"):
-        write_eval_results(rows, tmp_path / "a", None)
+        export_files(rows, "eval-results", tmp_path / "a", None)
     rows[0]["provenance"]["task"].update(dataset_repo="org/audio-set", dataset_revision="r1")
-    entry = yaml.safe_load(write_eval_results(rows, tmp_path / "b", "org/other")[0].read_text())[0]
+    (text,) = export_files(rows, "eval-results", tmp_path / "b", "org/other").values()
+    entry = yaml.safe_load(text)[0]
     assert entry["dataset"] == {"id": "org/audio-set", "task_id": TASK, "revision": "r1"}
 
 

@@ -13,11 +13,14 @@ import math
 import random
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from support.harness import run_lm_eval
 from support.runs import PLANTED_TASK, planted_records, write_planted_run
 
+from symphony_bench.plugin.core.atomic import staged_outputs
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.run_facts import package_version
 from symphony_bench.plugin.runs.commands import add_commands
@@ -84,7 +87,11 @@ def test_rows_carry_the_report_numbers_and_provenance(planted_runs):
     assert rows["org/strong"]["provenance"]["task"]["seed"] == 1234
 
 
-def test_invalid_rate_interval_is_the_normal_one(planted_runs):
+def test_invalid_rate_interval_resamples_templates(planted_runs):
+    """The invalid rate's stderr is the template-clustered one (parse failures that vary by
+    wording are not independent per doc): against the analytic cluster-robust stderr of a mean,
+    sqrt(G / (G - 1) * sum_g (failures_g - rate * docs_g)^2) / N, and its interval is the report's
+    t interval with G - 1 df, clipped to [0, 1]."""
     row = next(
         row for row in build_leaderboard(planted_runs)["rows"] if row["model"] == "org/neutral"
     )
@@ -93,12 +100,20 @@ def test_invalid_rate_interval_is_the_normal_one(planted_runs):
         json.loads(line)["mean_abs"]
         for line in next(Path(row["run"]).glob("samples_*")).read_text().splitlines()
     ]
-    flags = [bool(record["error"]) for record in records]
-    rate = sum(flags) / len(flags)
-    stderr = stats.sem(flags)
-    low, high = stats.norm.interval(0.95, loc=rate, scale=stderr)
-    assert invalid["value"] == pytest.approx(rate) and invalid["stderr"] == pytest.approx(stderr)
-    assert invalid["ci"] == pytest.approx([max(0.0, low), min(1.0, high)])
+    frame = pd.DataFrame(
+        {
+            "template": [r["template_id"] for r in records],
+            "failed": [bool(r["error"]) for r in records],
+        }
+    )
+    rate, groups = frame.failed.mean(), frame.groupby("template").failed.agg(["sum", "size"])
+    clusters = len(groups)
+    residuals = groups["sum"] - rate * groups["size"]
+    stderr = np.sqrt(clusters / (clusters - 1) * np.sum(residuals**2)) / len(frame)
+    assert invalid["value"] == pytest.approx(rate)
+    assert invalid["stderr"] == pytest.approx(stderr, rel=0.1)  # bootstrap Monte-Carlo error
+    half = stats.t.ppf(0.975, clusters - 1) * invalid["stderr"]
+    assert invalid["ci"] == pytest.approx([max(0.0, rate - half), min(1.0, rate + half)])
     assert 0 < rate < 0.3
 
 
@@ -205,9 +220,14 @@ def test_paired_p_value_is_compares(planted_runs, tmp_path):
     )  # another seed: not the same docs
 
 
+def written_leaderboard(board: dict, out: Path) -> str:
+    with staged_outputs() as outputs:
+        return write_leaderboard(board, out, outputs)
+
+
 def test_files_agree_and_hold_no_text_for_numbers(planted_runs, tmp_path):
     board = build_leaderboard(planted_runs)
-    markdown = write_leaderboard(board, tmp_path / "board")
+    markdown = written_leaderboard(board, tmp_path / "board")
     text = (tmp_path / "board" / "leaderboard.json").read_text()
     assert "NaN" not in text and "N/A" not in text
     assert json.loads(text) == board
@@ -241,7 +261,7 @@ def test_a_folder_reached_twice_gives_its_rows_once_and_repeated_models_show_the
     )
     assert [row["model"] for row in board["rows"]] == ["org/strong"]
     write_planted_run(tmp_path / "again", "org/strong", planted_records(1.5, random.Random(5)))
-    markdown = write_leaderboard(
+    markdown = written_leaderboard(
         build_leaderboard([planted_runs[0], tmp_path / "again"]), tmp_path / "board"
     )
     assert f"org/strong ({planted_runs[0] / 'org__strong'})" in markdown
@@ -298,7 +318,7 @@ def real_runs(tiny_llama, tmp_path_factory) -> list[Path]:
 @pytest.mark.e2e
 def test_leaderboard_of_real_runs(real_runs, tiny_llama, tmp_path):
     board = build_leaderboard(real_runs)
-    write_leaderboard(board, tmp_path)
+    written_leaderboard(board, tmp_path)
     rows = board["rows"]
     assert (
         sorted(row["entry"] for row in rows)
@@ -334,19 +354,16 @@ def test_export_of_a_real_run(real_runs, tmp_path):
     import yaml
     from support.export_schemas import EVAL_RESULTS_SCHEMA, HF_LEADERBOARD_SCHEMA
 
-    from symphony_bench.plugin.runs.export import (
-        model_rows,
-        write_eval_results,
-        write_hf_leaderboard,
-    )
+    from symphony_bench.plugin.runs.export import export_files, model_rows
 
     rows = model_rows(real_runs[0])
-    document = json.loads(write_hf_leaderboard(rows, tmp_path / "results.json")[0].read_text())
+    (text,) = export_files(rows, "hf-leaderboard", tmp_path / "results.json", None).values()
+    document = json.loads(text)
     jsonschema.validate(document, HF_LEADERBOARD_SCHEMA)
     assert document["config"]["model_dtype"] == "torch.float32"
     assert set(document["results"]) == {
         "symphony_bias_logprob_mini",
         "symphony_bias_logprob_mini:calibrated",
     }
-    for path in write_eval_results(rows, tmp_path / ".eval_results", "org/symphony-bias"):
-        jsonschema.validate(yaml.safe_load(path.read_text()), EVAL_RESULTS_SCHEMA)
+    for text in export_files(rows, "eval-results", tmp_path, "org/symphony-bias").values():
+        jsonschema.validate(yaml.safe_load(text), EVAL_RESULTS_SCHEMA)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from support.runs import planted_records, write_planted_run
 
-from symphony_bench.plugin.runs.page import nice_ticks, write_leaderboard_page
+from symphony_bench.plugin.runs.page import nice_ticks, page_html
 
 PROVENANCE = {
     "model": {
@@ -165,11 +165,8 @@ class PageReader(html.parser.HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory) -> PageReader:
-    folder = tmp_path_factory.mktemp("board")
-    path = write_leaderboard_page(LEADERBOARD, folder)
-    assert path == folder / "index.html"
-    return PageReader(path.read_text(encoding="utf-8"))
+def page() -> PageReader:
+    return PageReader(page_html(LEADERBOARD))
 
 
 def test_one_table_per_entry_with_ranks_ties_values_intervals_and_nulls(page):
@@ -311,7 +308,7 @@ def test_page_of_a_real_leaderboard_holds_its_rows_ranks_and_nulls(tmp_path):
         )
         runs.append(tmp_path / "runs" / name)
     board = build_leaderboard(runs)
-    page = PageReader(write_leaderboard_page(board, tmp_path / "board").read_text(encoding="utf-8"))
+    page = PageReader(page_html(board))
     table = page.tables["entry-1"]
     cells = [dict(zip(table["headers"], row, strict=True)) for row in table["rows"]]
     assert [cell["model"][0] for cell in cells] == [row["model"] for row in board["rows"]]
@@ -398,7 +395,8 @@ def console_lines(stderr: str) -> list[str]:
 def test_page_renders_in_headless_chromium_sorts_and_logs_nothing(tmp_path):
     import matplotlib.image
 
-    path = write_leaderboard_page(LEADERBOARD, tmp_path / "board")
+    path = tmp_path / "index.html"
+    path.write_text(page_html(LEADERBOARD), encoding="utf-8")
     screenshot = tmp_path / "shot.png"
     shot = run_chromium(tmp_path, path.as_uri(), f"--screenshot={screenshot}")
     assert console_lines(shot.stderr) == []

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from support.runs import likert_sample, report_entry, write_samples
 
+from symphony_bench.plugin.core.atomic import staged_outputs
 from symphony_bench.plugin.grounding import figures as grounding_figures
 from symphony_bench.plugin.grounding.records import CHOICE, choice_record
 from symphony_bench.plugin.grounding.report import grounding_report
@@ -463,9 +464,10 @@ def test_report_plots_section_links_the_plots_of_a_built_report_beside_its_markd
         samples,
     )
     markdown = tmp_path / "out" / "report.md"
-    lines = plots.report_plots_section(
-        list(build_report(tmp_path / "run").entries.values()), markdown
-    )
+    with staged_outputs() as outputs:
+        lines = plots.report_plots_section(
+            list(build_report(tmp_path / "run").entries.values()), markdown, outputs
+        )
     linked = re.findall(r"\]\(([^)]+)\)", "\n".join(lines))
     assert (
         len(linked) == 2 * 3
@@ -476,9 +478,9 @@ def test_report_plots_section_links_the_plots_of_a_built_report_beside_its_markd
     rows = [
         {"metric": "mean_abs", "task": "t", "change": 0.1, "ci_low": 0.0, "ci_high": 0.2, "p": 0.04}
     ]
-    compare_links = re.findall(
-        r"\]\(([^)]+)\)", "\n".join(plots.compare_plots_section(rows, tmp_path / "pr.md"))
-    )
+    with staged_outputs() as outputs:
+        section = plots.compare_plots_section(rows, tmp_path / "pr.md", outputs)
+    compare_links = re.findall(r"\]\(([^)]+)\)", "\n".join(section))
     assert compare_links and all(
         (tmp_path / link).is_file() and link.startswith("pr_plots/") for link in compare_links
     )

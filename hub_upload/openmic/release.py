@@ -5,8 +5,12 @@ groups file."""
 from __future__ import annotations
 
 import ast
+import bz2
+import gzip
 import json
+import lzma
 import re
+import shutil
 import tarfile
 import zlib
 from dataclasses import dataclass, field
@@ -85,7 +89,9 @@ def find_release_root(folder: Path) -> Path:
 
 def release_root(source: Path, scratch: Path) -> Path:
     """The release folder of `source` (a folder or a .tgz; a .tgz is extracted, without the
-    VGGish features and the .npz, into `scratch`, which the caller removes)."""
+    VGGish features and the .npz, into `scratch`, which the caller removes). The archive is read as
+    a stream through a bounded buffer and its extraction is bounded by the ARCHIVE_LIMITS; on any
+    error the partial extraction is removed and the message names the archive (and the member)."""
     source = Path(source)
     if source.is_dir():
         return find_release_root(source)
@@ -93,15 +99,118 @@ def release_root(source: Path, scratch: Path) -> Path:
         raise DataFileError(f"{source}: no such folder or archive")
     folder = Path(scratch) / EXTRACTED
     try:
-        with tarfile.open(source, "r|*") as archive:
-            for member in archive:
-                if member.isfile() and ARCHIVE_MEMBER.search(member.name):
-                    archive.extract(
-                        member, folder, filter="data"
-                    )  # filter: Python >= 3.10.12 / 3.11.4 (pyproject)
-    except (tarfile.TarError, EOFError, zlib.error, OSError) as error:
+        extract_release(source, folder)
+        return archive_release_root(source, folder)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """Bounds on what a release archive may make `release_root` read and write. The OpenMIC-2018
+    v1.0.0 .tgz is 2.6 GB in all; the builder extracts its 20,000 ten-second Ogg clips (some
+    hundred kB each) and five CSV/JSON files (the largest, openmic-2018-metadata.csv, has one row of
+    41 FMA fields per clip), and skips the VGGish features and the .npz. Each bound is far above
+    what that release needs (about 50x for a clip, several times for the largest CSV and the
+    totals), and stops a broken or hostile archive (a member that decompresses to gigabytes) with
+    one error before it fills memory or disk."""
+
+    audio_member_bytes: int = 16 * 2**20  # one audio/*/*.ogg clip
+    member_bytes: int = 256 * 2**20  # one CSV or JSON file
+    extracted_bytes: int = 8 * 2**30  # all extracted members together
+    extracted_members: int = 100_000  # extracted members (zero-byte ones too)
+    archive_bytes: int = 32 * 2**30  # all members' contents, skipped ones too (read, not kept)
+
+
+ARCHIVE_LIMITS = ArchiveLimits()
+_DECOMPRESSORS = (  # magic bytes -> a reader of the decompressed stream of a binary file object
+    (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw, mode="rb")),
+    (b"BZh", lambda raw: bz2.BZ2File(raw, mode="rb")),
+    (b"\xfd7zXZ\x00", lambda raw: lzma.LZMAFile(raw, mode="rb")),
+)
+
+
+def _mebibytes(size: int) -> str:
+    return f"{size / 2**20:,.1f} MiB" if size >= 2**20 else f"{size:,} bytes"
+
+
+def extract_release(source: Path, folder: Path, limits: ArchiveLimits | None = None) -> None:
+    """Extract the members the builder reads from the archive `source` (tar, optionally gzip, bzip2
+    or xz compressed) into `folder`. The decompressor runs outside tarfile, which reads the plain
+    tar stream in small blocks: tarfile's own stream mode ("r|*") decompresses without an output
+    bound, so a member of zeros costs memory in proportion to its size and time far beyond it.
+    Members over `limits` are refused from their header, before any of their data is written, with
+    one DataFileError naming the archive and the member (ARCHIVE:MEMBER)."""
+    limits = limits or ARCHIVE_LIMITS
+    extracted_bytes = extracted_members = archive_bytes = 0
+    try:
+        with open(source, "rb") as raw:
+            head = raw.read(6)
+            raw.seek(0)
+            opener = next((o for magic, o in _DECOMPRESSORS if head.startswith(magic)), None)
+            stream = opener(raw) if opener else raw
+            with stream, tarfile.open(fileobj=stream, mode="r|") as archive:
+                for member in archive:
+                    archive_bytes += member.size
+                    if archive_bytes > limits.archive_bytes:
+                        raise DataFileError(
+                            f"{source}:{member.name}: the archive's members hold more than "
+                            f"{_mebibytes(limits.archive_bytes)} up to here; no OpenMIC-2018 "
+                            "release is that large"
+                        )
+                    if not (member.isfile() and ARCHIVE_MEMBER.search(member.name)):
+                        continue
+                    audio = member.name.endswith(".ogg")
+                    limit = limits.audio_member_bytes if audio else limits.member_bytes
+                    if member.size > limit:
+                        kind = "one audio clip" if audio else "one release file"
+                        raise DataFileError(
+                            f"{source}:{member.name}: the member is {_mebibytes(member.size)}, "
+                            f"over the {_mebibytes(limit)} limit for {kind}"
+                        )
+                    extracted_bytes += member.size
+                    extracted_members += 1
+                    if extracted_bytes > limits.extracted_bytes:
+                        raise DataFileError(
+                            f"{source}:{member.name}: this member brings the extracted files to "
+                            f"{_mebibytes(extracted_bytes)}, over the "
+                            f"{_mebibytes(limits.extracted_bytes)} limit for all of them"
+                        )
+                    if extracted_members > limits.extracted_members:
+                        raise DataFileError(
+                            f"{source}:{member.name}: this member would be extracted file "
+                            f"{extracted_members:,}, over the limit of "
+                            f"{limits.extracted_members:,} files"
+                        )
+                    # filter: Python >= 3.10.12 / 3.11.4 (pyproject)
+                    archive.extract(member, folder, filter="data")
+    except (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError) as error:
         raise DataFileError(f"{source}: cannot read the archive ({error})") from error
-    return find_release_root(folder)
+
+
+def archive_release_root(source: Path, folder: Path) -> Path:
+    """`find_release_root` on an archive's extraction, with errors that name the archive (the
+    extraction is deleted with the build's scratch folder)."""
+    if (folder / CLASS_MAP).is_file():
+        return folder
+    roots = (
+        [child for child in sorted(folder.iterdir()) if (child / CLASS_MAP).is_file()]
+        if folder.is_dir()
+        else []
+    )
+    if len(roots) == 1:
+        return roots[0]
+    if roots:
+        found = ", ".join(f"{root.name}/{CLASS_MAP}" for root in roots)
+        raise DataFileError(
+            f"{source}: the archive holds {len(roots)} releases ({found}); expected one "
+            "OpenMIC-2018 release, at its top or in one top-level folder"
+        )
+    raise DataFileError(
+        f"{source}: no {CLASS_MAP} at the archive's top or in one top-level folder; expected "
+        "the OpenMIC-2018 release .tgz"
+    )
 
 
 def member_names(source: Path, scratch: Path):

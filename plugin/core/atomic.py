@@ -208,9 +208,75 @@ def _swap(output: Path, target: Path, replaced: Path) -> None:
 
 
 def write_text_atomically(path: Path, text: str) -> None:
-    """Write `text` to a hidden sibling file, then rename it over `path`."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{path.name}.tmp")
-    staging.write_text(text, encoding="utf-8")
-    staging.replace(path)
+    """Write `text` to a hidden sibling file of a unique name, then rename it over `path` (two
+    writers of one path never share a staging file; a reader sees the old or the new text)."""
+    with staged_outputs() as outputs:
+        outputs.text(path, text)
+
+
+class StagedOutputs:
+    """A command's output files and folders, written under unique hidden names beside their targets
+    and renamed into place together by `commit` (see `staged_outputs`). A target that is, holds or
+    lies inside one of `inputs` is refused before anything is written."""
+
+    def __init__(self, inputs: Iterable[Path] = ()) -> None:
+        self.inputs = list(inputs)
+        self.files: list[tuple[Path, Path]] = []  # (staged, target)
+        self.folders: list[tuple[Path, Path]] = []
+        self.created: list[Path] = []  # folders made for the outputs: removed again on a failure
+
+    def text(self, path: Path, text: str) -> None:
+        path = self._checked(path)
+        handle, staged = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        self.files.append((Path(staged), path))
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+
+    def folder(self, path: Path) -> Path:
+        """An empty folder to fill; it replaces `path` (and whatever `path` held) on commit."""
+        path = self._checked(path)
+        staged = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+        self.folders.append((staged, path))
+        return staged
+
+    def _checked(self, path: Path) -> Path:
+        path = Path(path)
+        refuse_overlap(path, self.inputs)
+        for folder in reversed(path.parents):
+            if not folder.exists():
+                folder.mkdir()
+                self.created.append(folder)
+        return path
+
+    def commit(self) -> None:
+        for staged, target in self.folders:
+            replaced = target.with_name(f"{staged.name}.old")
+            if target.exists():
+                target.rename(replaced)
+            staged.rename(target)
+            shutil.rmtree(replaced, ignore_errors=True)
+        for staged, target in self.files:
+            staged.replace(target)
+        self.files, self.folders, self.created = [], [], []
+
+    def discard(self) -> None:
+        for staged, _ in self.files:
+            staged.unlink(missing_ok=True)
+        for staged, _ in self.folders:
+            shutil.rmtree(staged, ignore_errors=True)
+        for folder in reversed(self.created):
+            with contextlib.suppress(OSError):  # not empty: someone else wrote there meanwhile
+                folder.rmdir()
+
+
+@contextlib.contextmanager
+def staged_outputs(inputs: Iterable[Path] = ()) -> Iterator[StagedOutputs]:
+    """All outputs written through it appear together, when the block ends without an error, or
+    not at all: a failure while writing any of them leaves every target as it was (and no folder
+    made for them). None of them may be, hold or lie inside one of `inputs`."""
+    outputs = StagedOutputs(inputs)
+    try:
+        yield outputs
+        outputs.commit()
+    finally:
+        outputs.discard()

@@ -3,6 +3,7 @@ and the Markdown's number formats."""
 
 from __future__ import annotations
 
+import html
 import math
 import statistics
 
@@ -42,3 +43,26 @@ def normal_estimate(value, stderr) -> dict:
     if value is None or stderr is None:
         return estimate(value, stderr, None)
     return estimate(value, stderr, [max(0.0, value - Z95 * stderr), min(1.0, value + Z95 * stderr)])
+
+
+MARKDOWN_SPECIAL = str.maketrans(
+    {"|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]", "\n": " ", "\r": " "}
+)
+
+
+def md(value) -> str:
+    """A value (a model id, a task, instrument or file name: text a user or a run controls) as
+    Markdown text that stays inside its table cell, line or heading: HTML escaped, and the
+    characters that end a cell, start a code span or a link, or break a line neutralised."""
+    return html.escape(str(value), quote=False).translate(MARKDOWN_SPECIAL)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A CSV cell that a spreadsheet will not run: a text starting like a formula gets a leading
+    apostrophe (numbers stay numbers)."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value

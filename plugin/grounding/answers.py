@@ -65,6 +65,7 @@ SYNONYMS = {
         "drumset",
         "percussion kit",
         "bass drum",
+        "snare",
         "snare drum",
         "kick drum",
         "drummer",
@@ -77,6 +78,7 @@ SYNONYMS = {
         "marimba",
         "vibraphone",
         "glockenspiel",
+        "glock",
         "mallets",
     ),
     "mandolin": ("mandolinist",),
@@ -86,8 +88,54 @@ SYNONYMS = {
     "synthesizer": ("synth", "synthesiser"),
     "trombone": ("bass trombone", "trombonist"),
     "trumpet": ("trumpeter",),
+    "ukulele": ("uke",),
     "violin": ("fiddle", "violinist"),
     "voice": ("vocals", "vocal", "singing", "singer", "human voice", "vocalist"),
+}
+# Instruments that are no OpenMIC class, and families of instruments, with their other names: the
+# yes/no reader must know that "I only hear a tuba" or "only strings" names something other than the
+# instrument asked about. A family may hold the asked instrument ("strings" for a violin), so it never
+# makes an answer "no" by itself.
+OTHER_INSTRUMENTS = {
+    "bassoon": ("bassoonist",),
+    "harmonica": ("mouth organ",),
+    "harp": ("harpist",),
+    "harpsichord": (),
+    "horn": ("french horn", "horn player"),
+    "oboe": ("oboist",),
+    "piccolo": (),
+    "tuba": ("sousaphone",),
+    "euphonium": (),
+    "cornet": (),
+    "flugelhorn": (),
+    "bugle": (),
+    "tambourine": (),
+    "bongo": (),
+    "conga": (),
+    "tabla": (),
+    "timpani": ("kettle drum", "kettledrum"),
+    "cowbell": (),
+    "gong": (),
+    "castanet": (),
+    "triangle": (),
+    "sitar": (),
+    "lute": (),
+    "koto": (),
+    "dulcimer": (),
+    "zither": (),
+    "bagpipe": (),
+    "didgeridoo": (),
+    "theremin": (),
+    "kazoo": (),
+    "steel_drum": ("steel pan", "steelpan"),
+}
+INSTRUMENT_FAMILIES = {
+    "strings": ("string", "string section"),
+    "brass": ("brass section", "horn section"),
+    "woodwinds": ("woodwind",),
+    "keyboard": ("keyboardist", "electronic keyboard"),
+    "percussion": ("percussionist",),
+    "orchestra": ("orchestral",),
 }
 
 # ---- marks -------------------------------------------------------------------------------------
@@ -108,6 +156,7 @@ SYNONYMS = {
 _INSTRUMENT_BASE, _LETTER_BASE, _RANGE_BASE, _PART_BASE = 0xE000, 0xE100, 0xE200, 0xE300
 _OPTION = r"\ue000-\ue2ff"  # instruments, letters and ranges, as a regex class range
 _CAPITAL_A = "\x01"  # stands for a capital "A" (control characters are removed from answers first)
+POSITIVE_MARK, NEGATIVE_MARK, UNKNOWN_MARK = "\x02", "\x03", "\x04"  # marks (see cleaning)
 
 
 def _words_to(mark: str, words: str) -> dict[str, str]:
@@ -156,6 +205,13 @@ _STRUCTURE = {
         "sounds detect detected contain contains include includes included feature features featured "
         "featuring identify identified notice noticed recognize recognized recognise recognised exist exists",
     ),
+    # marks: M positive, X negative ("x" standing alone is a cross), y "yes" (a mark only as a label's
+    # value: "guitar: yes")
+    POSITIVE_MARK: "M",
+    NEGATIVE_MARK: "X",
+    "x": "X",
+    UNKNOWN_MARK: "?",
+    **_words_to("y", "yes yeah yep yup"),
 }
 _YES_NO_WORDS = {
     **_CLAUSE_WORDS,
@@ -168,28 +224,49 @@ _YES_NO_WORDS = {
         "there so hear hears heard hearing play plays playing played present audible contain contains "
         "include includes feature features featured featuring exist exists detect detected",
     ),
+    # marks: G positive, K negative; next to a name they belong to it ("drums \u2713"), else they are
+    # the answer words yes and no
+    POSITIVE_MARK: "G",
+    NEGATIVE_MARK: "K",
+    "x": "K",
+    UNKNOWN_MARK: "?",
 }
 _LETTER_CUES = _words_to("o", "option letter choice")  # "option a": the letter, not the article
 _NONE_CUES = _words_to("k", "instrument instruments candidate candidates")  # "no instruments"
 
 # ---- cleaning ----------------------------------------------------------------------------------
-_TO_ASCII = str.maketrans(
-    {
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u2010": "-",
-        "\u2011": "-",
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2212": "-",
-        "\u00a0": " ",
-    }
-)
+_ASCII_OF = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2212": "-",
+    "\u00a0": " ",
+}
+# Marks next to a name ("guitar \u2713, banjo \u2717") become the words POSITIVE_MARK / NEGATIVE_MARK
+# (control characters: an answer's own control characters are removed first); a symbol that could
+# be a mark but has no clear polarity (a ballot box, a star, a circle, "[x]") becomes UNKNOWN_MARK,
+# and makes the answer unreadable.
+_MARK_SYMBOLS = {
+    POSITIVE_MARK: "\u2713\u2714\u2611\u2705\u221a\U0001f5f8\U0001f44d",
+    NEGATIVE_MARK: "\u2717\u2718\u274c\u274e\u2612\u2716\u2a2f\u00d7\U0001f5f4\U0001f5d9\U0001f44e\U0001f6ab\u26d4",
+    UNKNOWN_MARK: "\u2610\u2b1c\U0001f532\U0001f533\u2b55\u271a\u2795\u2796\u2295\u2296\u2753\u2754"
+    "\u2605\u2606\u2b50\U0001f7e2\U0001f534\U0001f7e9\U0001f7e5",
+}
+_BRACKETED_MARKS = ("[x]", "(x)", "[ ]", "[]", "( )")  # checkboxes: ticked or crossed?
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-_CONTROL = str.maketrans(
-    dict.fromkeys([*map(chr, range(32)), "\x7f"], " ") | {"\n": "\n", "\r": "\n"}
+_CONTROL_CHARACTERS = {**dict.fromkeys([*map(chr, range(32)), "\x7f"], " "), "\n": "\n", "\r": "\n"}
+_CONTROL = str.maketrans(_CONTROL_CHARACTERS)
+_TO_ASCII = str.maketrans(  # control characters, then marks, then the rest of non-ASCII text
+    {
+        **_CONTROL_CHARACTERS,
+        **_ASCII_OF,
+        **{symbol: f" {mark} " for mark, symbols in _MARK_SYMBOLS.items() for symbol in symbols},
+    }
 )
 _CAPITAL_A_WORD = re.compile(r"A(?<![A-Za-z0-9_']A)(?![A-Za-z0-9_'])")
 _CONTRACTIONS = (
@@ -213,6 +290,9 @@ _SEPARATORS = {
     **dict.fromkeys("-'\"*_#`~|\\=^$%@", " "),
 }
 _PUNCTUATION = str.maketrans(_SEPARATORS)
+# yes/no: a closing bracket ends a clause ("a guitar (not a piano) and the drums"); an opening one
+# stays a list separator ("piano (yes)")
+_YES_NO_PUNCTUATION = str.maketrans(_SEPARATORS | dict.fromkeys(")]}>", ";"))
 _TIME_PUNCTUATION = str.maketrans(
     _SEPARATORS | {"-": "-", **dict.fromkeys("()[]", "|")}
 )  # "-" joins a range
@@ -221,9 +301,10 @@ _TIME_PUNCTUATION = str.maketrans(
 def _spelled_out(text: str, capital_a: bool = False) -> str:
     """ASCII, lower case, contractions spelled out. With capital_a, a capital "A" standing alone is
     kept apart (a letter, unless an instrument name follows)."""
-    if not text.isascii():
+    if text.isascii():
+        text = text.translate(_CONTROL)
+    else:
         text = _NON_ASCII.sub(" ", text.translate(_TO_ASCII))
-    text = text.translate(_CONTROL)
     if capital_a:
         text = _CAPITAL_A_WORD.sub(
             _CAPITAL_A, text
@@ -232,6 +313,9 @@ def _spelled_out(text: str, capital_a: bool = False) -> str:
     if "'" in text or "cannot" in text:
         for contraction, spelled in _CONTRACTIONS:
             text = text.replace(contraction, spelled)
+    if "[" in text or "(" in text:
+        for box in _BRACKETED_MARKS:
+            text = text.replace(box, f" {UNKNOWN_MARK} ")
     return text
 
 
@@ -272,7 +356,8 @@ def _class_key(name: str) -> str:
 
 
 def _class_phrases(key: str) -> tuple[str, ...]:
-    return (key.replace("_", " "), *SYNONYMS.get(key, ()))
+    others = SYNONYMS.get(key) or OTHER_INSTRUMENTS.get(key) or INSTRUMENT_FAMILIES.get(key, ())
+    return (key.replace("_", " "), *others)
 
 
 @lru_cache(maxsize=512)
@@ -402,7 +487,48 @@ def _option_marks(
         marks = _letter_a_resolved(marks, vocabulary.options[len(candidates) + letters.index("a")])
     if "k" in marks:
         marks = _NO_INSTRUMENTS.sub("#", marks)
-    return _without(marks, _HELPER_MARKS), vocabulary
+    marks = _checked(_without(marks, _HELPER_MARKS))
+    return None if marks is None else (marks, vocabulary)
+
+
+# "guitar: no", "banjo (yes)", "guitar: \u2713": a part that is one option (after "it is", "the
+# answer is"), then a part that is only a mark: the clause's first label, or one right after another
+_LABELLED = re.compile(rf"([;,][aS]*+)([{_OPTION}]),(y|n|M++|X++)(?![^;,])")
+# "guitar \u2713", "\u2717 banjo": a part that is one option and its marks
+_MARKED = re.compile(rf"([;,][aS]*+)(?:(M++|X++)([{_OPTION}])|([{_OPTION}])(M++|X++))(?![^;,])")
+_EMPTY_PARTS = re.compile(",,++")  # "guitar (yes), banjo": one list separator
+
+
+def _label(match: re.Match) -> str:
+    start, text = match.start(), match.string
+    opening, option, mark = match.groups()
+    before = text[start - 1] if start else ";"  # the end of the part before, if any
+    if opening[0] == "," and not (
+        before in "ynMX;," or (before >= "\ue000" and text[start - 2] in "MX")
+    ):
+        return match.group()  # "I hear a guitar, banjo: no": the list could go on past the label
+    return f";~{option};" if mark[0] in "nX" else f"{opening}{option}"
+
+
+def _marked(match: re.Match) -> str:
+    opening, before, option_after, option_before, after = match.groups()
+    mark, option = (before, option_after) if before else (after, option_before)
+    return f";~{option};" if mark[0] == "X" else f"{opening}{option}"
+
+
+def _checked(marks: str) -> str | None:
+    """Marks next to an option resolved: a negative mark (or "no" as a label's value) denies its
+    option, in a clause of its own (so that no negation reaches the names after it), a positive one
+    (or "yes") affirms it; None when a mark is left that belongs to no one option ("guitar \u2713
+    banjo", "[x] guitar", a mark in a sentence)."""
+    if "M" not in marks and "X" not in marks and "y" not in marks and ",n" not in marks:
+        return marks
+    marks = _LABELLED.sub(_label, _EMPTY_PARTS.sub(",", f";{marks}"))
+    if "M" in marks or "X" in marks:
+        marks = _MARKED.sub(_marked, marks)
+        if "M" in marks or "X" in marks:
+            return None
+    return marks[1:].replace("y", "")
 
 
 # ---- reading the marks -------------------------------------------------------------------------
@@ -532,6 +658,11 @@ _TIME_WORDS = {
         for word in words.split()
     },
     **_words_to("?", "half whole entire throughout"),
+    # a unit other than seconds: "10-20 minutes" is no range of a 30-second clip
+    **_words_to(
+        "?",
+        "minute minutes min mins m ms msec msecs millisecond milliseconds hour hours hr hrs h",
+    ),
     **_words_to(
         "s", "segment segments range ranges part section interval window portion option choice"
     ),
@@ -599,10 +730,10 @@ def _time_marks(prepared: str) -> str | None:
     for k, number in enumerate("\u00b9\u00b2\u00b3"):
         marks = marks.replace(f"s{number}", _RANGE_MARKS[k])
     marks = _DURATION.sub("", marks).replace(f"{_RANGE_MARKS[2]}w", "")  # "final answer"
-    for mark in _RANGE_MARKS:  # "[10-20]": the brackets belong to the range
-        marks = marks.replace(f"|{mark}", mark).replace(f"{mark}|", mark)
+    for mark in _RANGE_MARKS:  # "[10-20]": the brackets belong to the range ("0-10 (no)": not)
+        marks = marks.replace(f"|{mark}|", mark)
     marks = _clauses(_without(marks, _TIME_HELPERS).replace("Q", _RANGE_MARKS[1]).replace("|", ","))
-    return None if marks is None else _without(marks, _HELPER_MARKS)
+    return None if marks is None else _checked(_without(marks, _HELPER_MARKS))
 
 
 # ---- readers -----------------------------------------------------------------------------------
@@ -619,17 +750,11 @@ _YES_NO_CONFLICT = re.compile(
 _TO_PART_END_NO = re.compile(r"[~!N][^;,]*+")
 
 
-def read_yes_no(text) -> bool | None:
-    """True for yes, False for no. Answer words ("yes", "no", "nope") and statements ("there is a
-    piano", "I do not hear one", "it is absent") must all agree; a hedge, a double negation or a
-    part that says both makes the answer unreadable. A "no" about another instrument ("yes, but no
-    drums") counts as a no: the reader does not know which instrument was asked about."""
-    prepared = _prepared(text)
-    if prepared is None:
-        return None
-    marks = _clauses(
-        _marks(_cleaned(prepared.replace(" - ", " , ").replace("--", " , ")).split(), _YES_NO_WORDS)
-    )
+def _plain_yes_no(marks: str) -> bool | None:
+    """An answer that names no instrument: its answer words and statements must all agree."""
+    if "G" in marks or "K" in marks:
+        marks = marks.replace("G", "Y").replace("K", "N")
+    marks = _clauses(marks)
     if marks is None:
         return None
     # "and" always ends a clause here: each side's polarity is its own ("a piano and no drums")
@@ -644,6 +769,194 @@ def read_yes_no(text) -> bool | None:
     said_yes = "Y" in unnegated or "P" in unnegated
     said_no = "~" in marks or "!" in marks or "N" in marks
     return said_yes if said_yes != said_no else None
+
+
+# ---- yes / no about one instrument ---------------------------------------------------------------
+# An answer that names instruments gets three more marks: T the instrument asked about, I another
+# instrument, F a family that may hold the asked one ("strings"); J is "only" ("only", "just",
+# "nothing but", "and nothing else", "no other"), R a list of alternatives holding T ("piano or drums").
+@dataclass(frozen=True)
+class _YesNoVocabulary:
+    words: dict[
+        str, str
+    ]  # every instrument name (and part of a multi-word one), then the yes/no words
+    names: _Vocabulary  # the multi-word names
+    roles: dict[
+        int, str
+    ]  # (a str.translate table) instrument marks to T / I / F, parts of names to "."
+
+
+@lru_cache(maxsize=64)
+def _yes_no_vocabulary(instrument: str | None) -> _YesNoVocabulary:
+    """Names of every OpenMIC class, of the other instruments and of the families; the asked
+    instrument's names (synonyms and plurals: "keys", "grand pianos") are T. Without an instrument
+    every name is F: nothing an answer says about an instrument can be read."""
+    asked = () if instrument is None else (instrument,)
+    names = _vocabulary((*OTHER_INSTRUMENTS, *INSTRUMENT_FAMILIES, *asked))
+    target = names.options[-1] if asked else None
+    families = set(names.options[len(OTHER_INSTRUMENTS) :][: len(INSTRUMENT_FAMILIES)])
+    named = {word: mark for word, mark in names.marks.items() if mark >= "\ue000"}
+    phrase_marks = {mark for group in names.phrases.values() for _, mark in group}
+    roles = {}
+    for mark in {*named.values(), *phrase_marks}:
+        if mark >= chr(_PART_BASE):
+            roles[ord(mark)] = "."  # "double", "kit" alone: no name
+        elif mark == target:
+            roles[ord(mark)] = "T"
+        else:
+            roles[ord(mark)] = "F" if instrument is None or mark in families else "I"
+    return _YesNoVocabulary({**named, **_YES_NO_WORDS}, names, roles)
+
+
+_NOT_ONLY = re.compile(r"~\.?\^")  # "not only", "not the only": a clause end (as in _clauses)
+_ONLY_AFTER = re.compile(r"[&,]++(?:zE|nO)|zE|nO")  # "drums and nothing else", "drums, no other"
+_NAMED_HELPERS = str.maketrans(dict.fromkeys(".aShd"))
+_LIST_DOUBLE_NEGATION = re.compile(r"[~!][^;,&/~!]*+[~!]")  # "and" / "or" end a part here
+_MARK_BETWEEN_NAMES = re.compile(r"[TIF][GK]++[TIF]")  # "piano \u2713 drums": whose mark?
+_MARK_OF_OTHER = re.compile(r"([IF])[GK]++|[GK]++(?=[IF])")  # "drums \u2713": not about T
+_JOINED_CLAUSE = re.compile(r"[&/](?=[PYN])")  # "and there is", "or not": a new clause
+_NAME_LIST = re.compile(r"[TIF](?:[&/][TIF])++")  # "drums and piano", "drums or piano"
+_NEGATED_LIST = re.compile(
+    r"~[^;,&/T]*+(?<=[IF])(?:[&/][IF])*+&[IF&/]*+T"  # "no drums and piano": is the piano denied?
+    r"|![^;,&/]*+(?<=[TIF])(?:[&/][TIF])++[^;,&/P]*+P"  # "I don't hear drums and piano playing"
+)
+_UNNEGATED_ALTERNATIVE = re.compile(r"[;,][^;,~!R]*+R[^;,~!]*+(?![^;,])")  # "piano or drums"
+_TARGET_LABEL = re.compile(r"([;,][IF]*+T[TIF]*+),(?=[^;,TIF]*+(?![^;,]))")  # "piano: absent"
+_OTHERS_LABEL = re.compile(r"([IF]),[^;,TIF]*+(?![^;,])")  # "drums: absent", "I hear drums, no"
+_LIST_BEFORE_DENIAL = re.compile(
+    r"[;,][IF]*+T[TIF]*+(?:,[TIF]++(?=,))*+,[^;,!]*+!"
+)  # "piano, drums are absent": is the piano absent too?
+_CONTINUED_LIST = re.compile(
+    r"[;,][^;,PJ~!]*+[PJ~!][^;,]*+(?:,[TIF]++(?![^;,]))++"
+)  # "I hear drums, bass, piano", "no drums, bass": the names share the verb or negation
+_BARE_NOT = re.compile(r"~(?=[^;,TIF]*+(?![^;,]))")  # "not at all": the whole part
+_NOT_OTHERS = re.compile(r"~[^;,T]*+(?![^;,])")  # "without drums": says nothing of T
+_DENIES_TARGET = re.compile(r"![^;,T]*+T|T[^;,!]*+!")
+_BARE_DENIAL = re.compile(r"[;,][^;,!TIF]*+![^;,TIF]*+(?![^;,])")  # "it is not there"
+_ONLY_OTHERS = re.compile(
+    r"[;,][^;,!TFJI]*+(?:J[^;,!TFI]*+I|I[^;,!TFJ]*+J)[^;,!TF]*+(?![^;,])"
+)  # "I only hear drums", "drums and nothing else"
+_AFFIRMS_TARGET = re.compile(
+    r"[;,][^;,!PJT]*+(?:[PJ][^;,!T]*+T|T[^;,!PJ]*+[PJ])[^;,!]*+(?![^;,])"
+)  # "I hear a piano", "only the piano"
+_BARE_PRESENCE = re.compile(r"[;,][^;,!TIFP]*+P[^;,!TIF]*+(?![^;,])")  # "yes, there is"
+_TARGET_ALONE = re.compile(r"[;,][IF]*+T[TIF]*+(?![^;,])")  # the piano named, nothing said of it
+_SAYS_NO = re.compile("|".join(p.pattern for p in (_DENIES_TARGET, _BARE_DENIAL, _ONLY_OTHERS)))
+_SAYS_YES = re.compile("|".join(p.pattern for p in (_AFFIRMS_TARGET, _BARE_PRESENCE)))
+
+
+def _listed(match: re.Match) -> str:
+    """A list of names as one name: T (or R, alternatives) if it holds T. An and-list in the
+    middle of a part ("I hear the piano and the drums are absent") stays apart: its names belong to
+    the two sides."""
+    names, text = match.group(), match.string
+    if (
+        "/" not in names
+        and text[match.start() - 1] not in ";,&/"
+        and text[match.end() : match.end() + 1] not in ("", ";", ",", "&", "/")
+    ):
+        return names
+    if "T" in names:
+        return "R" if "/" in names else "T"
+    return "F" if "F" in names else "I"
+
+
+def _continued(match: re.Match) -> str:
+    """Names listed after a part belong to it ("I hear drums, bass, piano"); after a negation it is
+    not clear ("no drums, piano")."""
+    separator, (head, _, tail) = match.group()[0], match.group()[1:].partition(",")
+    if "T" in tail and ("~" in head or "!" in head):
+        return "?"
+    return separator + head + tail.replace(",", "")
+
+
+def _named_yes_no(marks: str) -> bool | None:
+    """An answer that names instruments: what it says about T must agree with its answer words."""
+    if "^" in marks:
+        marks = _NOT_ONLY.sub(";", marks).replace("^", "J")
+    if "E" in marks or "O" in marks:
+        marks = _ONLY_AFTER.sub("J", marks)
+    if "z_" in marks:
+        marks = marks.replace("z_", "J")
+    marks = _clauses(marks)
+    if marks is None:
+        return None
+    if "n" in marks:
+        marks = _ANSWER_NO.sub("N;", marks).replace("n", "~")
+    marks = ";" + marks.replace("#", "~").translate(_NAMED_HELPERS)
+    if "?" in marks or (("~" in marks or "!" in marks) and _LIST_DOUBLE_NEGATION.search(marks)):
+        return None
+    if "G" in marks or "K" in marks:
+        if _MARK_BETWEEN_NAMES.search(marks):
+            return None
+        marks = _MARK_OF_OTHER.sub(r"\1", marks).replace("G", "Y").replace("K", "N")
+    if "&" in marks or "/" in marks:
+        marks = _JOINED_CLAUSE.sub(";", marks.replace(",&", "&").replace(",/", "/"))
+        if ("~" in marks or "!" in marks) and _NEGATED_LIST.search(marks):
+            return None
+        marks = _NAME_LIST.sub(_listed, marks).replace("&", ";").replace("/", ";")
+    if "R" in marks:
+        if _UNNEGATED_ALTERNATIVE.search(marks):
+            return None
+        marks = marks.replace("R", "T")
+    if "," in marks:  # labels and lists: only after a name
+        if "T," in marks:
+            marks = _TARGET_LABEL.sub(r"\1", marks)
+        if "I," in marks or "F," in marks:
+            marks = _OTHERS_LABEL.sub(r"\1", marks)
+        if ",T" in marks or ",I" in marks or ",F" in marks:
+            marks = _CONTINUED_LIST.sub(_continued, marks)
+            if "?" in marks:
+                return None
+        if "T," in marks and "!" in marks and _LIST_BEFORE_DENIAL.search(marks):
+            return None
+    if "~" in marks:
+        marks = _NOT_OTHERS.sub("I", _BARE_NOT.sub("!", marks)).replace("~", "!")
+    if "Y" in marks and _YES_NO_CONFLICT.search(marks):
+        return None
+    if "J" in marks and _ONLY_OTHERS.search(marks) and _TARGET_ALONE.search(marks):
+        return None  # "I only hear drums and, faintly, a piano"
+    said_no = "N" in marks or (
+        ("!" in marks or "J" in marks) and _SAYS_NO.search(marks) is not None
+    )
+    said_yes = "Y" in marks or (
+        ("P" in marks or "J" in marks) and _SAYS_YES.search(marks) is not None
+    )
+    if "T" not in marks:  # only other instruments named: never a yes
+        return False if said_no and not said_yes else None
+    return said_yes if said_yes != said_no else None
+
+
+def read_yes_no(text, instrument: str | None = None) -> bool | None:
+    """True for yes, False for no, about `instrument` (the OpenMIC class asked about: "piano",
+    "mallet_percussion"; its synonyms and plurals count). Answer words ("yes", "no", "nope", a mark
+    such as \u2713 / \u274c) and statements ("there is a piano", "I do not hear one", "it is absent")
+    must all agree; a hedge, a double negation or a part that says both makes the answer unreadable.
+
+    What an answer says of other instruments does not count: "Yes, a piano, but no drums" is yes,
+    "No, only drums." no. An answer that names instruments but never the asked one is never yes:
+    it is no when it says so ("No, I hear drums.") or says that only other instruments play ("I only
+    hear drums.", "Only violin is playing.", "nothing but drums"), else unreadable ("I hear drums.",
+    "The clip features a guitar and drums.", "Yes, drums." - the yes may be about the drums). Where
+    it is not clear which instrument a statement is about, the answer is unreadable: "no drums and
+    piano", "piano, drums are absent"... Without `instrument` no name can be attributed: only
+    answers that name no instrument ("Yes.", "No, there isn't.") are read."""
+    prepared = _prepared(text)
+    if prepared is None:
+        return None
+    if not isinstance(instrument, str) or not instrument.strip():
+        instrument = None
+    vocabulary = _yes_no_vocabulary(instrument)
+    marks = _marks(
+        _cleaned(prepared.replace(" - ", " , ").replace("--", " , "), _YES_NO_PUNCTUATION).split(),
+        vocabulary.words,
+        vocabulary.names,
+    )
+    if not marks.isascii():
+        marks = marks.translate(vocabulary.roles)
+        if "T" in marks or "I" in marks or "F" in marks:
+            return _named_yes_no(marks)
+    return _plain_yes_no(marks)
 
 
 def instruments_mentioned(text, candidates: list[str]) -> set[int]:

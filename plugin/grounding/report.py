@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import collections
 
-from symphony_bench.plugin.core.reporting import fmt, fmt_se, normal_estimate, number
+from symphony_bench.plugin.core.reporting import fmt, fmt_se, md, normal_estimate, number
 from symphony_bench.plugin.core.sections import (
     LeaderboardColumns,
     Ranking,
@@ -94,25 +94,29 @@ def render(entry: ReportEntry) -> list[str]:
     task, body = entry.label, entry.body
     summary = body["summary"]
     scores = [name for name in summary if not name.endswith("_stderr") and name != "n_docs"]
-    lines = [f"## {task}", "", f"- {summary['n_docs']} docs"]
+    lines = [f"## {md(task)}", "", f"- {summary['n_docs']} docs"]
     lines += [
         f"- {name}: {fmt(summary[name])} ± {fmt_se(summary[f'{name}_stderr'])} (stderr clustered by clip)"
         for name in scores
     ]
     if "prediction_rates" in body:
         lines += ["", "| answer | prediction rate (valid answers) |", "|---|---:|"]
-        lines += [f"| {label} | {fmt(rate)} |" for label, rate in body["prediction_rates"].items()]
+        lines += [
+            f"| {md(label)} | {fmt(rate)} |" for label, rate in body["prediction_rates"].items()
+        ]
     for group, rows in body.get("confusion", {}).items():
         answers = sorted({answer for row in rows.values() for answer in row})
         lines += [
             "",
-            f"Confusion, group {group} (row: gold instrument, column: answer, row-normalised)",
+            f"Confusion, group {md(group)} (row: gold instrument, column: answer, row-normalised)",
             "",
-            "| gold | " + " | ".join(answers) + " |",
+            "| gold | " + " | ".join(map(md, answers)) + " |",
             "|---|" + "---:|" * len(answers),
         ]
         lines += [
-            f"| {gold} | " + " | ".join(fmt(row.get(answer, 0.0), 2) for answer in answers) + " |"
+            f"| {md(gold)} | "
+            + " | ".join(fmt(row.get(answer, 0.0), 2) for answer in answers)
+            + " |"
             for gold, row in rows.items()
         ]
     return lines + [""]

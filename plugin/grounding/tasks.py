@@ -150,10 +150,12 @@ def doc_to_visual(doc: dict) -> list[dict]:
 
 
 def read_answer(doc: dict, answer) -> int | list[bool] | None:
-    """The option index (or, for the set task, the chosen mask) an answer means; None if unreadable."""
+    """The option index (or, for the set task, the chosen mask) an answer means; None if unreadable.
+    A yes/no answer is read about the instrument its row asks about (`instrument`, an OpenMIC class;
+    else `instrument_name`): what it says of other instruments is no answer."""
     kind, options = doc["interface"], doc["options"]
     if kind == "yes_no":
-        said = read_yes_no(answer)
+        said = read_yes_no(answer, doc.get("instrument") or doc.get("instrument_name"))
         return None if said is None else (0 if said else 1)
     if kind == "time":
         return read_time_range(answer)

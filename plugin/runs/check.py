@@ -14,7 +14,7 @@ import yaml
 
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.task_folders import TASKS_DIR
-from symphony_bench.plugin.runs.files import read_json, results_files, samples_files
+from symphony_bench.plugin.runs.files import has_content, read_results, results_files, samples_files
 
 
 def group_members() -> dict[str, list[str]]:
@@ -38,17 +38,13 @@ def expand(names: list[str], groups: dict[str, list[str]]) -> list[str]:
 def reported_tasks(run_dir: Path) -> set[str]:
     """Tasks with an entry in a results file (one the harnesses name so, not any `*results*.json`)."""
     return {
-        task for path in results_files(run_dir) for task in read_json(path).get("results") or {}
+        task for path in results_files(run_dir) for task in read_results(path).get("results") or {}
     }
 
 
 def sampled_tasks(run_dir: Path) -> set[str]:
-    """Tasks with a non-empty samples file."""
-    return {
-        task
-        for task, paths in samples_files(run_dir).items()
-        if any(path.stat().st_size > 0 for path in paths)
-    }
+    """Tasks with a samples file that holds something (a file of blank lines holds no sample)."""
+    return {task for task, paths in samples_files(run_dir).items() if any(map(has_content, paths))}
 
 
 def missing_outputs(run_dir: Path, requested: list[str]) -> dict[str, list[str]]:

@@ -52,19 +52,18 @@ def _add_report(commands) -> None:
 def run_report(args: argparse.Namespace) -> None:
     import json
 
-    from symphony_bench.plugin.core.atomic import write_text_atomically
+    from symphony_bench.plugin.runs.outputs import command_outputs
+    from symphony_bench.plugin.runs.plots import report_plots_section
     from symphony_bench.plugin.runs.report import build_report, render_markdown
 
     report = build_report(args.run_dir, {"human_ratings": args.human_ratings})
     markdown = render_markdown(report)
-    if args.json:
-        write_text_atomically(args.json, json.dumps(report.bodies(), indent=2) + "\n")
-    if args.markdown:
-        from symphony_bench.plugin.runs.plots import report_plots_section
-
-        # PNG + SVG in <stem>_plots/ beside it
-        plots = report_plots_section(list(report.entries.values()), args.markdown)
-        write_text_atomically(args.markdown, "\n".join([markdown, *plots]))
+    with command_outputs([args.run_dir], args.human_ratings) as outputs:
+        if args.json:
+            outputs.text(args.json, json.dumps(report.bodies(), indent=2) + "\n")
+        if args.markdown:
+            plots = report_plots_section(list(report.entries.values()), args.markdown, outputs)
+            outputs.text(args.markdown, "\n".join([markdown, *plots]))
     print(markdown)
 
 
@@ -150,8 +149,8 @@ def run_compare(args: argparse.Namespace) -> int:
     for variable, value in SINGLE_THREADED_BLAS.items():  # read when numpy loads, i.e. just below
         os.environ.setdefault(variable, value)
     from symphony_bench.plugin.runs.compare import compare_runs
-    from symphony_bench.plugin.runs.compare_output import write_outputs
-    from symphony_bench.plugin.runs.gate import GateRule, apply_gate, change_rows, exit_status
+    from symphony_bench.plugin.runs.compare_output import json_text, render_markdown
+    from symphony_bench.plugin.runs.gate import GateRule, apply_gate, exit_status
 
     if args.n_boot < 2:
         raise ValueError(f"--n-boot must be at least 2, got {args.n_boot}")
@@ -160,9 +159,8 @@ def run_compare(args: argparse.Namespace) -> int:
         args.base_run, args.candidate_run, args.allow_mismatch, args.n_boot, args.seed
     )
     gate = apply_gate(result, rules)
-    markdown = write_outputs(result, gate, args.json, None)
-    if args.markdown:
-        write_markdown_with_plots(markdown, change_rows(result), args.markdown)
+    markdown = render_markdown(result, gate)
+    write_compare_outputs(result, gate, args, json_text(result, gate) if args.json else None)
     print(markdown)
     if not result["compared"]:
         print(
@@ -173,12 +171,20 @@ def run_compare(args: argparse.Namespace) -> int:
     return exit_status(gate)
 
 
-def write_markdown_with_plots(markdown: str, rows: list[dict], path: Path) -> None:
-    """The summary, then the forest plot of changes (PNG + SVG in <stem>_plots/ beside it)."""
-    from symphony_bench.plugin.core.atomic import write_text_atomically
+def write_compare_outputs(result: dict, gate: dict, args: argparse.Namespace, json: str | None):
+    """--json and --markdown (the summary, then the forest plot of changes, PNG + SVG in
+    <stem>_plots/ beside it), together."""
+    from symphony_bench.plugin.runs.compare_output import render_markdown
+    from symphony_bench.plugin.runs.gate import change_rows
+    from symphony_bench.plugin.runs.outputs import command_outputs
     from symphony_bench.plugin.runs.plots import compare_plots_section
 
-    write_text_atomically(path, "\n".join([markdown, *compare_plots_section(rows, path)]))
+    with command_outputs([args.base_run, args.candidate_run]) as outputs:
+        if json is not None:
+            outputs.text(args.json, json)
+        if args.markdown:
+            plots = compare_plots_section(change_rows(result), args.markdown, outputs)
+            outputs.text(args.markdown, "\n".join([render_markdown(result, gate), *plots]))
 
 
 # ---- leaderboard ----------------------------------------------------------------------------------
@@ -206,8 +212,12 @@ def _add_leaderboard(commands) -> None:
 
 def run_leaderboard(args: argparse.Namespace) -> None:
     from symphony_bench.plugin.runs.leaderboard import build_leaderboard, write_leaderboard
+    from symphony_bench.plugin.runs.outputs import command_outputs
 
-    print(write_leaderboard(build_leaderboard(args.run_dirs), args.out))
+    board = build_leaderboard(args.run_dirs)
+    with command_outputs(args.run_dirs) as outputs:
+        markdown = write_leaderboard(board, args.out, outputs)
+    print(markdown)
 
 
 # ---- export ---------------------------------------------------------------------------------------
@@ -234,15 +244,11 @@ def _add_export(commands) -> None:
 
 
 def run_export(args: argparse.Namespace) -> None:
-    from symphony_bench.plugin.runs.export import (
-        model_rows,
-        write_eval_results,
-        write_hf_leaderboard,
-    )
+    from symphony_bench.plugin.runs.export import export_files, model_rows
+    from symphony_bench.plugin.runs.outputs import command_outputs
 
-    rows = model_rows(args.run_dir)
-    if args.format == "hf-leaderboard":
-        written = write_hf_leaderboard(rows, args.out)
-    else:
-        written = write_eval_results(rows, args.out, args.dataset_id)
-    print("\n".join(str(path) for path in written))
+    files = export_files(model_rows(args.run_dir), args.format, args.out, args.dataset_id)
+    with command_outputs([args.run_dir]) as outputs:
+        for path, text in files.items():
+            outputs.text(path, text)
+    print("\n".join(str(path) for path in files))

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
-from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.run_facts import RUN_FIELDS
 from symphony_bench.plugin.core.sections import TaskRecords
+from symphony_bench.plugin.runs.files import no_samples_error
 from symphony_bench.plugin.runs.provenance import COMPARED_FIELDS, provenance
 from symphony_bench.plugin.runs.report import run_tasks
 from symphony_bench.plugin.runs.samples import forget_samples, read_task, without_cyclic_gc
@@ -63,9 +63,7 @@ def read_run(run_dir: Path) -> dict[str, RunTask]:
     with without_cyclic_gc():
         tasks = {task.label: RunTask.of(task) for task in run_tasks(run_dir)}
     if not tasks:
-        raise DataFileError(
-            f"{run_dir}: no symphony-bench samples files (run the harness with --log_samples)"
-        )
+        raise no_samples_error(run_dir)
     return tasks
 
 

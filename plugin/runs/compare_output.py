@@ -4,11 +4,10 @@ numbers as finite floats or null."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.plugin.core.reporting import fmt, fmt_p, number
+from symphony_bench.plugin.core.reporting import fmt, fmt_p, md, number
 from symphony_bench.plugin.runs.gate import change_rows
 from symphony_bench.plugin.runs.sections import SECTIONS
 
@@ -42,7 +41,7 @@ def render_markdown(result: dict, gate: dict) -> str:
         f"## symphony-bench compare: {STATUS_LINE[gate['status']]}",
         "",
         (
-            f"BASE `{result['base']}` vs CANDIDATE `{result['candidate']}`: CANDIDATE - BASE on the docs both ran; "
+            f"BASE {md(result['base'])} vs CANDIDATE {md(result['candidate'])}: CANDIDATE - BASE on the docs both ran; "
             "95% intervals and p-values from a paired bootstrap of the design's units."
         ),
     ]
@@ -52,7 +51,7 @@ def render_markdown(result: dict, gate: dict) -> str:
             if result["allow_mismatch"]
             else "Refused, the runs differ:"
         )
-        lines += ["", heading, *[f"- {text}" for text in result["mismatches"][:10]]]
+        lines += ["", heading, *[f"- {md(text)}" for text in result["mismatches"][:10]]]
         lines += (
             [f"- ... and {len(result['mismatches']) - 10} more"]
             if len(result["mismatches"]) > 10
@@ -98,7 +97,7 @@ def _change_table(rows: list[dict]) -> list[str]:
     for row in rows:
         ci = "n/a" if row["ci_low"] is None else f"[{fmt(row['ci_low'])}, {fmt(row['ci_high'])}]"
         lines.append(
-            f"| {row['task']} | {row['metric']} | {fmt(row['base'])} | {fmt(row['candidate'])} | "
+            f"| {md(row['task'])} | {md(row['metric'])} | {fmt(row['base'])} | {fmt(row['candidate'])} | "
             f"{_signed(row['change'])} | {ci} | {fmt_p(row['p'])} |"
         )
     return lines
@@ -112,14 +111,15 @@ def _gate_lines(gate: dict) -> list[str]:
     lines = []
     for entry in gate["regressions"]:
         lines.append(
-            f"- regression ({entry['rule']}): {entry['task']} {entry['metric']} {_signed(entry['change'])} "
+            f"- regression ({md(entry['rule'])}): {md(entry['task'])} {md(entry['metric'])} "
+            f"{_signed(entry['change'])} "
             f"(95% CI {fmt(entry['ci_low'])} to {fmt(entry['ci_high'])})"
         )
     lines += [
-        f"- no interval, cannot gate ({entry['rule']}): {entry['task']} {entry['metric']}"
+        f"- no interval, cannot gate ({md(entry['rule'])}): {md(entry['task'])} {md(entry['metric'])}"
         for entry in gate["undecided"]
     ]
-    lines += [f"- --fail-on {text} matches no compared metric" for text in gate["unmatched"]]
+    lines += [f"- --fail-on {md(text)} matches no compared metric" for text in gate["unmatched"]]
     return ["", *lines] if lines else []
 
 
@@ -136,24 +136,12 @@ def _notable_lines(result: dict) -> list[str]:
         for what, test in body.get("flips", {}).items():
             if test["p_value"] < ALPHA:
                 flips.append(
-                    f"{label} {what}: {test['lost']} lost, {test['gained']} gained "
+                    f"{md(label)} {what}: {test['lost']} lost, {test['gained']} gained "
                     f"(McNemar p={fmt_p(test['p_value'])})"
                 )
     return [*lines, f"- items that flip more one way than the other: {'; '.join(flips) or 'none'}"]
 
 
-def write_outputs(
-    result: dict, gate: dict, json_path: Path | None, markdown_path: Path | None
-) -> str:
-    """Writes the requested files atomically; returns the Markdown."""
-    from symphony_bench.plugin.core.atomic import write_text_atomically
-
-    markdown = render_markdown(result, gate)
-    if json_path:
-        write_text_atomically(
-            json_path,
-            json.dumps(json_ready({**result, "gate": gate}), indent=2, allow_nan=False) + "\n",
-        )
-    if markdown_path:
-        write_text_atomically(markdown_path, markdown)
-    return markdown
+def json_text(result: dict, gate: dict) -> str:
+    """--json's content: the comparison with its gate."""
+    return json.dumps(json_ready({**result, "gate": gate}), indent=2, allow_nan=False) + "\n"

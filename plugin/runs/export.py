@@ -20,7 +20,6 @@ from pathlib import Path
 
 import yaml
 
-from symphony_bench.plugin.core.atomic import write_text_atomically
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.runs.leaderboard import run_rows
 
@@ -68,12 +67,17 @@ def row_model_name(row: dict) -> str:
     return row["provenance"]["model"]["id"] or row["model"]
 
 
-def write_hf_leaderboard(rows: list[dict], out: Path) -> list[Path]:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(
-        out, json.dumps(hf_leaderboard_results(rows), indent=2, allow_nan=False) + "\n"
-    )
-    return [out]
+def export_files(
+    rows: list[dict], export_format: str, out: Path, dataset_id: str | None
+) -> dict[Path, str]:
+    """{path: text} of the files an export writes: hf-leaderboard one JSON file `out`, eval-results
+    one YAML file per entry in the folder `out`."""
+    if export_format == "hf-leaderboard":
+        return {out: json.dumps(hf_leaderboard_results(rows), indent=2, allow_nan=False) + "\n"}
+    return {
+        out / name: yaml.safe_dump(entries, sort_keys=False, allow_unicode=True)
+        for name, entries in eval_results_entries(rows, dataset_id).items()
+    }
 
 
 # ---- eval-results --------------------------------------------------------------------------------
@@ -117,14 +121,3 @@ def notes(row: dict, metric: dict) -> str:
 
 def safe_file_name(entry: str) -> str:
     return re.sub(r"[^\w.-]+", "_", entry)
-
-
-def write_eval_results(rows: list[dict], out: Path, dataset_id: str | None) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, entries in eval_results_entries(rows, dataset_id).items():
-        write_text_atomically(
-            out / name, yaml.safe_dump(entries, sort_keys=False, allow_unicode=True)
-        )
-        written.append(out / name)
-    return written

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import re
+import stat
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from symphony_bench.plugin.core.errors import DataFileError
@@ -39,12 +43,93 @@ def results_stamp(name: str) -> tuple[str, str] | None:
     return None
 
 
+def regular_file_problem(path: Path) -> str | None:
+    """Why `path` cannot be read as a file of a run (a FIFO would block a reader forever), or None."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        return f"cannot read it ({error.strerror or error})"
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+_SAID: set[str] = set()
+
+
+def say_skipped(path: Path, why: str) -> None:
+    """A file or folder of a run that is passed over is said on stderr, once per process."""
+    line = f"symphony-bench: skipped {path}: {why}"
+    if line not in _SAID:
+        _SAID.add(line)
+        print(line, file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """The harness files under a run folder (symbolic links to folders followed), and what was passed
+    over, each with why (said on stderr)."""
+
+    samples: list[Path]
+    results: list[Path]
+    skipped: list[tuple[Path, str]]
+
+
+def run_files(run_dir: Path) -> RunFiles:
+    if not run_dir.is_dir():
+        raise DataFileError(f"{run_dir}: not a directory")
+    samples, results, skipped, seen = [], [], [], set()
+
+    def unreadable(error: OSError) -> None:
+        skipped.append(
+            (Path(error.filename), f"cannot read the folder ({error.strerror or error})")
+        )
+
+    for folder, subfolders, names in os.walk(run_dir, followlinks=True, onerror=unreadable):
+        real = os.path.realpath(folder)
+        if real in seen:  # a link back up the tree: each folder once
+            subfolders.clear()
+            continue
+        seen.add(real)
+        subfolders.sort()
+        for name in sorted(names):
+            found_in = (
+                samples if samples_file_match(name) else results if results_stamp(name) else None
+            )
+            if found_in is None:
+                continue
+            path = Path(folder) / name
+            problem = regular_file_problem(path)
+            if problem:
+                skipped.append((path, problem))
+            else:
+                found_in.append(path)
+    for path, why in skipped:
+        say_skipped(path, why)
+    return RunFiles(sorted(samples), sorted(results), skipped)
+
+
+def no_samples_error(run_dir: Path) -> DataFileError:
+    """The error for a run folder without a samples file of ours: what was skipped, if anything was,
+    else how to get samples files."""
+    skipped = run_files(run_dir).skipped
+    if skipped:
+        said = "; ".join(f"{path}: {why}" for path, why in skipped[:3])
+        return DataFileError(
+            f"{run_dir}: no readable symphony-bench samples files (skipped {said})"
+        )
+    return DataFileError(
+        f"{run_dir}: no symphony-bench samples files (run lm_eval or lmms-eval with --log_samples "
+        "--output_path)"
+    )
+
+
 def newest_samples_files(model_folder: Path) -> dict[str, Path]:
     """{task: its newest samples file} in one model folder."""
     newest: dict[str, tuple[str, Path]] = {}
     for path in model_folder.glob("*samples_*.jsonl"):
         match = samples_file_match(path.name)
-        if match and (match["task"] not in newest or match["stamp"] > newest[match["task"]][0]):
+        if not match or regular_file_problem(path):
+            continue
+        if match["task"] not in newest or match["stamp"] > newest[match["task"]][0]:
             newest[match["task"]] = (match["stamp"], path)
     return {task: path for task, (_, path) in newest.items()}
 
@@ -54,17 +139,15 @@ def latest_sample_files(run_dir: Path) -> dict[str, tuple[str, str, Path]]:
     `run_dir`. The label is the task name, prefixed by the folder label (the model folder's path
     under `run_dir`) when several folders ran the same task (two folders of the same name in
     different places are two runs); the folder label is "" when the task name is the label."""
-    if not run_dir.is_dir():
-        raise DataFileError(f"{run_dir}: not a directory")
-    folders = sorted({path.parent for path in run_dir.rglob("*samples_*.jsonl")})
-    newest = {
-        (folder.relative_to(run_dir), task): path
-        for folder in folders
-        for task, path in newest_samples_files(folder).items()
-    }
+    newest: dict[tuple[Path, str], tuple[str, Path]] = {}
+    for path in run_files(run_dir).samples:
+        match = samples_file_match(path.name)
+        key = (path.parent.relative_to(run_dir), match["task"])
+        if key not in newest or match["stamp"] > newest[key][0]:
+            newest[key] = (match["stamp"], path)
     task_counts = collections.Counter(task for _, task in newest)
     found = {}
-    for (folder, task), path in sorted(newest.items()):
+    for (folder, task), (_, path) in sorted(newest.items()):
         folder_label = "" if task_counts[task] == 1 else folder.as_posix()
         found[f"{folder_label}/{task}" if folder_label else task] = (task, folder_label, path)
     return found
@@ -72,7 +155,9 @@ def latest_sample_files(run_dir: Path) -> dict[str, tuple[str, str, Path]]:
 
 def newest_results_file(model_folder: Path) -> Path:
     stamped = [
-        (stamp, path) for path in model_folder.glob("*.json") if (stamp := results_stamp(path.name))
+        (stamp, path)
+        for path in model_folder.glob("*.json")
+        if (stamp := results_stamp(path.name)) and not regular_file_problem(path)
     ]
     if not stamped:
         raise DataFileError(
@@ -84,17 +169,25 @@ def newest_results_file(model_folder: Path) -> Path:
 
 def results_files(run_dir: Path) -> list[Path]:
     """Every results file under `run_dir` (an exported `*results*.json` of another name is not one)."""
-    return sorted(path for path in run_dir.rglob("*.json") if results_stamp(path.name))
+    return run_files(run_dir).results
 
 
 def samples_files(run_dir: Path) -> dict[str, list[Path]]:
     """{task: every samples file of it under `run_dir`}."""
     found: dict[str, list[Path]] = collections.defaultdict(list)
-    for path in sorted(run_dir.rglob("*samples_*.jsonl")):
-        match = samples_file_match(path.name)
-        if match:
-            found[match["task"]].append(path)
+    for path in run_files(run_dir).samples:
+        found[samples_file_match(path.name)["task"]].append(path)
     return dict(found)
+
+
+def has_content(path: Path) -> bool:
+    """The file holds a character that is not white space (a samples file of blank lines holds no
+    sample)."""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 16):
+            if chunk.strip():
+                return True
+    return False
 
 
 def read_json(path: Path) -> dict:
@@ -105,3 +198,58 @@ def read_json(path: Path) -> dict:
     if not isinstance(value, dict):
         raise DataFileError(f"{path}: expected a JSON object, found {type(value).__name__}")
     return value
+
+
+TEXT = (str, type(None))
+# what the run tooling reads of a results file: key -> (accepted types, what it must be)
+RESULTS_FIELDS = {
+    "results": ((dict,), "an object of tasks"),
+    "configs": ((dict,), "an object of task configs"),
+    "versions": ((dict,), "an object of task versions"),
+    "task_hashes": ((dict,), "an object of task hashes"),
+    "config": ((dict,), "an object (the run's config)"),
+    "model_name": (TEXT, "a text"),
+    "lm_eval_version": (TEXT, "a text"),
+    "lmms_eval_version": (TEXT, "a text"),
+    "transformers_version": (TEXT, "a text"),
+    "chat_template_sha": (TEXT, "a text"),
+}
+CONFIG_FIELDS = {
+    "model": (TEXT, "a text"),
+    "model_args": ((dict, str, type(None)), "an object or a k=v,k=v text"),
+    "model_sha": (TEXT, "a text"),
+    "model_revision": (TEXT, "a text"),
+    "model_dtype": (TEXT, "a text"),
+}
+NAMED_MODEL_ARGS = ("pretrained", "model", "revision", "dtype")
+
+
+def read_results(path: Path) -> dict:
+    """A harness results file, checked for the types of what the run tooling reads; a key of the
+    wrong type is one error naming the file and the key."""
+    results = read_json(path)
+    _check_fields(path, "", results, RESULTS_FIELDS)
+    config = results.get("config") or {}
+    _check_fields(path, "config.", config, CONFIG_FIELDS)
+    model_args = config.get("model_args")
+    if isinstance(model_args, dict):
+        text_args = {name: (TEXT, "a text") for name in NAMED_MODEL_ARGS}
+        _check_fields(path, "config.model_args.", model_args, text_args)
+    for task, task_config in (results.get("configs") or {}).items():
+        if not isinstance(task_config, dict):
+            raise DataFileError(
+                f"{path}: 'configs.{task}' is {type(task_config).__name__}, expected an object"
+            )
+        kwargs = task_config.get("dataset_kwargs")
+        if kwargs is not None and not isinstance(kwargs, dict):
+            raise DataFileError(
+                f"{path}: 'configs.{task}.dataset_kwargs' is {type(kwargs).__name__}, expected an object"
+            )
+    return results
+
+
+def _check_fields(path: Path, prefix: str, value: dict, fields: dict) -> None:
+    for key, (types, expected) in fields.items():
+        if key in value and not isinstance(value[key], types):
+            found = type(value[key]).__name__
+            raise DataFileError(f"{path}: '{prefix}{key}' is {found}, expected {expected}")

@@ -26,12 +26,12 @@ import json
 from pathlib import Path
 
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
-from symphony_bench.plugin.core.atomic import write_text_atomically
-from symphony_bench.plugin.core.reporting import estimate
+from symphony_bench.plugin.core.atomic import StagedOutputs
+from symphony_bench.plugin.core.reporting import csv_cell, estimate, md
 from symphony_bench.plugin.core.sections import ReportEntry, entry_label
 from symphony_bench.plugin.runs.compare import RunTask, pair_docs, read_run_task, task_comparisons
 from symphony_bench.plugin.runs.files import newest_samples_files
-from symphony_bench.plugin.runs.page import write_leaderboard_page
+from symphony_bench.plugin.runs.page import page_html
 from symphony_bench.plugin.runs.provenance import COMPARED_FIELDS, TASK_FACTS, provenance
 from symphony_bench.plugin.runs.report import build_report
 from symphony_bench.plugin.runs.samples import forget_samples, without_cyclic_gc
@@ -241,18 +241,18 @@ def rank_label(rank: dict) -> str:
 
 
 # ---- writing -------------------------------------------------------------------------------------
-def write_leaderboard(board: dict, out: Path) -> str:
-    """Writes leaderboard.json, .csv, .md and the self-contained page index.html into `out` (created
-    if missing); returns the Markdown."""
-    out.mkdir(parents=True, exist_ok=True)
-    markdown = render_markdown(board)
-    write_text_atomically(
-        out / "leaderboard.json", json.dumps(board, indent=2, allow_nan=False) + "\n"
-    )
-    write_text_atomically(out / "leaderboard.csv", render_csv(board))
-    write_text_atomically(out / "leaderboard.md", markdown)
-    write_leaderboard_page(board, out)
-    return markdown
+def write_leaderboard(board: dict, out: Path, outputs: StagedOutputs) -> str:
+    """Stages leaderboard.json, .csv, .md and the self-contained page index.html in `out` (created
+    if missing), to appear with the command's other `outputs`; returns the Markdown."""
+    texts = {
+        "leaderboard.json": json.dumps(board, indent=2, allow_nan=False) + "\n",
+        "leaderboard.csv": render_csv(board),
+        "leaderboard.md": render_markdown(board),
+        "index.html": page_html(board),
+    }
+    for name, text in texts.items():
+        outputs.text(out / name, text)
+    return texts["leaderboard.md"]
 
 
 def flat_row(row: dict) -> dict:
@@ -293,7 +293,7 @@ def render_csv(board: dict) -> str:
     writer.writeheader()
     for row in flat_rows:
         writer.writerow(
-            {column: "" if row.get(column) is None else row[column] for column in columns}
+            {column: "" if row.get(column) is None else csv_cell(row[column]) for column in columns}
         )
     return buffer.getvalue()
 
@@ -312,7 +312,7 @@ def render_markdown(board: dict) -> str:
 def _entry_table(name: str, rows: list[dict]) -> list[str]:
     metric_names = list(dict.fromkeys(metric for row in rows for metric in row["metrics"]))
     lines = [
-        f"## {name}",
+        f"## {md(name)}",
         "",
         f"ranked by {rows[0]['rank']['metric']} ({rows[0]['rank']['better'].replace('_', ' ')})",
         "",
@@ -329,6 +329,7 @@ def _entry_table(name: str, rows: list[dict]) -> list[str]:
     for row in rows:
         cells = [_fmt_estimate(row["metrics"].get(metric)) for metric in metric_names]
         model = f"{row['model']} ({row['run']})" if row["model"] in repeated else row["model"]
+        model = md(model)
         lines.append(
             f"| {rank_label(row['rank'])} | {model} | "
             + " | ".join(cells)
@@ -405,7 +406,7 @@ def _provenance_table(rows: list[dict]) -> list[str]:
             _short(row["provenance"]["config_hash"]),
         )
         lines.append(
-            "| " + " | ".join("n/a" if cell is None else str(cell) for cell in cells) + " |"
+            "| " + " | ".join("n/a" if cell is None else md(cell) for cell in cells) + " |"
         )
     return lines + [""]
 

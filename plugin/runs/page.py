@@ -14,9 +14,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from pathlib import Path
 
-from symphony_bench.plugin.core.atomic import write_text_atomically
 from symphony_bench.plugin.core.sections import entry_label
 
 STYLE = """
@@ -74,14 +72,6 @@ SCRIPT = """
   document.body.setAttribute("data-ready", "1");
 })();
 """
-
-
-def write_leaderboard_page(leaderboard: dict, out: Path) -> Path:
-    """Writes `out`/index.html for leaderboard.json's content (atomically); returns its path."""
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "index.html"
-    write_text_atomically(path, page_html(leaderboard))
-    return path
 
 
 def page_html(leaderboard: dict) -> str:

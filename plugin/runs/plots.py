@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from symphony_bench.plugin.core.atomic import StagedOutputs
+from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.figures import (
     SIGNIFICANCE,
     figure,
@@ -18,7 +20,7 @@ from symphony_bench.plugin.core.figures import (
     nan_for_none,
     row_height,
 )
-from symphony_bench.plugin.core.reporting import Z95
+from symphony_bench.plugin.core.reporting import Z95, md
 from symphony_bench.plugin.core.sections import ReportEntry
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 
@@ -102,20 +104,59 @@ def write_report_plots(entries: list[ReportEntry], folder: Path) -> dict[str, li
 
 def write_compare_plots(rows: list[dict], folder: Path) -> dict[str, list[Path]]:
     """compare's forest plot of changes into `folder` (PNG + SVG): {plot label: files}."""
-    return write_figures({"Changes, CAND - BASE": lambda: change_forest(rows)}, folder)
+    return write_figures(compare_figures(rows), folder)
 
 
-def report_plots_section(entries: list[ReportEntry], markdown_path: Path) -> list[str]:
-    """Writes the report's plots into `<markdown stem>_plots/` beside the Markdown file; returns
-    the Markdown section that shows and links them (append it to the report's Markdown)."""
-    files = write_report_plots(entries, markdown_path.parent / f"{markdown_path.stem}_plots")
-    return markdown_links(files, markdown_path.parent)
+def compare_figures(rows: list[dict]) -> dict[str, Callable]:
+    return {"Changes, CAND - BASE": lambda: change_forest(rows)}
 
 
-def compare_plots_section(rows: list[dict], markdown_path: Path) -> list[str]:
+def report_plots_section(
+    entries: list[ReportEntry], markdown_path: Path, outputs: StagedOutputs
+) -> list[str]:
+    """Stages the report's plots as `<markdown stem>_plots/` beside the Markdown file (written with
+    the command's other `outputs`); returns the Markdown section that shows and links them."""
+    return _plots_section(report_figures(entries), markdown_path, outputs)
+
+
+def compare_plots_section(
+    rows: list[dict], markdown_path: Path, outputs: StagedOutputs
+) -> list[str]:
     """The same for compare's change rows (plugin/runs/gate.py's change_rows)."""
-    files = write_compare_plots(rows, markdown_path.parent / f"{markdown_path.stem}_plots")
-    return markdown_links(files, markdown_path.parent)
+    return _plots_section(compare_figures(rows), markdown_path, outputs)
+
+
+def plots_folder(markdown_path: Path) -> Path:
+    return markdown_path.parent / f"{markdown_path.stem}_plots"
+
+
+def _plots_section(plots: dict[str, Callable], markdown_path: Path, outputs: StagedOutputs):
+    folder = plots_folder(markdown_path)
+    staged = outputs.folder(folder)  # refuses a folder that holds an input
+    refuse_foreign_files(folder)
+    written = write_figures(plots, staged)
+    shown = {label: [folder / path.name for path in files] for label, files in written.items()}
+    return markdown_links(shown, markdown_path.parent)
+
+
+def refuse_foreign_files(folder: Path) -> None:
+    """The plots folder is replaced whole: refuse one that holds anything but plots."""
+    if not folder.exists():
+        return
+    foreign = (
+        [folder]
+        if not folder.is_dir()
+        else [
+            path
+            for path in sorted(folder.iterdir())
+            if path.suffix.lower().lstrip(".") not in FORMATS
+        ]
+    )
+    if foreign:
+        raise DataFileError(
+            f"{folder}: refusing to replace it: it holds {foreign[0].name!r}, not a plot; move it or "
+            "write the Markdown elsewhere"
+        )
 
 
 def write_figures(plots: dict[str, Callable], folder: Path) -> dict[str, list[Path]]:
@@ -146,7 +187,7 @@ def markdown_links(plots: dict[str, list[Path]], markdown_folder: Path) -> list[
     lines = ["## Plots", ""]
     for label, files in plots.items():
         png, svg = (_relative(path, markdown_folder) for path in files)
-        lines += [f"### {label}", "", f"![{label}]({png})", "", f"[SVG]({svg})", ""]
+        lines += [f"### {md(label)}", "", f"![{md(label)}]({png})", "", f"[SVG]({svg})", ""]
     return lines
 
 

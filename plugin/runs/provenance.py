@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from symphony_bench.plugin.core.run_facts import DATA_FIELDS, canonical_sha256
-from symphony_bench.plugin.runs.files import newest_results_file, newest_samples_files, read_json
+from symphony_bench.plugin.runs.files import newest_results_file, newest_samples_files, read_results
 from symphony_bench.plugin.runs.samples import SamplesContent, known, single_value
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 
@@ -30,7 +30,7 @@ LOADER_NAMES = ("csv", "json", "parquet", "arrow", "text", "imagefolder", "audio
 
 def provenance(model_folder: Path) -> dict:
     """{"model", "versions", "tasks", "config_hash"} of the newest run in `model_folder`."""
-    results = read_json(newest_results_file(model_folder))
+    results = read_results(newest_results_file(model_folder))
     config = results.get("config") or {}
     model_args = parse_model_args(config.get("model_args"))
     samples = newest_samples_files(model_folder)

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.reporting import md
 from symphony_bench.plugin.core.run_facts import DATA_FIELDS
 from symphony_bench.plugin.core.sections import ReportEntry, TaskRecords
-from symphony_bench.plugin.runs.files import latest_sample_files
+from symphony_bench.plugin.runs.files import latest_sample_files, no_samples_error
 from symphony_bench.plugin.runs.samples import read_task
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 
@@ -50,10 +51,7 @@ def build_report(run_dir: Path, options: dict | None = None) -> Report:
             report.entries[entry.label] = entry
         tasks_by_folder[task.path.parent].append(task)
     if not report.entries:
-        raise DataFileError(
-            f"{run_dir}: no symphony-bench samples files (run lm_eval or lmms-eval with "
-            "--log_samples --output_path)"
-        )
+        raise no_samples_error(run_dir)
     for tasks in tasks_by_folder.values():
         for section in SECTIONS:
             section.link(report.entries, [task for task in tasks if task.kind in section.kinds])
@@ -85,7 +83,7 @@ def data_line(data: dict) -> list[str]:
     commit = f" (commit {data['dataset_commit'][:12]})" if data.get("dataset_commit") else ""
     digest = f", content sha256 {data['dataset_sha256'][:12]}" if data.get("dataset_sha256") else ""
     pin = PIN_STATUS.get(data.get("dataset_verified"), "")
-    return [f"Data: {data['dataset_repo']}{revision}{commit}{digest}{pin}", ""]
+    return [f"Data: {md(data['dataset_repo'])}{md(revision)}{commit}{digest}{pin}", ""]
 
 
 def _section_entries(task: TaskRecords, options: dict) -> list[ReportEntry]:

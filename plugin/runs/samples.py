@@ -24,6 +24,7 @@ from pathlib import Path
 
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.sections import TaskRecords
+from symphony_bench.plugin.runs.files import regular_file_problem
 from symphony_bench.plugin.runs.sections import RECORD_KINDS, SECTION_OF_KIND
 
 
@@ -46,10 +47,10 @@ class SamplesContent:
     def read(cls, path: Path | None) -> SamplesContent:
         if path is None:
             return cls(None, [])
-        try:
-            stat = path.stat()
-        except OSError as error:
-            raise DataFileError(f"{path}: cannot read ({error})") from error
+        problem = regular_file_problem(path)
+        if problem:
+            raise DataFileError(f"{path}: {problem}")
+        stat = path.stat()
         return _parsed_samples(path, stat.st_mtime_ns, stat.st_size)
 
     def value(self, field: str):
@@ -180,6 +181,11 @@ def _parsed_samples(path: Path, modified_ns: int, size: int) -> SamplesContent:
                     ) as error:  # raised once the rest of the file is known to be text
                         problem = error
                         break
+                if JOINED in line:  # outside JSON strings only, as a quote in a string is escaped
+                    problem = DataFileError(
+                        f"{path}, line {line_number}: two samples on one line (a newline is missing)"
+                    )
+                    break
                 lines.append((line_number, *read))
             for _ in handle:  # after a bad line: the rest only decoded
                 pass
@@ -197,6 +203,7 @@ def _parsed_samples(path: Path, modified_ns: int, size: int) -> SamplesContent:
 # files. Decoding only the first copy is several times faster than the whole line; a line that does
 # not look like that is decoded whole.
 SAMPLE_START = re.compile(r'\{"doc_id": (-?\d+)[,}]')
+JOINED = '}{"'  # where one JSON object ends and the next begins with no newline between
 RECORD_START = '{"kind": "'
 _SCAN_ONCE = json.JSONDecoder().scan_once
 

@@ -14,7 +14,7 @@ from symphony_bench.metrics.paired import (
     mcnemar,
     ratio_change,
 )
-from symphony_bench.plugin.core.reporting import fmt_p
+from symphony_bench.plugin.core.reporting import fmt_p, md
 from symphony_bench.plugin.core.sections import entry_label
 from symphony_bench.plugin.symphony_bias.logprob import split_records
 from symphony_bench.plugin.symphony_bias.records import (
@@ -120,7 +120,7 @@ def recognition_comparison(base: list[dict], candidate: list[dict], n_boot: int,
 def comparison_notes(compared: dict[str, dict]) -> list[str]:
     """The per-instrument ABS changes significant after Holm."""
     significant = [
-        f"{label} {name} {row['change']:+.3f} (Holm p={fmt_p(row['p_holm'])})"
+        f"{md(label)} {md(name)} {row['change']:+.3f} (Holm p={fmt_p(row['p_holm'])})"
         for label, body in compared.items()
         for name, row in body.get("instruments", {}).items()
         if row["p_holm"] is not None and np.isfinite(row["p_holm"]) and row["p_holm"] < ALPHA

@@ -9,8 +9,9 @@ per scenario and shown item), with what varies between the tasks passed in as a 
                the floor of what the prompt alone does)
 
 The text tasks also show each scenario once without an instrument ("... practises an instrument
-..."): the model's own gender prior, for the prior-adjusted Likert numbers (that doc comes last in
-a scenario's block) and the calibrated log-prob numbers (first). The audio and image docs go
+..."): the model's own gender prior, for the prior-adjusted Likert numbers and the calibrated log-prob
+numbers. It comes first in a scenario's block, so any prefix of the docs (`--limit`) holds the prior
+of the scenarios it reaches. The audio and image docs go
 diagonally through (scenario, stimulus) pairs with the instruments interleaved, so any prefix of
 them (`--limit`) covers every instrument and both of the design's units about equally. Every random
 choice derives from `symphony_seed` (the log-prob answer order from `symphony_order_seed`).
@@ -142,8 +143,8 @@ def _shown(design: Design, table: dict[str, Stereotype], stimuli: list[dict] | N
     ]
     if design.modality != "text":  # the named condition of a stimulus task has no control
         return named
-    control = Shown(CONTROL, CONTROL_STEREOTYPE, CONTROL.name)
-    return [control, *named] if design.protocol == "logprob" else [*named, control]
+    # the control doc first: any prefix of the docs (`--limit`) holds a scenario's prior
+    return [Shown(CONTROL, CONTROL_STEREOTYPE, CONTROL.name), *named]
 
 
 def _named_fields(design: Design, name: str) -> dict:

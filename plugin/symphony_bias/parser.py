@@ -16,7 +16,9 @@ an object whose closing braces a stop sequence cut off. Everything else is inval
     ambiguous       the answer contradicts itself: a gender key repeated with another value, a
                     nested object whose complete answer differs from the top-level one (without
                     top-level gender keys: nested objects that disagree), several answer objects
-                    that differ, or more than MAX_GENDER_PAIRS gender ratings in one response
+                    that differ, or more than MAX_GENDER_PAIRS gender ratings in one response; or
+                    its structure cannot be told: a string in it holds an unescaped object (a
+                    draft answer) after which the string's closing quote is not clear
 
 How the text is read. A quote right after "{", ",", ":", "=" or "[" (blanks allowed) opens a
 string; it ends at the first same quote followed by "," ":" "}" "]" or the end of the text, or
@@ -25,6 +27,16 @@ string, and neither its braces nor its words are read. Gender keys count at the 
 object and one level down: the top level wins over nested objects (a "reason" object mentioning
 genders), unless a nested object holds a different complete answer. Prose outside objects is never
 read. Objects without any gender key are ignored when another object has them.
+
+An object written inside a string of an answer object (a "draft" answer in the reason, its quotes
+unescaped: {"reason": "I first thought {"man": "high", ...}", "man": "low", ...}) is never read:
+labels come only from the answer object's own keys. Such a draft begins at a "{" and a quote that
+follow the string's opening quote, possibly after text, and ends at its matching "}". Its string is
+known to end only when the draft's "}" is followed by text without the string's quote, braces,
+brackets, ",", ":", "=" or backslashes, then by that quote and a delimiter ("I thought {...} at
+first", and then the answer's own keys are read); otherwise (a comma or the quote inside text after
+the draft, a second draft, no closing quote) where the string ends cannot be told and the answer is
+ambiguous (truncated when the text ends there).
 """
 
 from __future__ import annotations
@@ -79,23 +91,27 @@ _DELIMITER = r"\s*+(?:[,:}\]]|\x00)"
 
 def _string_pattern(quote: str, ends_before: str) -> str:
     """A string opened by `quote` that is not a plain word or number (those stay as they are). It
-    ends at its quote followed by a delimiter, or before a "{" followed by a quote in `ends_before`;
-    an empty string there is left alone (its quote stays a plain character)."""
+    ends at its quote followed by a delimiter, or before a "{" followed by a quote in `ends_before`:
+    cut so, it keeps its opening quote (the lookbehind captures it), and so the skeleton shows a
+    lead, a quote and a "{" where an object may be written inside a string (see _drafts). An empty
+    string there is left alone (its quote stays a plain character, the blanks around it too)."""
     other = "'" if quote == '"' else '"'
     brace_then_quote = rf"\{{\s*+[{ends_before}]"
     not_empty = f"(?!\\s*+{brace_then_quote})"
     not_a_word = rf"(?![a-z0-9 ._-]{{0,40}}{quote}(?={_DELIMITER}))"
     inner_quotes = rf"(?:{quote}(?={quote}))++"  # in a run of quotes only the last can close
     body = rf"""(?:[^"'\\{{\x00]++|{inner_quotes}|\\[^\x00]?|(?!{brace_then_quote})\{{|{other}|{quote}(?!{_DELIMITER}))*+"""  # noqa: E501 (one regular expression)
-    return quote + not_empty + not_a_word + body + rf"(?:{quote}|(?={brace_then_quote})|\x00)"
+    closed, cut = rf"{body}(?:{quote}|\x00)", f"(?<=({quote})){body}(?={brace_then_quote})"
+    return f"{quote}{not_empty}{not_a_word}(?:{closed}|{cut})"  # cut: tried when closed fails
 
 
-# Split around strings, keeping only the lead before each: joined, the parts are the text with every
-# string that is not a plain word removed (so are the blanks between the lead and the string). A
-# double-quoted string ends before {" (JSON never holds it unescaped); a single-quoted one also
-# before {' so that an apostrophe in prose before a JSON or Python answer cannot swallow it.
+# Split around strings, keeping the lead before each and the opening quote of a cut one: joined, the
+# parts are the text with every string that is not a plain word removed (so are the blanks between
+# the lead and the string). A double-quoted string ends before {" (JSON never holds it unescaped); a
+# single-quoted one also before {' so that an apostrophe in prose before a JSON or Python answer
+# cannot swallow it.
 _STRING = re.compile(
-    r"([{,:=\[])\s*+(?:" + _string_pattern('"', '"') + "|" + _string_pattern("'", "\"'") + ")"
+    r"([{,:=\[])\s*+(?:" + "|".join((_string_pattern('"', '"'), _string_pattern("'", "\"'"))) + ")"
 )
 
 
@@ -142,6 +158,28 @@ _REVERSED_PAIR = re.compile(
 _VALUE = re.compile(r"\s*+([^,{}\n\x00\x01]*+)")
 
 _OPEN, _CLOSE, _COLON, _EQUALS = (ord(c) for c in "{}:=")
+_QUOTE_CODES = (ord('"'), ord("'"))
+_LEADS = tuple(ord(c) for c in "{,:=[")
+_STOP_CODES = tuple(ord(c) for c in "{}[],:=\\" + _END)
+
+
+def _class_table() -> np.ndarray:
+    """Per character code up to U+3000, the last blank (codes above are clipped to one past it):
+    _TAIL_STOP, _BLANK_SPACE or _DELIMITS, the classes _drafts asks about."""
+    table = np.zeros(0x3002, dtype=np.uint8)
+    table[[c for c in range(0x3001) if chr(c).isspace()]] = _BLANK_SPACE
+    table[[ord(c) for c in ",:}]" + _END]] = _DELIMITS
+    table[list(_STOP_CODES)] |= _TAIL_STOP
+    return table
+
+
+# Between a draft's "}" and its string's closing quote there may be no tail stop: that quote, or one
+# of _STOP_CODES (each could open or end a string or an object in the first reading of the text,
+# which took the draft for an object outside the string).
+_TAIL_STOP, _BLANK_SPACE, _DELIMITS = 1, 2, 4
+_CLASS = _class_table()
+_MAX_BLANKS = 16  # stepped over one at a time, the rest of a longer run at once
+_BLANKS = re.compile(r"\s*+")  # before a position: matched in the reversed skeleton
 _TOP = 0  # place of the pairs on an object's own level; nested objects are places 1, 2, ...
 
 
@@ -181,11 +219,93 @@ def _unquoted(value: str) -> str:
     return value
 
 
+def _classes(codes: np.ndarray) -> np.ndarray:
+    return _CLASS[np.minimum(codes, _CLASS.size - 1)]
+
+
+def _nonblank_before(skeleton: str, codes: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The last non-blank character before each of `positions` (-1 where there is none)."""
+    at = positions - 1
+    for _ in range(_MAX_BLANKS):
+        blank = (at >= 0) & (_classes(codes[np.maximum(at, 0)]) == _BLANK_SPACE)
+        if not blank.any():
+            return at
+        at = at - blank
+    reversed_skeleton = skeleton[::-1]
+    for index in blank.nonzero()[0].tolist():  # runs of more than _MAX_BLANKS blanks
+        start = len(skeleton) - 1 - int(at[index])
+        at[index] -= _BLANKS.match(reversed_skeleton, start).end() - start
+    return at
+
+
+def _nonblank_after(skeleton: str, classes: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The first non-blank character after each of `positions` (the last character if none)."""
+    last = classes.size - 1
+    at = np.minimum(positions + 1, last)
+    for _ in range(_MAX_BLANKS):
+        blank = (classes[at] == _BLANK_SPACE) & (at < last)
+        if not blank.any():
+            return at
+        at = at + blank
+    for index in blank.nonzero()[0].tolist():  # runs of more than _MAX_BLANKS blanks
+        at[index] = min(_BLANKS.match(skeleton, int(at[index])).end(), last)
+    return at
+
+
+def _drafts(
+    skeleton: str, codes: np.ndarray, opens: np.ndarray, depth: np.ndarray
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """Objects written inside a string (a model's draft answer in its reason, unescaped): each "{"
+    after a quote after a lead in the skeleton (blanks allowed; see _string_pattern), where the
+    string that quote opened lies in an object or one level down (so the "{" is at depth 2 or 3).
+    A draft is text of its string, never an object: it is hidden (a mask of skeleton characters,
+    from the quote on; None when there is no draft) up to where its string ends. That end is clear
+    only when the draft closes and is followed by text without a tail stop, then by the string's own
+    quote and a delimiter (blanks allowed); otherwise the draft is unclear (hidden up to its "}" or
+    the end) and its "{" is returned: the object around it is ambiguous.
+
+    The first reading took the draft for an object, so its braces balance as an object's do: it
+    closes at the first later character at a lower depth. Vectorised: a response may hold many."""
+    size = codes.size
+    starts = (opens & ((depth == 2) | (depth == 3))).nonzero()[0]
+    quote_at = _nonblank_before(skeleton, codes, starts)
+    lead_at = _nonblank_before(skeleton, codes, np.maximum(quote_at, 0))
+    is_draft = (lead_at >= 0) & np.isin(codes[quote_at], _QUOTE_CODES)
+    is_draft &= np.isin(codes[lead_at], _LEADS)
+    starts, quote_at = starts[is_draft], quote_at[is_draft]
+    if not starts.size:
+        return None, starts
+    quotes, classes = codes[quote_at], _classes(codes)
+    closes = np.full(starts.size, size)  # the draft's "}", or `size` when it never closes
+    for level in (2, 3):
+        mine = depth[starts] == level
+        if mine.any():
+            below = np.append((depth < level).nonzero()[0], size)
+            closes[mine] = below[np.searchsorted(below, starts[mine])]
+    clear = closes < size
+    closing_quotes = np.full(starts.size, size - 1)
+    for quote in _QUOTE_CODES:  # the other quote is no tail stop: it opens nothing there
+        mine = clear & (quotes == quote)
+        if mine.any():
+            stops = np.append(((classes & _TAIL_STOP != 0) | (codes == quote)).nonzero()[0], size)
+            closing_quotes[mine] = stops[np.searchsorted(stops, closes[mine] + 1)]
+    clear &= closing_quotes < size
+    closing_quotes = np.minimum(closing_quotes, size - 1)
+    clear &= codes[closing_quotes] == quotes
+    after = _nonblank_after(skeleton, classes, closing_quotes)
+    clear &= (classes[after] & _DELIMITS != 0) & (after > closing_quotes)
+    ends = np.where(clear, closing_quotes, np.minimum(closes, size - 1))
+    edges = np.zeros(size + 1, dtype=np.int8)
+    edges[quote_at] = 1  # drafts overlap only as one at depth 3 inside one at depth 2
+    np.subtract.at(edges, ends + 1, 1)
+    return np.add.accumulate(edges[:size]) > 0, starts[~clear]
+
+
 @dataclass(frozen=True)
 class _Layout:
     """The text in lower case without its strings (`skeleton`, plain word strings kept) and, per
-    skeleton character, the depth of the object it belongs to (`level`: 0 outside any object;
-    braces belong to the object they delimit)."""
+    skeleton character, the depth of the object it belongs to (`level`: 0 outside any object and
+    inside a draft, see _drafts; braces belong to the object they delimit)."""
 
     skeleton: str
     codes: np.ndarray
@@ -193,11 +313,15 @@ class _Layout:
     object_starts: np.ndarray  # positions of the top-level "{"
     nested_starts: np.ndarray  # positions of the "{" one level down
     open_at_end: int  # objects still open at the end of the text
+    unclear_answers: tuple[int, ...]  # top-level objects (from 1) holding an unclear draft
 
     @classmethod
     def of(cls, text: str) -> _Layout:
         text = text.lower().replace(_END, " ") + _END  # keys and labels are read in any case
-        skeleton = "".join(_STRING.split(text)) if '"' in text or "'" in text else text
+        if '"' in text or "'" in text:  # the parts: text, lead, and a cut string's quote or None
+            skeleton = "".join(filter(None, _STRING.split(text)))
+        else:
+            skeleton = text
         codes = np.frombuffer(skeleton.encode("utf-32-le", "surrogatepass"), dtype="<u4")
         opens = codes == _OPEN
         walk = np.add.accumulate(opens.astype(np.int32) - (codes == _CLOSE))
@@ -206,7 +330,16 @@ class _Layout:
         np.maximum(depth[1:], depth[:-1], out=level[1:])
         object_starts = (opens & (depth == 1)).nonzero()[0]
         nested_starts = (opens & (depth == 2)).nonzero()[0]
-        return cls(skeleton, codes, level, object_starts, nested_starts, int(depth[-1]))
+        unclear_answers: tuple[int, ...] = ()
+        if nested_starts.size:  # a draft is an object at depth 2 or 3
+            hidden, unclear = _drafts(skeleton, codes, opens, depth)
+            if hidden is not None:
+                level[hidden] = 0
+                answers = np.searchsorted(object_starts, unclear, side="right")
+                unclear_answers = tuple(np.unique(answers).tolist())
+        return cls(
+            skeleton, codes, level, object_starts, nested_starts, int(depth[-1]), unclear_answers
+        )
 
     def ends_inside_string(self) -> bool:
         return not self.skeleton.endswith(_END)
@@ -312,7 +445,7 @@ def parse_likert_response(text) -> dict:
     ratings = _ratings(layout)
     if ratings is None:
         return _invalid("ambiguous")
-    if not ratings:
+    if not ratings and not layout.unclear_answers:
         if layout.open_at_end:
             return _invalid("truncated")
         return _invalid("missing_gender" if layout.has_key_value_pair() else "bad_json")
@@ -320,6 +453,9 @@ def parse_likert_response(text) -> dict:
     for rating in ratings:
         by_answer.setdefault(rating.answer, []).append(rating)
     results = {answer: _answer_result(found) for answer, found in by_answer.items()}
+    for answer in layout.unclear_answers:  # where a string in it ends cannot be told
+        results[answer] = _invalid("ambiguous")
+    results = dict(sorted(results.items()))
     if (
         layout.open_at_end
         and last in results

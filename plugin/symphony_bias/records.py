@@ -29,7 +29,6 @@ import numpy as np
 from symphony_bench.metrics import (
     AssociationData,
     analyse,
-    binomial_rate,
     build_association_data,
     prior_adjusted,
 )
@@ -98,6 +97,7 @@ def _is_score_triple(value) -> bool:
 
 SCORE_RECORD_FIELDS = {
     "scenario_id": (_is_id, "a text or integer id"),
+    "template_id": (_is_id, "a text or integer id"),
     "instrument": (is_text, "a text"),
     "stereotype": (lambda value: value in CATEGORIES, f"one of {list(CATEGORIES)}"),
     "error": (is_text, 'a text ("" when valid)'),
@@ -160,6 +160,7 @@ def _valid_columns(kind: str, records: list[dict]) -> bool:
     scores, errors = column(records, "scores"), column(records, "error")
     if not (
         types_within(column(records, "scenario_id"), str, int)
+        and types_within(column(records, "template_id"), str, int)
         and all_text(column(records, "instrument"))
         and set(column(records, "stereotype")) <= set(CATEGORIES)
         and all_text(errors)
@@ -206,7 +207,7 @@ def _doc_columns(records: list[dict]) -> dict[str, list]:
         "scenario_ids": scenario_ids,
         "instruments": instruments,
         "categories": list(map(_STEREOTYPE, records)),
-        "template_ids": list(map(dict.get, records, itertools.repeat("template_id"), scenario_ids)),
+        "template_ids": list(map(_TEMPLATE_ID, records)),
         "stimulus_ids": [
             stimulus or instrument
             for stimulus, instrument in zip(
@@ -239,8 +240,9 @@ def _association_data(columns: dict, records: list[dict]) -> AssociationData:
     )
 
 
-_SCORES, _SCENARIO_ID, _INSTRUMENT, _STEREOTYPE, _ERROR = map(
-    operator.itemgetter, ("scores", "scenario_id", "instrument", "stereotype", "error")
+_SCORES, _SCENARIO_ID, _TEMPLATE_ID, _INSTRUMENT, _STEREOTYPE, _ERROR = map(
+    operator.itemgetter,
+    ("scores", "scenario_id", "template_id", "instrument", "stereotype", "error"),
 )
 
 
@@ -274,11 +276,12 @@ def non_binary_gas_stderr(records) -> float:
 
 
 def invalid_rate(records) -> float:
-    return binomial_rate([bool(record["error"]) for record in instrument_records(records)])[0]
+    return headline(records, "invalid_rate")
 
 
 def invalid_rate_stderr(records) -> float:
-    return binomial_rate([bool(record["error"]) for record in instrument_records(records)])[1]
+    """On the design's units, as the other headline numbers (metrics.association.design_rate)."""
+    return headline(records, "invalid_rate_stderr")
 
 
 def instrument_records(records) -> list:
@@ -287,7 +290,10 @@ def instrument_records(records) -> list:
 
 
 def prior_adjusted_headline(records, key: str) -> float:
-    return analyse(prior_adjusted(records_to_data(records))).headline[key]
+    """A headline number against the model's own prior; NaN when no instrument-free control doc
+    was answered (e.g. `--limit` left them out): there is no prior to adjust for."""
+    data = records_to_data(records)
+    return float("nan") if data.prior is None else analyse(prior_adjusted(data)).headline[key]
 
 
 def mean_abs_prior_adjusted(records) -> float:

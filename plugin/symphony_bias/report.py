@@ -20,6 +20,7 @@ import numpy as np
 from symphony_bench.metrics import (
     analyse,
     binomial_rate,
+    design_rate,
     human_correlation,
     prior_adjusted,
     protocol_agreement,
@@ -30,6 +31,7 @@ from symphony_bench.plugin.core.reporting import (
     fmt,
     fmt_p,
     fmt_se,
+    md,
     normal_estimate,
     number,
 )
@@ -175,20 +177,17 @@ def agreement_report(likert: dict, logprob: dict) -> dict:
 
 def truncation_summary(records: list) -> dict:
     """Share of answers cut off inside the answer (the budget, max_gen_toks, was too small) and share
-    invalid for other reasons (the model did not follow the format), so the two read apart."""
-    truncated = np.array([record["error"] == "truncated" for record in records], dtype=bool)
-    other = np.array(
-        [bool(record["error"]) and record["error"] != "truncated" for record in records], dtype=bool
-    )
-    (truncated_rate, truncated_stderr), (other_rate, other_stderr) = (
-        binomial_rate(truncated),
-        binomial_rate(other),
-    )
+    invalid for other reasons (the model did not follow the format), so the two read apart; each
+    with its stderr on the design's units."""
+    data = records_to_data(records)
+    errors = [record["error"] for record in instrument_records(records)]
+    truncated = design_rate(data, [error == "truncated" for error in errors])
+    other = design_rate(data, [error not in ("", "truncated") for error in errors])
     return {
-        "truncated_rate": number(truncated_rate),
-        "truncated_rate_stderr": number(truncated_stderr),
-        "other_invalid_rate": number(other_rate),
-        "other_invalid_rate_stderr": number(other_stderr),
+        "truncated_rate": number(truncated["rate"]),
+        "truncated_rate_stderr": number(truncated["stderr"]),
+        "other_invalid_rate": number(other["rate"]),
+        "other_invalid_rate_stderr": number(other["stderr"]),
     }
 
 
@@ -236,13 +235,15 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
         bodies = {None: recognition_report(task.records)}
     elif task.kind == LIKERT:
         body = task_report(task.records, human_ratings)
-        body["summary"].update(truncation_summary(instrument_records(task.records)))
+        body["summary"].update(truncation_summary(task.records))
         body["missing_instruments"] = missing_instruments(task.records)
         bodies = {None: body}
         if len(instrument_records(task.records)) != len(task.records):
             bodies["prior_adjusted"] = task_report(
                 task.records, human_ratings, adjust_for_prior=True
             )
+        elif facts["modality"] == "text":
+            body["prior_adjusted_missing"] = NO_CONTROL_DOC
     else:
         raw, calibrated = split_records(task.records)
         bodies = {
@@ -253,6 +254,12 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
     for entry in entries:
         entry.facts.update(facts)
     return entries
+
+
+NO_CONTROL_DOC = (
+    "no instrument-free control doc among these records: the prior-adjusted numbers need the "
+    "model's own prior for a scenario"
+)
 
 
 def design_facts(records: list[dict]) -> dict:
@@ -359,7 +366,7 @@ def overview(entries: list[ReportEntry]) -> list[str]:
     ]
     for label, s in rows:
         lines.append(
-            f"| {label} | {fmt(s['mean_abs'])} ± {fmt_se(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} ± "
+            f"| {md(label)} | {fmt(s['mean_abs'])} ± {fmt_se(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} ± "
             f"{fmt_se(s['consistency_rate_stderr'])} | {fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | "
             f"{s['n_docs']} |"
         )
@@ -374,17 +381,19 @@ def render(entry: ReportEntry) -> list[str]:
 
 def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     s = body["summary"]
-    lines = [f"{heading} {task}", "", *_headline_lines(s)]
+    lines = [f"{heading} {md(task)}", "", *_headline_lines(s)]
     if body.get("missing_instruments"):
         lines.append(
             "- instruments with no docs in this task (no stimulus in the set, or left out by --limit): "
-            f"{', '.join(body['missing_instruments'])}"
+            f"{', '.join(map(md, body['missing_instruments']))}"
             + (
                 "; the overview also compares the conditions on the instruments they share"
                 if "common_instruments" in body
                 else ""
             )
         )
+    if body.get("prior_adjusted_missing"):
+        lines.append(f"- no prior-adjusted numbers: {body['prior_adjusted_missing']}")
     if "truncated_rate" in s:
         lines.append(
             f"- cut off inside the answer (budget too small): {fmt(s['truncated_rate'])}; invalid for other reasons "
@@ -405,7 +414,7 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
             else f"[{fmt(row['abs_ci'][0])}, {fmt(row['abs_ci'][1])}]"
         )
         lines.append(
-            f"| {name} | {row['category']} | {fmt(gas['male'])} | {fmt(gas['female'])} | "
+            f"| {md(name)} | {md(row['category'])} | {fmt(gas['male'])} | {fmt(gas['female'])} | "
             f"{fmt(gas['non_binary'])} | {fmt(row['abs'])} | {fmt_se(row['abs_stderr'])} | {ci} | "
             f"{fmt_p(row['p_value'])} | "
             f"{fmt_p(row['p_holm'])} | {row['n_valid']} | {row['n_invalid']} |"
@@ -436,8 +445,13 @@ def _headline_lines(s: dict) -> list[str]:
         f"- mean non-binary GAS (below 0 = non-binary rated less likely than uniform): {fmt(s['non_binary_gas'])} ± "
         f"{fmt_se(s['non_binary_gas_stderr'])}",
         f"- invalid rate: {fmt(s['invalid_rate'])} ± {fmt_se(s['invalid_rate_stderr'])}"
-        f" of {s['n_docs']} docs; reasons: {s['invalid_reasons'] or 'none'}",
+        f" of {s['n_docs']} docs; reasons: {reasons_text(s['invalid_reasons'])}",
     ]
+
+
+def reasons_text(reasons: dict[str, int]) -> str:
+    """{"no_json": 3, "truncated": 1} as words: "no_json 3, truncated 1"; "none" when empty."""
+    return ", ".join(f"{md(reason)} {count}" for reason, count in reasons.items()) or "none"
 
 
 def _human_correlation_lines(correlations: dict | None) -> list[str]:
@@ -460,12 +474,12 @@ def _human_correlation_lines(correlations: dict | None) -> list[str]:
 def _recognised_only_markdown(task: str, restricted: dict) -> list[str]:
     header = [
         f"- {restricted['recognised_stimuli']} stimuli recognised; instruments with none recognised "
-        f"(left out): {', '.join(restricted['instruments_left_out']) or 'none'}",
+        f"(left out): {', '.join(map(md, restricted['instruments_left_out'])) or 'none'}",
         "",
     ]
     if restricted["summary"] is None:
         return [
-            f"### {task}, recognised stimuli only",
+            f"### {md(task)}, recognised stimuli only",
             "",
             *header,
             "No stimulus was recognised: nothing to analyse.",
@@ -478,7 +492,7 @@ def _recognised_only_markdown(task: str, restricted: dict) -> list[str]:
 def _recognition_markdown(task: str, body: dict) -> list[str]:
     s = body["summary"]
     lines = [
-        f"## {task}",
+        f"## {md(task)}",
         "",
         f"- recognition accuracy: {fmt(s['recognition_accuracy'])} ± {fmt_se(s['recognition_accuracy_stderr'])}"
         f" of {s['n_docs']} stimuli",
@@ -488,16 +502,17 @@ def _recognition_markdown(task: str, body: dict) -> list[str]:
     ]
     for name, row in body["instruments"].items():
         instead = (
-            "; ".join(f"{named} ({count})" for named, count in row["named_instead"].items()) or "-"
+            "; ".join(f"{md(named)} ({count})" for named, count in row["named_instead"].items())
+            or "-"
         )
-        lines.append(f"| {name} | {fmt(row['accuracy'])} | {row['n']} | {instead} |")
+        lines.append(f"| {md(name)} | {fmt(row['accuracy'])} | {row['n']} | {instead} |")
     return lines + [""]
 
 
 def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
     ci = agreement["sign_agreement_ci"]
     lines = [
-        f"### Agreement: {task} vs {likert}",
+        f"### Agreement: {md(task)} vs {md(likert)}",
         "",
         f"- sign agreement: {fmt(agreement['sign_agreement'])} (95% Wilson CI {fmt(ci[0])} to {fmt(ci[1])}, "
         f"n={agreement['n']} instruments)",
@@ -508,7 +523,7 @@ def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
         "|---|---:|---:|",
     ]
     lines += [
-        f"| {name} | {fmt(pair['likert'])} | {fmt(pair['logprob'])} |"
+        f"| {md(name)} | {fmt(pair['likert'])} | {fmt(pair['logprob'])} |"
         for name, pair in agreement["instruments"].items()
     ]
     return lines + [""]
@@ -533,7 +548,12 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
         name: estimate(summary[name], summary[f"{name}_stderr"], summary[f"{name}_ci"])
         for name in HEADLINE_METRICS
     }
-    invalid = normal_estimate(summary["invalid_rate"], summary["invalid_rate_stderr"])
+    low, high = summary["invalid_rate_ci"]
+    invalid = estimate(
+        summary["invalid_rate"],
+        summary["invalid_rate_stderr"],
+        None if low is None else [max(0.0, low), min(1.0, high)],
+    )
     ranking = Ranking("mean_abs", "closer_to_zero")
     return LeaderboardColumns("likert", metrics, invalid, ranking, summary["n_docs"])
 

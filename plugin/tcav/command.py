@@ -4,6 +4,7 @@ start-up, so at module level it imports only the standard library; the run funct
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def add_commands(subparsers) -> None:
     )
     embed.add_argument(
         "--max-seconds",
-        type=float,
+        type=seconds,
         default=defaults.DEFAULT_MAX_SECONDS,
         help="encode the first N seconds (0: all)",
     )
@@ -93,7 +94,12 @@ def _add_analysis_arguments(parser) -> None:
         "--concept", action="append", help="COLUMN=VALUE, repeatable (default: every value)"
     )
     parser.add_argument("--runs", type=positive_int, default=defaults.DEFAULT_RUNS)
-    parser.add_argument("--subset-fraction", type=float, default=defaults.DEFAULT_SUBSET_FRACTION)
+    parser.add_argument(
+        "--subset-fraction",
+        type=fraction,
+        default=defaults.DEFAULT_SUBSET_FRACTION,
+        help="share of every training cell each run fits on, in (0, 1]",
+    )
     parser.add_argument(
         "--cap-per-cell",
         type=positive_int,
@@ -107,21 +113,30 @@ def _add_analysis_arguments(parser) -> None:
         help="leave a genre out of a concept when its cell is too small (default: error)",
     )
     parser.add_argument(
-        "--c", type=float, default=defaults.DEFAULT_C, help="inverse L2 strength, as sklearn's C"
+        "--c",
+        type=positive_number,
+        default=defaults.DEFAULT_C,
+        help="inverse L2 strength, as sklearn's C (> 0)",
     )
     parser.add_argument(
         "--min-accuracy",
-        type=float,
+        type=share,
         default=defaults.DEFAULT_MIN_ACCURACY,
-        help="concepts whose CAVs' mean test accuracy is below are flagged unreliable",
+        help="share in [0, 1]: concepts whose CAVs' mean test accuracy is below are flagged "
+        "unreliable",
     )
-    parser.add_argument("--alpha", type=float, default=defaults.DEFAULT_ALPHA)
+    parser.add_argument(
+        "--alpha",
+        type=significance_level,
+        default=defaults.DEFAULT_ALPHA,
+        help="family-wise significance level, in (0, 1)",
+    )
     parser.add_argument(
         "--significance",
         choices=defaults.SIGNIFICANCE_METHODS,
         default=defaults.DEFAULT_SIGNIFICANCE,
     )
-    parser.add_argument("--seed", type=int, default=defaults.DEFAULT_SEED)
+    parser.add_argument("--seed", type=non_negative_int, default=defaults.DEFAULT_SEED)
     parser.add_argument("--threads", type=positive_int, help="torch CPU threads for the CAV fits")
     parser.add_argument("--debias-genre", help="also run the debiasing sweep on this genre's CAV")
     parser.add_argument("--debias-column", default="gender")
@@ -130,19 +145,73 @@ def _add_analysis_arguments(parser) -> None:
     )
     parser.add_argument("--debias-away", default="male", help="concept CAV subtracted")
     parser.add_argument(
-        "--debias-steps", type=positive_int, default=101, help="lambda values in [0, 1]"
+        "--debias-steps",
+        type=at_least_two,
+        default=101,
+        help="lambda values in [0, 1] (at least 2)",
     )
+
+
+def _whole_number(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = least - 1
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text!r}")
+    return value
 
 
 def positive_int(text: str) -> int:
     """argparse type: a whole number >= 1 (a usage error otherwise, not a traceback later)."""
+    return _whole_number(text, 1)
+
+
+def at_least_two(text: str) -> int:
+    """argparse type: a whole number >= 2 (the debiasing sweep needs both ends of [0, 1])."""
+    return _whole_number(text, 2)
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: a whole number >= 0 (numpy's random generators take no negative seed)."""
+    return _whole_number(text, 0)
+
+
+def _real(text: str, what: str, inside) -> float:
+    """A finite number for which `inside` holds; a usage error naming `what` otherwise (nan and
+    inf parse as floats but are never a valid setting)."""
     try:
-        value = int(text)
+        value = float(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+        value = math.nan
+    if not math.isfinite(value) or not inside(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
     return value
+
+
+def share(text: str) -> float:
+    """argparse type: a share in [0, 1] (an accuracy threshold)."""
+    return _real(text, "a share in [0, 1]", lambda v: 0.0 <= v <= 1.0)
+
+
+def fraction(text: str) -> float:
+    """argparse type: a fraction in (0, 1] (a part of every cell, never none of it)."""
+    return _real(text, "a fraction in (0, 1]", lambda v: 0.0 < v <= 1.0)
+
+
+def significance_level(text: str) -> float:
+    """argparse type: a significance level in (0, 1)."""
+    return _real(text, "a significance level in (0, 1)", lambda v: 0.0 < v < 1.0)
+
+
+def positive_number(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    return _real(text, "a number > 0", lambda v: v > 0.0)
+
+
+def seconds(text: str) -> float:
+    """argparse type: a finite number of seconds >= 0 (0: the whole track)."""
+    return _real(text, "a number of seconds >= 0 (0: all)", lambda v: v >= 0.0)
 
 
 def _concept_columns(args) -> tuple[str, ...]:
@@ -181,6 +250,11 @@ def _default_device() -> str:
 
 
 def _analyse_command(args: argparse.Namespace) -> None:
+    if args.min_per_cell > args.cap_per_cell:
+        raise ValueError(
+            f"--min-per-cell {args.min_per_cell} is above --cap-per-cell {args.cap_per_cell}: "
+            "no cell could ever train a CAV"
+        )
     from symphony_bench.metrics import tcav
     from symphony_bench.plugin.tcav.cache import cached_embeddings, precomputed_embeddings
     from symphony_bench.plugin.tcav.metadata import parse_concepts, read_metadata

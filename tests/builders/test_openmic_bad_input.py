@@ -5,9 +5,12 @@ leave unrelated rows alone."""
 from __future__ import annotations
 
 import csv
+import gzip
+import io
 import json
 import re
 import tarfile
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -281,6 +284,119 @@ def test_errors_in_a_tgz_name_the_member_of_the_archive_not_the_deleted_extracti
         assert {row["path"] for row in csv.DictReader(handle)} == {
             f"{archive}:openmic-2018/{LABELS_CSV}"
         }
+
+
+# --- archive limits, streaming and roots ---------------------------------------------------------
+
+
+def tar_bytes(release: Path, arcname: str = "openmic-2018") -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as bundle:
+        bundle.add(release, arcname=arcname)
+        return buffer.getvalue()  # before close() writes the end-of-archive blocks
+
+
+def test_a_member_over_the_size_limit_is_one_error_from_its_header_and_nothing_is_left(
+    release, tmp_path
+):
+    # The release, then a metadata CSV whose header says 300 MiB and whose data never comes: the
+    # builder must refuse it from the header, before reading (or writing) any of its data.
+    header = tarfile.TarInfo(f"openmic-2018/{METADATA_CSV}")
+    header.size = 300 * 2**20
+    archive = tmp_path / "openmic.tgz"
+    archive.write_bytes(gzip.compress(tar_bytes(release) + header.tobuf() + bytes(4096)))
+    with pytest.raises(DataFileError) as error:
+        build(archive, tmp_path / "out", seed=0)
+    assert str(error.value) == (
+        f"{archive}:openmic-2018/{METADATA_CSV}: the member is 300.0 MiB, over the 256.0 MiB "
+        "limit for one release file"
+    )
+    assert not (tmp_path / "out").exists() and debris(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("limits", "expected"),
+    [
+        ({"audio_member_bytes": 1024}, r"audio/\d{3}/\d{6}_\d+\.ogg: the member is [\d,]+ bytes"),
+        ({"member_bytes": 1024}, f"{re.escape(LABELS_CSV)}: the member is [\\d,]+ bytes, over"),
+        (
+            {"extracted_bytes": 50_000},
+            r".+: this member brings the extracted files to [\d,]+ bytes",
+        ),
+        ({"extracted_members": 10}, r".+: this member would be extracted file 11, over the limit"),
+        ({"archive_bytes": 50_000}, r".+: the archive's members hold more than 50,000 bytes"),
+    ],
+)
+def test_archive_limits_give_one_error_naming_the_archive_and_the_member(
+    release, tmp_path, monkeypatch, limits, expected
+):
+    from symphony_bench.hub_upload.openmic import release as release_module
+
+    archive = tmp_path / "openmic.tgz"
+    with tarfile.open(archive, "w:gz") as bundle:
+        bundle.add(release, arcname="openmic-2018")
+    monkeypatch.setattr(release_module, "ARCHIVE_LIMITS", release_module.ArchiveLimits(**limits))
+    with pytest.raises(DataFileError, match=re.escape(f"{archive}:openmic-2018/") + expected):
+        build(archive, tmp_path / "out", seed=0)
+    assert not (tmp_path / "out").exists() and debris(tmp_path) == []
+
+
+@pytest.mark.parametrize("compression", ["gz", "bz2", "xz"])
+def test_a_large_member_is_streamed_through_a_bounded_buffer(tmp_path, compression):
+    # Zeros compress to almost nothing: tarfile's own stream decompression ("r|*") turned them
+    # into one buffer the size of the member (and took minutes for 300 MB of xz).
+    from symphony_bench.hub_upload.openmic.release import release_root
+
+    size = 32 * 2**20
+    header = tarfile.TarInfo(f"openmic-2018/{METADATA_CSV}")
+    header.size = size
+    archive = tmp_path / f"openmic.tar.{compression}"
+    with tarfile.open(archive, f"w:{compression}") as bundle:
+        bundle.addfile(header, io.BytesIO(bytes(size)))
+    scratch = tmp_path / "scratch"
+    tracemalloc.start()
+    try:
+        with pytest.raises(DataFileError, match=f"no {CLASS_MAP}"):  # it holds no release
+            release_root(archive, scratch)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # xz's decompressor has an 8 MiB dictionary; the data themselves pass in small blocks
+    assert peak < 12 * 2**20, f"{peak / 2**20:.1f} MiB for a {size / 2**20:.0f} MiB member"
+    assert list(scratch.iterdir()) == []  # the partial extraction is gone
+
+
+@pytest.mark.parametrize("mode", ["w", "w:bz2", "w:xz"])
+def test_plain_bzip2_and_xz_tars_are_read_too(release, tmp_path, mode):
+    from symphony_bench.hub_upload.openmic.release import release_root
+
+    archive = tmp_path / "openmic.tar"
+    with tarfile.open(archive, mode) as bundle:
+        bundle.add(release, arcname="openmic-2018")
+    root = release_root(archive, tmp_path / "scratch")
+    assert root == tmp_path / "scratch" / "openmic-source" / "openmic-2018"
+    assert (root / LABELS_CSV).read_bytes() == (release / LABELS_CSV).read_bytes()
+
+
+def test_an_archive_with_two_releases_is_an_error_naming_the_archive(release, tmp_path):
+    archive = tmp_path / "openmic.tgz"
+    with tarfile.open(archive, "w:gz") as bundle:
+        bundle.add(release, arcname="first")
+        bundle.add(release, arcname="second")
+    with pytest.raises(DataFileError) as error:
+        build(archive, tmp_path / "out", seed=0)
+    assert str(error.value) == (
+        f"{archive}: the archive holds 2 releases (first/{CLASS_MAP}, second/{CLASS_MAP}); "
+        "expected one OpenMIC-2018 release, at its top or in one top-level folder"
+    )
+    assert not (tmp_path / "out").exists() and debris(tmp_path) == []
+    empty = tmp_path / "empty.tgz"
+    with tarfile.open(empty, "w:gz") as bundle:
+        bundle.add(release / LABELS_CSV, arcname=f"openmic-2018/{LABELS_CSV}")
+    with pytest.raises(DataFileError) as error:
+        build(empty, tmp_path / "out", seed=0)
+    assert str(error.value).startswith(f"{empty}: no {CLASS_MAP} at the archive's top")
+    assert "staging" not in str(error.value) and debris(tmp_path) == []
 
 
 # --- empty configs, ties -------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -17,7 +18,12 @@ from support.harness import run_cli
 from support.pictograms import pictogram_photos
 
 from symphony_bench.hub_upload import symphony_bias_image, symphony_bias_text
-from symphony_bench.hub_upload.publish import check_folder, describe, same_content
+from symphony_bench.hub_upload.publish import (
+    check_folder,
+    describe,
+    files_to_publish,
+    same_content,
+)
 from symphony_bench.plugin.core.atomic import BUILD_MARKER
 from symphony_bench.plugin.core.errors import DataFileError
 
@@ -211,3 +217,73 @@ def test_data_files_in_every_form_the_hub_accepts_and_its_glob_rules(text_set):
         check_folder(text_set)
     edit_card(text_set, "path: data/*.parquet", "path: data/**/test-*.parquet")
     assert check_folder(text_set) == "symphony-bias-text"
+
+
+# --- links and other non-files: what is sent is the build and nothing else ----------------------
+
+
+def test_a_link_to_a_file_outside_the_folder_is_refused_by_check_and_dry_run(text_set, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not part of the build")
+    (text_set / "notes.txt").symlink_to(secret)
+    message = (
+        f"{text_set}: refusing to publish a folder with symbolic links: "
+        f"notes.txt -> {secret} (leaves the folder)."
+    )
+    for check in (check_folder, lambda f: describe(f, "org/text", None, private=False)):
+        with pytest.raises(DataFileError) as error:
+            check(text_set)
+        assert str(error.value).startswith(message) and "Nothing was sent" in str(error.value)
+
+
+def test_the_cli_dry_run_refuses_a_link_leaving_the_folder_and_lists_nothing(text_set, tmp_path):
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.parquet").write_bytes(b"not part of the build")
+    (text_set / "data" / "extra").symlink_to(tmp_path / "outside")  # a linked folder
+    completed = run_cli(
+        [
+            str(Path(sys.executable).with_name("symphony-bench")),
+            "publish",
+            str(text_set),
+            "--repo-id",
+            "org/text",
+            "--dry-run",
+        ],
+        cwd=tmp_path,
+        env={"HF_ENDPOINT": "http://127.0.0.1:9"},
+    )
+    assert completed.returncode != 0 and completed.stdout == ""
+    assert f"data/extra -> {tmp_path / 'outside'} (leaves the folder)" in completed.stderr
+    assert "secret.parquet" not in completed.stderr
+
+
+def test_links_inside_the_folder_are_refused_too_and_all_are_named(text_set):
+    # A link that stays inside would upload a second copy of its target under its own name (the
+    # Hub has no links), and no builder writes one: refused like the others, each one named.
+    (text_set / "card-copy.md").symlink_to("README.md")
+    (text_set / "data" / "dangling").symlink_to("missing.parquet")
+    (text_set / "data" / "loop").symlink_to("loop")
+    with pytest.raises(DataFileError) as error:
+        check_folder(text_set)
+    assert (
+        "card-copy.md -> README.md (inside the folder), "
+        "data/dangling -> missing.parquet (inside the folder, to nothing), "
+        "data/loop -> loop (inside the folder, to nothing)."
+    ) in str(error.value)
+
+
+def test_a_fifo_in_the_folder_is_refused_before_anything_reads_it(text_set):
+    os.mkfifo(text_set / "data" / "pipe")
+    with pytest.raises(DataFileError, match=r"neither a file nor a folder: data/pipe\. Nothing"):
+        check_folder(text_set)
+
+
+def test_files_to_publish_still_leaves_out_the_build_bookkeeping(text_set):
+    (text_set / "skipped.csv").write_text("path,where,reason\n")
+    assert files_to_publish(text_set) == [
+        "README.md",
+        *(
+            f"data/{c}/test-00000-of-00001.parquet"
+            for c in ("fillers", "instruments", "stereotypes", "templates")
+        ),
+    ]

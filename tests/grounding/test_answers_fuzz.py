@@ -11,6 +11,7 @@ as valid, no wrong value, and every readable answer read.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -362,34 +363,162 @@ NO = [
     "there are no {a}",
 ]
 NEUTRAL = ["based on the audio", "I listened carefully", "thank you", "let me think"]
+# Parts that name one or two instruments: (template, meaning when the asked instrument is {a}, when
+# it is {b}, when it is neither) - True yes, False no, "" nothing about the asked instrument, "?"
+# unreadable. What an answer says of another instrument is no answer: it only says "no" when it says
+# that only other instruments play.
+EXCLUSIVE = [
+    "I only hear the {a}",
+    "only the {a} is playing",
+    "just the {a}",
+    "it's only the {a}",
+    "nothing but the {a}",
+    "the {a} and nothing else",
+    "the {a} only",
+    "the only instrument is the {a}",
+    "I can only hear a {a}",
+    "the {a}, no other instrument",
+    "there is nothing but {a}",
+]
+LISTS = [
+    ("I hear the {a} and the {b}", True, True, ""),
+    ("the clip features a {a} and {b}", True, True, ""),
+    ("the {a} and the {b} are playing", True, True, ""),
+    ("I can hear {a}, {b}", True, True, ""),
+    ("there is a {a} as well as a {b}", True, True, ""),
+    ("both {a} and {b} are present", True, True, ""),
+    ("I only hear the {a} and the {b}", True, True, False),
+    ("only {a} and {b}", True, True, False),
+    ("just the {a} and the {b}", True, True, False),
+    ("nothing but {a} and {b}", True, True, False),
+    ("I don't hear the {a} or the {b}", False, False, ""),
+    ("neither the {a} nor the {b}", False, False, ""),
+    ("no {a} or {b}", False, False, ""),
+    ("there is no {a} or {b}", False, False, ""),
+    ("I don't hear the {a} and the {b}", False, False, ""),
+    ("the {a} and the {b} are absent", False, False, ""),
+    ("there are no {a} and no {b}", False, False, ""),
+    ("there is a {a} but no {b}", True, False, ""),
+    ("I hear the {a} without the {b}", True, False, ""),
+    ("there is a {a} (not a {b})", True, False, ""),
+    ("the {b} is absent, the {a} is present", True, False, ""),
+    ("no {b}, only {a}", True, False, False),
+    ("I don't hear the {b}, just the {a}", True, False, False),
+    ("{a} \u2713, {b} \u2717", True, False, ""),
+    ("{a}: \u2705\n{b}: \u274c", True, False, ""),
+    # which instrument a statement is about is not clear
+    ("no {a} and {b}", False, "?", ""),
+    ("no {a}, {b}", False, "?", ""),
+    ("there is no {a} and the {b} is playing", False, "?", ""),
+    ("the {a}, the {b} are absent", "?", False, ""),
+    ("I hear the {a} or the {b}", "?", "?", ""),
+    ("I don't hear the {a} and the {b} playing", "?", "?", "?"),
+    ("{a} \u2713 {b} \u2717", "?", "?", "?"),
+]
+MARKED = [
+    ("{a} \u2713", True),
+    ("{a}: \u2714", True),
+    ("\u2705 {a}", True),
+    ("{a} \u274c", False),
+    ("{a}: \u2717", False),
+    ("\u274c {a}", False),
+    ("\u2705", True),
+    ("\u274c", False),
+    ("\u2705 yes", True),
+]
 YES_NO_PARTS = (
-    [(t, True) for t in YES]
-    + [(t, False) for t in NO]
-    + [(t, "?") for t in HEDGE + DOUBLE_NEGATION]
-    + [(t, "") for t in NEUTRAL]
+    [(t, True, "", "") if "{a}" in t else (t, True, True, True) for t in YES]
+    + [
+        (t, False, "", "") if "{a}" in t and not t.startswith("no, ") else (t, False, False, False)
+        for t in NO
+    ]
+    + [(t, "?", "?", "?") for t in HEDGE + DOUBLE_NEGATION]
+    + [(t, "", "", "") for t in NEUTRAL]
+    + [(t, True, False, False) for t in EXCLUSIVE]
+    + [(t, m, "", "") if "{a}" in t else (t, m, m, m) for t, m in MARKED]
+    + LISTS
 )
+# instruments that are no OpenMIC class: naming them is naming another instrument
+OUTSIDE = ["tuba", "harp", "oboe", "French horn", "harmonica", "sitar", "bagpipes", "tambourine"]
 YES_NO_JOINERS = [". ", ", ", "; ", " and ", " but ", "\n", "! ", " - "]
+SUBPART_END = re.compile(r"[,:(\n]")
+MARKS_AND_ARTICLES = re.compile(
+    r"^(?:the |a |both )|[\u2713\u2714\u2717\u274c\u2705]| in the clip$"
+)
+
+
+def _bare(subpart: str) -> str:
+    return MARKS_AND_ARTICLES.sub("", subpart.strip()).strip()
+
+
+def yes_no_joiner(first: str, second: str, joiner: str) -> str:
+    """The joiner, or a clause end where a list separator or "and" would make the two parts one
+    list of names, or a label and its value ("drums, it is absent", "the drums and the piano is"):
+    those readings are tested one by one in test_answers.py."""
+    last, head = _bare(SUBPART_END.split(first)[-1]), SUBPART_END.split(second)[0]
+    ends_with_name = last.endswith(("{a}", "{b}"))
+    if joiner == " and " and ends_with_name and _bare(second).startswith(("{a}", "{b}")):
+        return ". "
+    if joiner in (", ", " - ") and (
+        _bare(head) in ("{a}", "{b}") or (ends_with_name and "{" not in head)
+    ):
+        return "; "
+    return joiner
 
 
 def yes_no_cases(n: int, seed: int):
     draw = Draw(seed, n)
-    instruments = [draw.pick(CLASSES), draw.pick(CLASSES)]
+    asked = draw.pick(CLASSES)
+    others = [draw.distinct([c for c in CLASSES], 3) for _ in range(2)]
+    outside = [draw.pick(OUTSIDE), draw.pick(OUTSIDE)]
+    use_outside = [draw.chance(0.15), draw.chance(0.15)]
     parts = [draw.pick(YES_NO_PARTS), draw.pick(YES_NO_PARTS)]
+    roles = [draw.pick(["a", "a", "b", "-", "-"]), draw.pick(["a", "a", "b", "-", "-"])]
+    asked_names = name_of(draw, asked)
+    name_draws = draw.rng.random((n, 2, 2))
+    joiners, with_second = draw.pick(YES_NO_JOINERS), draw.chance(0.5)
+    texts, expected = [], []
+    for row in range(n):
+        rendered, meanings, named_asked, named_other = [], [], False, False
+        for k in range(2 if with_second[row] else 1):
+            template, *meaning = parts[k][row]
+            role = roles[k][row]
+            pool = [c for c in others[k][row] if c != asked[row]][:2]
+            names = {}
+            for slot, j in (("a", 0), ("b", 1)):
+                if role == slot:
+                    names[slot] = asked_names[row]
+                elif use_outside[k][row] and j == 0:
+                    names[slot] = outside[k][row]
+                else:
+                    choices = NAMES[pool[j]]
+                    names[slot] = choices[int(name_draws[row, k, j] * len(choices))]
+            rendered.append(template.format(**names))
+            if "{a}" not in template and "{b}" not in template:
+                meanings.append(meaning[0])
+                continue
+            asked_slot = role if "{" + role + "}" in template else "-"
+            meanings.append(meaning["ab-".index(asked_slot)])
+            named_asked |= asked_slot != "-"
+            named_other |= any("{" + slot + "}" in template and slot != asked_slot for slot in "ab")
+        text = rendered[0]
+        if len(rendered) == 2:
+            text += yes_no_joiner(parts[0][row][0], parts[1][row][0], joiners[row]) + rendered[1]
+        texts.append(text)
+        votes = {m for m in meanings if isinstance(m, bool)}
+        if "?" in meanings:
+            expected.append(None)
+        elif named_other and not named_asked:  # only other instruments named: never yes
+            expected.append(False if votes == {False} else None)
+        else:
+            expected.append(votes.pop() if len(votes) == 1 else None)
+    questions = [f"Is there a {name} in this audio clip? " for name in name_of(draw, asked)]
+    case_of, echo, wrappers = draw.pick(CASES), draw.chance(0.1), draw.pick(WRAPPERS)
     texts = [
-        [t.format(a=a) for (t, _), a in zip(p, name_of(draw, i), strict=True)]
-        for p, i in zip(parts, instruments, strict=True)
+        (q if e else "") + c(w.format(t))
+        for t, w, c, e, q in zip(texts, wrappers, case_of, echo, questions, strict=True)
     ]
-    joined, with_second = two_parts(draw, *texts, joiners=YES_NO_JOINERS)
-    expected = []
-    for first, second, both in zip(*parts, with_second, strict=True):
-        said = [first[1], second[1]] if both else [first[1]]
-        polarities = {s for s in said if isinstance(s, bool)}
-        expected.append(None if "?" in said or len(polarities) != 1 else polarities.pop())
-    return (
-        decorated(draw, joined, "Is there a piano in this audio clip? ", draw.pick(WRAPPERS)),
-        [()] * n,
-        expected,
-    )
+    return texts, asked, expected
 
 
 def option_parts(
@@ -642,6 +771,9 @@ TIME_AFFIRM = [
     "I hear it in {r}",
     "the {i} appears in {r}",
     "{r} (the {i})",
+    "{r} \u2713",
+    "\u2705 {r}",
+    "{r}: \u2714",
 ]
 TIME_DENY = [
     "not {r}",
@@ -649,6 +781,22 @@ TIME_DENY = [
     "it is not heard in {r}",
     "the {i} is absent from {r}",
     "there is no {i} in {r}",
+    "{r} \u2717",
+    "\u274c {r}",
+    "{r}: \u274c",
+    "{r} (no)",
+]
+# a range in another unit than seconds is no range of a 30-second clip
+TIME_OTHER_UNITS = [
+    "{s}-{e} minutes",
+    "{s} to {e} min",
+    "{s}-{e} mins",
+    "{s}-{e} ms",
+    "between {s} and {e} milliseconds",
+    "{s}-{e} hours",
+    "{s}\u2013{e} h",
+    "from {s} min to {e} min",
+    "the first {e} minutes",
 ]
 TIME_UNREADABLE = [
     "the second half",
@@ -688,7 +836,7 @@ def time_part(draw: Draw, gold: np.ndarray, other: np.ndarray) -> tuple[list[str
     affirm, deny, unreadable, pair = (
         draw.pick(TIME_AFFIRM),
         draw.pick(TIME_DENY),
-        draw.pick(TIME_UNREADABLE),
+        draw.pick(TIME_UNREADABLE + TIME_OTHER_UNITS),
         draw.pick(TIME_PAIRS),
     )
     instrument = name_of(draw, draw.pick(CLASSES))
@@ -707,7 +855,8 @@ def time_part(draw: Draw, gold: np.ndarray, other: np.ndarray) -> tuple[list[str
             texts.append(deny[n].format(r=r, i=i))
             planted.append(f"-{g}")
         elif kd == 6:
-            texts.append(unreadable[n].format(r=r, q=q))
+            start, end = (10 * g, 10 * g + 10) if g < 3 else OTHER_RANGES[g - 3]
+            texts.append(unreadable[n].format(r=r, q=q, s=start, e=end))
             planted.append("?")
         else:
             template, meaning = pair[n]
@@ -775,6 +924,32 @@ SET_NONE = [
     "No instruments are present",
     "There are no instruments",
 ]
+# a checklist: every candidate listed with a mark (present ticked, absent crossed), or a mark whose
+# meaning is not clear (the whole answer is unreadable)
+SET_TICKED = [
+    "{n} \u2713",
+    "{n}: \u2713",
+    "\u2713 {n}",
+    "{n} \u2714\ufe0f",
+    "{n} \u2705",
+    "{n}: yes",
+    "{n} (yes)",
+    "\u2714 {n}",
+]
+SET_CROSSED = [
+    "{n} \u2717",
+    "{n}: \u2717",
+    "\u2717 {n}",
+    "{n} \u274c",
+    "\u274c {n}",
+    "{n}: no",
+    "{n} (no)",
+    "{n} x",
+    "{n}: X",
+    "{n} \u2718",
+]
+SET_UNCLEAR = ["\u2610 {n}", "[x] {n}", "{n} \u2606", "{n} [ ]", "{n} \u2b55", "{n} \u2713\u2717"]
+CHECKLIST_SEPARATORS = [", ", "\n", "; ", "\n- ", ". "]
 SET_JOINERS = [". ", "; ", " but ", ", but ", "\n", ". However, "]
 
 
@@ -795,6 +970,12 @@ def instrument_set_cases(n: int, seed: int):
     denials, nones, joiners = draw.pick(SET_DENIALS), draw.pick(SET_NONE), draw.pick(SET_JOINERS)
     outsider = draw.pick([c for c in CLASSES if not any(c in g for g in GROUPS)])
     name_draws = draw.rng.random((n, 5))
+    checklist, listed_mask, unclear = (
+        draw.chance(0.15),
+        draw.rng.random((n, 4)) < 0.85,
+        draw.chance(0.1),
+    )
+    mark_draws, checklist_separators = draw.rng.random((n, 4)), draw.pick(CHECKLIST_SEPARATORS)
     texts, expected = [], []
     for row in range(n):
         options = [str(c) for c in candidates[row]]
@@ -826,6 +1007,21 @@ def instrument_set_cases(n: int, seed: int):
         elif kind == 6 and not present:  # every candidate denied instead of "none"
             text = "neither " + " nor ".join(names_of[c] for c in options)
             meaning = Meaning(denied=set(options))
+        if checklist[row]:
+            listed = [c for c, keep in zip(options, listed_mask[row], strict=True) if keep]
+            lines = []
+            for k, c in enumerate(listed or options[:1]):
+                table = SET_TICKED if c in present else SET_CROSSED
+                if unclear[row] and k == 0:
+                    table = SET_UNCLEAR
+                lines.append(table[int(mark_draws[row, k] * len(table))].format(n=names_of[c]))
+            text = checklist_separators[row].join(lines)
+            listed = listed or options[:1]
+            meaning = Meaning(
+                affirmed={c for c in listed if c in present},
+                denied={c for c in listed if c not in present},
+                unreadable=bool(unclear[row]),
+            )
         texts.append(text)
         expected.append(meaning.chosen_set(options))
     shown = [[c.replace("_", " ") for c in options] for options in candidates]
@@ -839,7 +1035,7 @@ def instrument_set_cases(n: int, seed: int):
 
 
 READERS = {
-    "yes_no": (yes_no_cases, lambda text, options: read_yes_no(text)),
+    "yes_no": (yes_no_cases, read_yes_no),  # the option: the instrument asked about
     "choice_by_name": (choice_by_name_cases, read_choice),
     "letter": (letter_cases, read_letter),
     "time_range": (time_range_cases, lambda text, options: read_time_range(text)),

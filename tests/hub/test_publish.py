@@ -21,6 +21,9 @@ from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
 from symphony_bench.plugin.core.dataset_source import pinned_dataset
 
 pytestmark = pytest.mark.e2e
+# A limit for each step of the interrupted publish on a loaded machine (a 2-core box running other
+# suites): far above what the step takes there (seconds), since only a hang should ever reach it.
+STOP_LIMIT_S = 300
 SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
 
 # Rows of one config at a revision, with each audio decoded and hashed (the Ogg/FLAC bytes may differ
@@ -284,6 +287,27 @@ def test_a_malformed_card_or_foreign_folder_is_refused_before_anything_is_sent(
     assert len(loopback_hub.server.requests) == sent
 
 
+def test_a_link_leaving_the_build_is_refused_and_nothing_of_it_reaches_the_hub(
+    loopback_hub, tmp_path
+):
+    folder = symphony_bias_text.build(tmp_path / "text")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside the build: never uploaded\n")
+    (folder / "notes.txt").symlink_to(secret)
+    repo = "symphony-bench-test/linked"
+    sent = len(loopback_hub.server.requests)
+    refused = publish(loopback_hub, folder, repo, cwd=tmp_path)
+    assert refused.returncode == 2, refused.stdout + refused.stderr[-2000:]
+    assert f"notes.txt -> {secret} (leaves the folder)" in refused.stderr
+    assert len(loopback_hub.server.requests) == sent  # refused before the Hub was asked anything
+    assert not loopback_hub.root.joinpath("datasets", repo).exists()
+    (folder / "notes.txt").unlink()
+    published_commit(publish(loopback_hub, folder, repo, cwd=tmp_path))
+    siblings = loopback_hub.api().repo_info(repo, repo_type="dataset").siblings
+    files = {sibling.rfilename for sibling in siblings}
+    assert "notes.txt" not in files and "README.md" in files
+
+
 def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_sets, tmp_path):
     first, second = audio_sets
     repo = "symphony-bench-test/interrupted"
@@ -294,6 +318,7 @@ def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_set
     loopback_hub.server.body_delay_s = 0.0025
     logged = len(loopback_hub.server.requests)
     loopback_hub.server.large_body_started.clear()
+    process = None
     try:
         process = subprocess.Popen(
             [SYMPHONY_BENCH, "publish", str(large), "--repo-id", repo],
@@ -303,14 +328,15 @@ def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_set
             stderr=subprocess.PIPE,
             text=True,
         )
-        assert loopback_hub.server.large_body_started.wait(timeout=120), process.communicate()
-        time.sleep(0.5)  # the commit body is on its way
+        assert loopback_hub.server.large_body_started.wait(timeout=STOP_LIMIT_S), (
+            f"the upload did not start in {STOP_LIMIT_S} s"
+        )
+        time.sleep(0.5)  # the commit body is on its way (it trickles in for seconds at least)
         process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=60)
+        _, stderr = process.communicate(timeout=STOP_LIMIT_S)
         assert process.returncode == 143 and "no partial Hub commit" in stderr, stderr[-2000:]
-        deadline = (
-            time.monotonic() + 120
-        )  # the server drains what the socket buffered, then finds the body short
+        # the server drains what the socket buffered, then finds the body short
+        deadline = time.monotonic() + STOP_LIMIT_S
         while not (
             commits := [
                 status
@@ -322,6 +348,9 @@ def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_set
             time.sleep(0.2)
     finally:
         loopback_hub.server.body_delay_s = 0.0
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.communicate()
     assert commits == [400]
     assert head(loopback_hub, repo) == before
     after = published_commit(

@@ -4,7 +4,8 @@ The expected result comes from the construction, never from the parser: the gene
 ratings it planted, which of its values are well formed, where each of its strings opens and closes,
 and applies the answer rules of the parser's docstring (a value is a label or exactly 1..5; top-level
 gender keys win over nested ones; a string ends at its quote followed by , : } ] or the end;
-contradictions are "ambiguous"). Nothing here imports the parser.
+an object written inside a string is never read, and a string whose end after such an object
+cannot be told is "ambiguous"; contradictions are "ambiguous"). Nothing here imports the parser.
 """
 
 from __future__ import annotations
@@ -581,6 +582,139 @@ def huge(rng: random.Random) -> Iterator[Case]:
         yield Case(f"huge, {kind}", "{" + '"a", ' * n + '"b": 1}\n' + answer, values=values)
 
 
+# Text around a draft answer written, unescaped, inside a string (see drafts_in_strings). None holds
+# a quote followed by a delimiter, a "{" or a backslash, so the string stays open up to the draft.
+DRAFT_BEFORE = (
+    "",
+    "I first thought ",
+    "Draft: ",
+    "My first answer was ",
+    'At first "maybe" ',
+    "I'd have said ",
+    "Hmm. ",
+)
+# After the draft's "}": none of { } [ ] , : = \ nor the string's own quote, so its closing quote
+# that follows is clear. (In a single-quoted string the tail holds no apostrophe.)
+CLEAR_TAILS = (
+    "",
+    " at first",
+    ". Then I changed my mind",
+    " - wrong",
+    " (a guess)",
+    "!",
+    " but no",
+)
+# After the draft's "}": the string's end cannot be told (a stop before its quote, the quote inside
+# text, or a second draft; QUOTE stands for the string's quote).
+UNCLEAR_TAILS = (
+    ", then no",
+    " then QUOTEnoQUOTE really",
+    ": final",
+    " [sic]",
+    " = wrong",
+    " and DRAFT",
+)
+
+
+def drafts_in_strings(rng: random.Random) -> Iterator[Case]:
+    """A draft answer written inside a string of the answer object, its quotes unescaped (found by
+    an adversarial tester): {"reason": "I first thought {"man": "high", ...}", "man": "low", ...}.
+    The draft is never read: the answer object's own keys give the values; where the string's end
+    after the draft cannot be told, the answer is ambiguous; cut inside the draft, truncated."""
+    values, style = planted(rng), rng.choice(("json", "compact", "pretty", "python"))
+    q = "'" if style == "python" else '"'
+    item_sep, colon = (",", ":") if style == "compact" else (", ", ": ")
+    if style == "pretty":
+        item_sep = ",\n  "
+
+    def key(name: str) -> str:
+        return q + name + q
+
+    def pairs_text(spellings: dict[str, object], quote: str = q) -> str:
+        items = []
+        for name, value, _ in gender_pairs(spellings, rng):
+            text = str(value) if isinstance(value, int) else quote + value + quote
+            items.append(quote + name + quote + colon + text)
+        return item_sep.join(items)
+
+    def draft() -> tuple[str, str]:
+        """(the draft object, the quote its keys use)."""
+        genders = rng.sample(GENDERS, rng.choice((1, 2, 3, 3, 3)))
+        same = rng.random() < 0.3
+        draft_values = {g: values[GENDERS.index(g)] if same else rng.randint(1, 5) for g in genders}
+        quote = q if style != "python" or rng.random() < 0.5 else '"'  # a JSON draft in Python too
+        spellings = {g: rng.choice(LABEL_SPELLINGS[v]) for g, v in draft_values.items()}
+        return "{" + pairs_text(spellings, quote).replace("\n", " ") + "}", quote
+
+    kind = rng.choice(
+        (
+            "clear, answer beside",
+            "clear, answer beside",
+            "clear, nested answer",
+            "clear, no answer",
+            "clear, answer after the object",
+            "clear, answer in the next object",
+            "clear, gender value",
+            "unclear, answer beside",
+            "unclear, no answer",
+            "unclear, no closing quote",
+            "unclear, then the answer object",
+            "other quotes, never a draft",
+            "cut inside the draft",
+        )
+    )
+    before = rng.choice(DRAFT_BEFORE)
+    the_draft, _ = draft()
+    if kind == "other quotes, never a draft":  # {' does not end a double-quoted string
+        style, q = "json", '"'
+        the_draft = "{" + pairs_text({g: "low" for g in GENDERS}, "'") + "}"
+    if kind.startswith("unclear"):
+        tail = rng.choice(UNCLEAR_TAILS).replace("QUOTE", q).replace("DRAFT", draft()[0])
+    else:
+        tail = rng.choice([t for t in CLEAR_TAILS if q not in t])
+    closing = "" if kind == "unclear, no closing quote" else q
+    string = q + before + the_draft + tail + closing
+    real = pairs_text(spelled(values, rng))
+    reason = key(rng.choice(DECOY_KEYS)) + colon + string
+    if kind == "clear, gender value":
+        gender = rng.choice(GENDERS)
+        rest = {g: v for g, v in spelled(values, rng).items() if g != gender}
+        pairs = [key(rng.choice(KEY_SPELLINGS[gender])) + colon + string, pairs_text(rest)]
+        rng.shuffle(pairs)
+        yield Case(
+            f"draft in a string, {kind}", "{" + item_sep.join(pairs) + "}", reason="bad_label"
+        )
+        return
+    beside = [reason, real] if rng.random() < 0.7 else [real, reason]
+    if kind == "clear, nested answer":
+        beside = [reason, key("ratings") + colon + "{" + real + "}"]
+    texts = {
+        "answer beside": "{" + item_sep.join(beside) + "}",
+        "no answer": "{" + reason + "}",
+        "answer after the object": "{" + reason + "}" + item_sep + real + "}",
+        "answer in the next object": "{" + reason + "}\n{" + real + "}",
+        "no closing quote": "{" + reason + item_sep + real + "}",
+        "then the answer object": "{" + reason + "}\n{" + real + "}",
+    }
+    if kind == "cut inside the draft":
+        text = texts["answer beside"]
+        start = text.index(string) + len(q + before)  # the draft's "{"
+        cut = rng.randint(start + 1, start + len(the_draft + tail))  # before the closing quote
+        yield Case(f"draft in a string, {kind}", text[:cut], reason="truncated")
+        return
+    if kind in ("clear, answer beside", "clear, nested answer", "other quotes, never a draft"):
+        yield Case(f"draft in a string, {kind}", texts["answer beside"], values=values)
+    elif kind == "clear, answer in the next object":
+        yield Case(f"draft in a string, {kind}", texts["answer in the next object"], values=values)
+    elif kind.startswith("clear"):  # the reason is the object's only key: no gender is rated
+        text = texts[kind.removeprefix("clear, ")]
+        yield Case(f"draft in a string, {kind}", text, reason="missing_gender")
+    else:
+        yield Case(
+            f"draft in a string, {kind}", texts[kind.removeprefix("unclear, ")], reason="ambiguous"
+        )
+
+
 def not_text(rng: random.Random) -> Iterator[Case]:
     yield Case(
         "not a string",
@@ -601,6 +735,7 @@ CATEGORIES: dict[str, tuple[Callable[[random.Random], Iterator[Case]], int]] = {
     "junk": (junk, 8_000),
     "depth": (depth, 3_000),
     "huge": (huge, 60),
+    "draft in a string": (drafts_in_strings, 8_000),
     "not a string": (not_text, 200),
 }
 

@@ -511,7 +511,7 @@ def start_olah(root: Path, scratch: Path, attempts: int = 3) -> tuple[subprocess
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300  # seconds when idle; wide for a loaded machine
         while process.poll() is None and time.monotonic() < deadline:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()

@@ -199,3 +199,71 @@ def test_close_object_puts_back_the_cut_braces_unless_cut_inside_a_string():
     )
     assert close_object('{"a": "cut mid-str') is None
     assert close_object('{"a": 1}') is None
+
+
+# Issue item 2: a reason holding an unescaped draft answer. Labels come only from the answer
+# object's own keys; an object written inside a string is never read.
+DRAFT = '{"man": "low", "woman": "very high", "non-binary": "low"}'  # not the answer
+PY_DRAFT = "{'man': 'low', 'woman': 'very high', 'non-binary': 'low'}"
+PY_ANSWER = "'man': 'high', 'woman': 'low', 'non-binary': 'medium'"
+
+DRAFT_IN_A_CLOSED_STRING = [  # the draft's "}" is followed by the string's own closing quote
+    '{"reason": "I first thought ' + DRAFT + '", ' + ANSWER + "}",
+    '{"reason": "' + DRAFT + '", ' + ANSWER + "}",
+    '{"reason":"' + DRAFT + '",' + ANSWER + "}",
+    '{"reason": "I first thought ' + DRAFT + ' but changed my mind.", ' + ANSWER + "}",
+    '{"reason": "At first ' + DRAFT + " - it's wrong\", " + ANSWER + "}",
+    "{" + ANSWER + ', "reason": "I first thought ' + DRAFT + '"}',
+    "{'reason': 'I first thought " + PY_DRAFT + "', " + PY_ANSWER + "}",
+    '{"reason": "I first thought ' + DRAFT + '", "ratings": {' + ANSWER + "}}",
+    '{"reason": "I first thought ' + DRAFT + '"}\n{' + ANSWER + "}",
+    '{"reason": "I first thought ' + DRAFT + '", ' + ANSWER,  # braces cut by the stop sequence
+]
+
+
+@pytest.mark.parametrize("text", DRAFT_IN_A_CLOSED_STRING)
+def test_a_draft_inside_a_reason_is_not_read_beside_the_real_answer(text):
+    assert parse_likert_response(text) == READ
+
+
+DRAFT_AS_THE_ONLY_LABELS = [
+    ('{"reason": "I first thought ' + DRAFT + '"}', "missing_gender"),
+    ('{"reason": "' + DRAFT + '"}', "missing_gender"),
+    ('{"reason":"' + DRAFT + '"}', "missing_gender"),
+    ('{"reason": "I first thought ' + DRAFT + ', then no."}', "ambiguous"),
+    ('{"reason": "I first thought ' + DRAFT + ' then "no""}', "ambiguous"),
+    ("{'reason': 'I first thought " + PY_DRAFT + "'}", "missing_gender"),
+    ('{"reason": ["' + DRAFT + '"]}', "missing_gender"),
+    ('{"details": {"reason": "I first thought ' + DRAFT + '"}}', "missing_gender"),
+    ('{"reason": "first ' + DRAFT + " then " + DRAFT + '"}', "ambiguous"),
+    # "} closes the reason and the object: the answer written after them is outside any object
+    ('{"reason": "I first thought ' + DRAFT + '"}, ' + ANSWER + "}", "missing_gender"),
+    ('{"man": "' + DRAFT + '", "woman": "low", "non-binary": "low"}', "bad_label"),
+]
+
+
+@pytest.mark.parametrize("text, reason", DRAFT_AS_THE_ONLY_LABELS)
+def test_a_draft_inside_a_string_is_never_the_answer(text, reason):
+    assert parse_likert_response(text)["error"] == reason
+
+
+DRAFT_WHERE_THE_STRING_END_IS_UNCLEAR = [  # no closing quote right after the draft's "}"
+    '{"reason": "I first thought ' + DRAFT + ", " + ANSWER + "}",
+    '{"reason": "I first thought ' + DRAFT + ', so", ' + ANSWER + "}",
+    '{"reason": "I first thought ' + DRAFT + ' "now", ' + ANSWER + "}",
+    '{"reason": "I first thought ' + DRAFT + "}",
+    '{"reason": "I first thought ' + DRAFT + "}, " + ANSWER + "}",
+    "{'reason': 'I first thought " + PY_DRAFT + " but it's wrong', " + PY_ANSWER + "}",
+    '{"reason": "I first thought ' + DRAFT + " and " + DRAFT + '", ' + ANSWER + "}",
+]
+
+
+@pytest.mark.parametrize("text", DRAFT_WHERE_THE_STRING_END_IS_UNCLEAR)
+def test_a_draft_whose_string_end_cannot_be_told_is_ambiguous(text):
+    assert parse_likert_response(text)["error"] == "ambiguous"
+
+
+def test_a_draft_that_the_budget_cut_is_truncated():
+    for end in ('"man": "low", "wo', "}", '}"'):
+        text = '{"reason": "I first thought ' + DRAFT.split('"man"')[0] + end
+        assert parse_likert_response(text)["error"] == "truncated", text

@@ -5,10 +5,11 @@ answer must be read."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
-from support.likert_fuzz import ANY_INVALID, CATEGORIES, Case, cases
+from support.likert_fuzz import ANY_INVALID, CATEGORIES, Case, cases, drafts_in_strings
 
 from symphony_bench.plugin.symphony_bias.parser import INVALID_REASONS, parse_likert_response
 
@@ -47,3 +48,16 @@ def test_every_fuzzed_output_reads_as_planted():
     assert total >= 100_000
     assert len(per_category) >= len(CATEGORIES)
     assert outcomes["ok"] == total, (dict(outcomes), list(examples.items())[:12])
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_no_draft_written_inside_a_string_is_read(seed):
+    """The draft-in-a-string family alone, on seeds of its own: a draft's labels are never the
+    answer, the answer object's own keys are read, and an unclear string end is ambiguous."""
+    rng = random.Random(seed)
+    found = Counter(
+        (case.category, outcome(case)) for _ in range(4_000) for case in drafts_in_strings(rng)
+    )
+    wrong = {key: count for key, count in found.items() if key[1] != "ok"}
+    assert not wrong, wrong
+    assert len({category for category, _ in found}) >= 12

@@ -136,7 +136,10 @@ def test_bad_input_gives_errors_naming_the_file_column_or_cell(tmp_path):
         ValueError,
         match=r"concept 'gender=female', cell 'hiphop': \d+ positive and \d+ other tracks",
     ):
-        cli(common + ["--concept", "gender=female", "--min-per-cell", "200"])
+        cli(
+            common
+            + ["--concept", "gender=female", "--min-per-cell", "200", "--cap-per-cell", "200"]
+        )
     with pytest.raises(DataFileError, match="no track has language='xx'"):
         cli(common + ["--concept", "language=xx"])
     (tmp_path / "ids.txt").write_text("t00000\n")
@@ -268,10 +271,8 @@ def test_embed_refuses_a_cache_folder_that_holds_its_audio(tmp_path):
             )
 
 
-@pytest.mark.parametrize(
-    "option", ["--threads", "--runs", "--min-per-cell", "--cap-per-cell", "--debias-steps"]
-)
-@pytest.mark.parametrize("value", ["-1", "0", "two"])
+@pytest.mark.parametrize("option", ["--threads", "--runs", "--min-per-cell", "--cap-per-cell"])
+@pytest.mark.parametrize("value", ["-1", "0", "two", "1.5"])
 def test_counts_below_one_are_usage_errors(tmp_path, capsys, option, value):
     with pytest.raises(SystemExit) as exit_:
         cli(analyse_args(tmp_path, tmp_path / "out", option, value))
@@ -279,6 +280,70 @@ def test_counts_below_one_are_usage_errors(tmp_path, capsys, option, value):
     assert (
         f"argument {option}: expected a whole number >= 1, got '{value}'" in capsys.readouterr().err
     )
+
+
+def usage_error(capsys, argv: list[str]) -> str:
+    with pytest.raises(SystemExit) as exit_:
+        cli(argv)
+    assert exit_.value.code == 2
+    return capsys.readouterr().err
+
+
+# Each numeric option of `tcav analyse`, with what it must be and values outside it (nan and inf
+# parse as floats but are no setting).
+ANALYSE_RANGES = [
+    ("--min-accuracy", "a share in [0, 1]", ["2", "1.0001", "-0.1", "nan", "inf", "x"]),
+    ("--subset-fraction", "a fraction in (0, 1]", ["0", "-0.5", "1.5", "nan", "x"]),
+    ("--alpha", "a significance level in (0, 1)", ["0", "1", "-0.05", "2", "nan", "x"]),
+    ("--c", "a number > 0", ["0", "-1", "inf", "nan", "x"]),
+    ("--seed", "a whole number >= 0", ["-1", "0.5", "x"]),
+    ("--debias-steps", "a whole number >= 2", ["-1", "0", "1", "x"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("option", "expected", "value"),
+    [(o, e, v) for o, e, values in ANALYSE_RANGES for v in values],
+)
+def test_analyse_numbers_outside_their_range_are_usage_errors(
+    tmp_path, capsys, option, expected, value
+):
+    err = usage_error(capsys, analyse_args(tmp_path, tmp_path / "out", option, value))
+    assert f"argument {option}: expected {expected}, got '{value}'" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "attribute", "parsed"),
+    [
+        ("--min-accuracy", "0", "min_accuracy", 0.0),
+        ("--min-accuracy", "1", "min_accuracy", 1.0),
+        ("--subset-fraction", "1", "subset_fraction", 1.0),
+        ("--alpha", "0.01", "alpha", 0.01),
+        ("--c", "1e-3", "c", 1e-3),
+        ("--seed", "0", "seed", 0),
+        ("--debias-steps", "2", "debias_steps", 2),
+    ],
+)
+def test_analyse_numbers_at_the_ends_of_their_range_are_accepted(option, value, attribute, parsed):
+    analyse = ["tcav", "analyse", "--metadata", "m.csv", "--cache", "c", "--out", "o"]
+    assert getattr(parse(analyse + [option, value]), attribute) == parsed
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", "x"])
+def test_embed_max_seconds_outside_its_range_is_a_usage_error(tmp_path, capsys, value):
+    argv = ["tcav", "embed", "--metadata", "m.csv", "--encoder", "e", "--cache", "c"]
+    err = usage_error(capsys, argv + ["--max-seconds", value])
+    assert f"argument --max-seconds: expected a number of seconds >= 0 (0: all), got '{value}'" in (
+        err
+    )
+    assert parse(argv + ["--max-seconds", "0"]).max_seconds == 0.0
+
+
+def test_a_minimum_per_cell_above_the_cap_is_refused_before_reading_anything(tmp_path):
+    with pytest.raises(ValueError, match="--min-per-cell 6 is above --cap-per-cell 5"):
+        cli(analyse_args(tmp_path, tmp_path / "out", "--min-per-cell", "6", "--cap-per-cell", "5"))
+    assert not (tmp_path / "out").exists()
 
 
 def test_complex_embeddings_are_refused(tmp_path):
