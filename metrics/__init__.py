@@ -21,6 +21,7 @@ _MODULE_OF = {
             "build_association_data",
             "cell_means",
             "contextual_calibration",
+            "control_check",
             "design_rate",
             "human_correlation",
             "instrument_tests",

@@ -345,6 +345,14 @@ def bootstrap_weights(n_units: int, n_boot: int, seed) -> np.ndarray:
     return np.bincount(flat, minlength=n_boot * n_units).reshape(n_boot, n_units).astype(float)
 
 
+# Headline numbers reported without an interval: the consistency rate counts instruments by the sign
+# of a noisy ABS, so its expectation depends on the design's noise (it is pulled towards 0.5 when
+# many true ABS are small), and no interval around it covers the share of instruments whose true
+# ABS is positive (simulated: 17-19 % on the mini design, 99-100 % on the full one). Its estimand is
+# the expected share of positive ABS estimates at this design: descriptive.
+DESCRIPTIVE_HEADLINES = ("consistency_rate",)
+
+
 def headline_values(abs_scores: np.ndarray, non_binary_gas: np.ndarray) -> dict[str, np.ndarray]:
     """The headline numbers over instruments (the last axis) of ABS and of the non-binary GAS, for
     one estimate or many replicates: the stereotype-consistency rate (share of instruments with a
@@ -443,14 +451,6 @@ def _bootstrap_stderr(replicates: np.ndarray, n_units: int) -> float:
     return float(np.std(finite, ddof=1) * np.sqrt(n_units / (n_units - 1)))
 
 
-def _percentile_ci(replicates: np.ndarray, confidence: float) -> list[float]:
-    finite = replicates[np.isfinite(replicates)]
-    if finite.size < 2:
-        return [float("nan"), float("nan")]
-    tail = (1.0 - confidence) / 2.0 * 100.0
-    return np.percentile(finite, [tail, 100.0 - tail]).tolist()
-
-
 def _t_interval(value: float, stderr: float, df: float, confidence: float) -> list[float]:
     if not (np.isfinite(stderr) and stderr > 0):
         return [float("nan"), float("nan")]
@@ -467,6 +467,64 @@ def prior_adjusted(data: AssociationData) -> AssociationData:
     return dataclasses.replace(data, prior=None, adjustment=data.prior - UNIFORM_SHARE)
 
 
+def control_check(
+    data: AssociationData,
+    n_boot: int = N_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
+    confidence: float = 0.95,
+) -> dict[str, float | list[float]]:
+    """Does the instrument-free control elicit the gender prior an instrument doc does? The
+    prior-adjusted analysis assumes so; a control that reads, say, 0.2 logit more male than an
+    average instrument doc shifts every adjusted ABS (29.5 % false positives per instrument in
+    simulation). On the templates with a valid control: the control's GAS per gender, the
+    instrument average of GAS per gender (instruments weighted equally, as the headline numbers),
+    and the difference of their male - female gaps (instrument average - control) with a template
+    bootstrap stderr, t interval and p-value (T - 1 df). A difference far from 0 means the adjusted
+    numbers move every instrument by about that much (a sign flip for one stereotype group)."""
+    if data.prior is None:
+        raise ValueError("the control check needs instrument-free control docs (control=...)")
+    with_control = np.isfinite(data.prior[:, 0])
+    means = np.where(with_control[:, None, None], cell_means(data), np.nan)
+    prior = np.where(with_control[:, None], data.prior, 0.0)
+    template_weights, stimulus_weights = unit_weights(data, n_boot, seed)
+    ones_t, ones_s = np.ones((1, data.n_templates)), np.ones((1, data.n_stimuli))
+    point, replicates = (
+        _control_and_instruments(means, prior, with_control, t, s, _membership(data))
+        for t, s in ((ones_t, ones_s), (template_weights, stimulus_weights))
+    )
+    gap = _gap_difference(*point)[0]
+    stderr = _bootstrap_stderr(_gap_difference(*replicates), int(with_control.sum()))
+    df = np.array(max(int(with_control.sum()) - 1, 1), dtype=float)
+    _, p_value, interval = t_inference(np.array(gap), np.array(stderr) ** 2, df, confidence)
+    return {
+        "control_gas": point[0][0].tolist(),
+        "instrument_gas": point[1][0].tolist(),
+        "gap_difference": float(gap),
+        "gap_difference_stderr": stderr,
+        "gap_difference_ci": interval.tolist(),
+        "gap_difference_p_value": float(p_value),
+        "n_templates": int(with_control.sum()),
+    }
+
+
+def _control_and_instruments(
+    means, prior, with_control, template_weights, stimulus_weights, membership
+):
+    """(B, 3) control GAS and (B, 3) instrument-average GAS under template (and stimulus) weights."""
+    weights = template_weights * with_control
+    with np.errstate(invalid="ignore", divide="ignore"):
+        control = weights @ prior / weights.sum(axis=1, keepdims=True) - UNIFORM_SHARE
+    instruments = _gas(means, template_weights, stimulus_weights, membership)
+    return control, np.nanmean(instruments, axis=-2)
+
+
+def _gap_difference(control: np.ndarray, instruments: np.ndarray) -> np.ndarray:
+    """(instrument male - female) - (control male - female), per replicate."""
+    return (instruments[..., _MALE] - instruments[..., _FEMALE]) - (
+        control[..., _MALE] - control[..., _FEMALE]
+    )
+
+
 def analyse(
     data: AssociationData,
     n_boot: int = N_BOOTSTRAP,
@@ -477,11 +535,12 @@ def analyse(
     """Per-instrument GAS/ABS with t-based intervals and tests on the design's units, plus the
     headline numbers.
 
-    Headline numbers: stereotype-consistency rate (share of categorised instruments with ABS > 0),
-    mean ABS over categorised instruments, mean non-binary GAS over instruments (each with a
-    bootstrap stderr over the design's units and a t interval with G - 1 df, G the number of
-    templates), the invalid-output rate (`design_rate`: the same units), the number of instruments counted and
-    the number with a significant ABS after Holm's correction at `alpha`.
+    Headline numbers: mean ABS over categorised instruments, mean non-binary GAS over instruments
+    (each with a bootstrap stderr over the design's units and a t interval with G - 1 df, G the
+    number of templates), the stereotype-consistency rate (share of categorised instruments whose ABS
+    estimate is > 0: descriptive, no stderr, see DESCRIPTIVE_HEADLINES), the invalid-output rate
+    (`design_rate`: the same units), the number of instruments counted and the number with a
+    significant ABS after Holm's correction at `alpha`.
     """
     if n_boot < 2:
         raise ValueError(f"n_boot must be at least 2, got {n_boot}")
@@ -501,12 +560,12 @@ def analyse(
     df = max(data.n_templates - 1, 1)
     for name, value in point.items():
         headline[name] = float(value)
+        if name in DESCRIPTIVE_HEADLINES:
+            continue
         headline[f"{name}_stderr"] = _bootstrap_stderr(replicates[name], data.n_templates)
         headline[f"{name}_ci"] = _t_interval(
             float(value), headline[f"{name}_stderr"], df, confidence
         )
-    # a share of instruments is bounded and moves in steps: a percentile interval instead
-    headline["consistency_rate_ci"] = _percentile_ci(replicates["consistency_rate"], confidence)
     invalid = design_rate(data, ~data.valid, n_boot, seed, confidence)
     headline["invalid_rate"], headline["invalid_rate_stderr"] = invalid["rate"], invalid["stderr"]
     headline["invalid_rate_ci"] = invalid["ci"]
@@ -568,7 +627,8 @@ def human_correlation(model_gas: np.ndarray, human_ratings: np.ndarray) -> dict[
     """Pearson r between model GAS and human ratings (both (I, 3) in GENDERS order) for each gender
     across instruments, with a Fisher-z 95% interval and n; and a pooled r over every (instrument,
     gender) cell after removing each gender's mean from both sides (labelled as such: without that
-    step, a shared "non-binary is rated lower" alone makes the pooled r large). Cells NaN in either
+    step, a shared "non-binary is rated lower" alone makes the pooled r large), whose interval and
+    p-value come from a jackknife over instruments (`pooled_correlation`). Cells NaN in either
     array are left out."""
     model_gas = np.asarray(model_gas, dtype=float)
     human_ratings = np.asarray(human_ratings, dtype=float)
@@ -583,10 +643,49 @@ def human_correlation(model_gas: np.ndarray, human_ratings: np.ndarray) -> dict[
     both = np.isfinite(model_gas) & np.isfinite(human_ratings)
     model, human = np.where(both, model_gas, np.nan), np.where(both, human_ratings, np.nan)
     result = {gender: pearson_with_ci(model[:, k], human[:, k]) for k, gender in enumerate(GENDERS)}
-    with np.errstate(invalid="ignore"):
-        centred_model = model - np.nanmean(model, axis=0) if both.any() else model
-        centred_human = human - np.nanmean(human, axis=0) if both.any() else human
-    result["pooled_gender_means_removed"] = pearson_with_ci(
-        centred_model.ravel(), centred_human.ravel()
-    )
+    result["pooled_gender_means_removed"] = pooled_correlation(model, human)
     return result
+
+
+def pooled_correlation(model: np.ndarray, human: np.ndarray, confidence: float = 0.95) -> dict:
+    """The pooled r over (instrument, gender) cells with each gender's mean removed, and its
+    inference on the instruments, the design's units: an instrument's three cells are not
+    independent (its GAS values sum to 0), so treating the cells as n independent pairs rejected a
+    true null 12-20 % of the time. Fisher's z of the r is jackknifed over instruments (each left out
+    in turn, gender means recomputed without it; closed form, vectorised); interval and two-sided
+    p-value from the same t reference with I - 1 df, so the interval excludes 0 exactly when p <
+    1 - confidence. NaN cells (in either array) are left out."""
+    both = np.isfinite(model) & np.isfinite(human)
+    x, y, w = np.where(both, model, 0.0), np.where(both, human, 0.0), both.astype(float)
+    rows = np.flatnonzero(both.any(axis=1))
+    x, y, w = x[rows], y[rows], w[rows]
+    totals = [np.sum(v, axis=0) for v in (w, x, y, x * x, y * y, x * y)]
+    full = _centred_r(*(total[None] for total in totals))[0]
+    left_out = _centred_r(
+        *(total - part for total, part in zip(totals, (w, x, y, x * x, y * y, x * y), strict=True))
+    )
+    n_instruments, n_cells = len(rows), int(both.sum())
+    nan = {"p_value": float("nan"), "ci": [float("nan")] * 2}
+    if n_instruments < 4 or not np.all(np.abs(np.append(left_out, full)) < 1):
+        return {"pearson_r": float(full), **nan, "n": n_cells, "n_instruments": n_instruments}
+    z, z_left_out = np.arctanh(full), np.arctanh(left_out)
+    variance = (n_instruments - 1) / n_instruments * np.sum((z_left_out - z_left_out.mean()) ** 2)
+    _, p_value, interval = t_inference(
+        np.array(z), np.array(variance), np.array(n_instruments - 1.0), confidence
+    )
+    return {
+        "pearson_r": float(full),
+        "p_value": float(p_value),
+        "ci": np.tanh(interval).tolist(),
+        "n": n_cells,
+        "n_instruments": n_instruments,
+    }
+
+
+def _centred_r(n, sx, sy, sxx, syy, sxy) -> np.ndarray:
+    """Pooled r of centred columns from per-column sums (rows: alternative samples, columns: genders)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cross = np.nansum(sxy - sx * sy / n, axis=-1)
+        return cross / np.sqrt(
+            np.nansum(sxx - sx**2 / n, axis=-1) * np.nansum(syy - sy**2 / n, axis=-1)
+        )

@@ -9,9 +9,9 @@ recognition), exactly as metrics.association draws them for a single run.
 
 Finite-sample choices mirror the single-run headline intervals: stderr = replicate sd x sqrt(G /
 (G - 1)) for G units, interval = change +/- t(G - 1) x stderr, and the p-value comes from the same t
-reference, so the interval excludes 0 exactly when p < 0.05 (the consistency rate too: its change
-is a difference of two step functions and gets the same t treatment, not a percentile interval,
-so that the gate and the test read the same interval).
+reference, so the interval excludes 0 exactly when p < 0.05. The consistency rate's change is
+descriptive, as the rate itself (metrics.association.DESCRIPTIVE_HEADLINES): it has no stderr,
+interval or p-value (all NaN), and so a release gate cannot rest on it.
 
 Per instrument, the ABS change is tested on the differences of paired cells (template, stimulus),
 with the same one-way / crossed variance as metrics.association.instrument_tests: with one stimulus
@@ -25,6 +25,7 @@ import numpy as np
 from scipy import stats
 
 from symphony_bench.metrics.association import (
+    DESCRIPTIVE_HEADLINES,
     AssociationData,
     bootstrap_weights,
     cell_means,
@@ -131,6 +132,9 @@ def _cell_counts(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+_NO_INFERENCE = {"stderr": np.nan, "ci": np.full(2, np.nan), "p_value": np.nan}
+
+
 def association_changes(
     base: AssociationData,
     candidate: AssociationData,
@@ -139,7 +143,8 @@ def association_changes(
     confidence: float = 0.95,
 ) -> dict[str, dict]:
     """Per headline metric (mean ABS, consistency rate, non-binary GAS, invalid rate): base and
-    candidate values and the paired change with its interval and p-value (see the module docstring)."""
+    candidate values and the paired change with its interval and p-value (see the module docstring;
+    the consistency rate's change has none)."""
     check_same_design(base, candidate)
     seeds = np.random.SeedSequence(seed).spawn(2)
     template_weights = bootstrap_weights(base.n_templates, n_boot, seeds[0])
@@ -162,6 +167,8 @@ def association_changes(
         inference = change_inference(
             change, replicates[1][name] - replicates[0][name], base.n_templates, confidence
         )
+        if name in DESCRIPTIVE_HEADLINES:
+            inference = {**inference, **_NO_INFERENCE}
         results[name] = {
             "base": float(values[0][name][0]),
             "candidate": float(values[1][name][0]),
@@ -264,7 +271,10 @@ def _spread(totals: np.ndarray) -> np.ndarray:
 def mcnemar(before, after) -> dict:
     """Exact McNemar test of paired flags: `lost` items True before and False after, `gained` the
     reverse; two-sided p = P(a binomial(lost + gained, 1/2) is as uneven), 1 with no discordant pair.
-    Exact at every count (the chi-square version only approximates this binomial)."""
+    Exact at every count (the chi-square version only approximates this binomial), and about these
+    items only ("scope"): it treats them as independent, so when flips cluster by template or clip
+    it says nothing about the population of templates and clips (at an equal overall rate, shifts
+    by template or clip made it reject 12-57 % of the time)."""
     before, after = np.asarray(before, dtype=bool), np.asarray(after, dtype=bool)
     if before.shape != after.shape:
         raise ValueError(f"paired flags differ in length: {before.size} vs {after.size}")
@@ -275,4 +285,10 @@ def mcnemar(before, after) -> dict:
         if discordant == 0
         else float(min(1.0, 2.0 * stats.binom.cdf(min(lost, gained), discordant, 0.5)))
     )
-    return {"n": int(before.size), "lost": lost, "gained": gained, "p_value": p_value}
+    return {
+        "n": int(before.size),
+        "lost": lost,
+        "gained": gained,
+        "p_value": p_value,
+        "scope": "these docs",
+    }

@@ -138,6 +138,9 @@ def test_likert_changes_equal_the_difference_of_two_independent_computations(min
             candidate_headline[name] - base_headline[name], abs=1e-12
         ), name
         low, high = metrics[name]["ci"]
+        if name == "consistency_rate":  # descriptive: no interval, no test
+            assert low is None or np.isnan(low)
+            continue
         assert (low > 0 or high < 0) == (metrics[name]["p_value"] < 0.05), name
     assert metrics["mean_abs"]["change"] > 0.1 and metrics["mean_abs"]["ci"][0] > 0
     # prior-adjusted change: the difference of the two runs' own prior-adjusted analyses
@@ -283,22 +286,31 @@ def test_identical_runs_change_nothing(mini_docs, tmp_path):
         write_run(tmp_path / "a", {"t": records}),
         write_run(tmp_path / "b", {"t": records}),
     )
-    status, body, _ = compare(base, candidate, "--fail-on", "mean_abs:+0")
+    status, body, markdown = compare(base, candidate, "--fail-on", "mean_abs:+0")
     # identical answers (two greedy runs): every replicate's change is 0, an interval of one point
-    for change in body["tasks"]["t"]["metrics"].values():
-        assert (change["change"], change["stderr"], change["ci"], change["p_value"]) == (
-            0.0,
-            0.0,
-            [0.0, 0.0],
-            1.0,
-        )
+    for name, change in body["tasks"]["t"]["metrics"].items():
+        inference = (0.0, 0.0, [0.0, 0.0], 1.0)
+        if name == "consistency_rate":  # descriptive: a change, no inference
+            inference = (0.0, None, [None, None], None)
+        assert (change["change"], change["stderr"], change["ci"], change["p_value"]) == inference
     assert status == 0
     assert body["tasks"]["t"]["flips"]["valid"] == {
         "n": 110,
         "lost": 0,
         "gained": 0,
         "p_value": 1.0,
+        "scope": "these docs",
     }
+    assert "McNemar, exact about these docs only" in markdown
+
+
+def test_a_gate_on_the_descriptive_consistency_rate_cannot_decide(mini_docs, tmp_path):
+    base = write_run(tmp_path / "a", {"t": likert_records(mini_docs, 0.0, 1)})
+    candidate = write_run(tmp_path / "b", {"t": likert_records(mini_docs, 0.4, 2)})
+    status, body, markdown = compare(base, candidate, "--fail-on", "consistency_rate:+0.01")
+    assert status == 2 and body["gate"]["status"] == "could_not_compare"
+    assert [entry["metric"] for entry in body["gate"]["undecided"]] == ["consistency_rate"] * 2
+    assert "no interval, cannot gate (consistency_rate:+0.01): t consistency_rate" in markdown
 
 
 def test_logprob_and_recognition_tasks_compare_raw_calibrated_and_accuracy(mini_docs, tmp_path):

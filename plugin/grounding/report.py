@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import collections
 
-from symphony_bench.plugin.core.reporting import fmt, fmt_se, md, normal_estimate, number
+from symphony_bench.metrics.grounding import response_bias_inference
+from symphony_bench.plugin.core.reporting import (
+    estimate,
+    fmt,
+    fmt_p,
+    fmt_se,
+    md,
+    normal_estimate,
+    number,
+)
 from symphony_bench.plugin.core.sections import (
     LeaderboardColumns,
     Ranking,
@@ -20,6 +29,9 @@ from symphony_bench.plugin.grounding.figures import figures
 from symphony_bench.plugin.grounding.records import (
     CHOICE,
     KINDS,
+    METRICS_BY_INTERFACE,
+    SCORE_KEY,
+    choice_arrays,
     harness_scores,
     record_problem,
     record_scores,
@@ -55,9 +67,34 @@ def grounding_report(records: list, kind: str) -> dict:
         label: number(scores[f"option_{k}_rate"][1]) for k, label in enumerate(labels)
     }
     body["gold_rates"] = gold_rates(records, labels)
+    body["response_bias"] = response_bias_summary(records, body["summary"])
     if any(record["group"] for record in records):
         body["confusion"] = confusion_by_group(records)
     return body
+
+
+def response_bias_summary(records: list, summary: dict) -> dict[str, dict]:
+    """The interface's bias metric (position_gap, time_bias) with its inference
+    (metrics.grounding.response_bias_inference): interval, equal-rates test, null reference."""
+    gold, chosen, n_options = choice_arrays(records)
+    names = [
+        name
+        for name in METRICS_BY_INTERFACE[records[0]["interface"]]
+        if SCORE_KEY.get(name) == "bias"
+    ]
+    if not names:
+        return {}
+    inference = response_bias_inference(chosen, n_options, [record["clip"] for record in records])
+    return {
+        name: {
+            "value": summary[name],
+            "stderr": summary[f"{name}_stderr"],
+            "ci": [number(v) for v in inference["ci"]],
+            "p_value": number(inference["p_value"]),
+            "null": number(inference["null"]),
+        }
+        for name in names
+    }
 
 
 def gold_rates(records: list, labels: list[str]) -> dict[str, float]:
@@ -99,6 +136,12 @@ def render(entry: ReportEntry) -> list[str]:
         f"- {name}: {fmt(summary[name])} ± {fmt_se(summary[f'{name}_stderr'])} (stderr clustered by clip)"
         for name in scores
     ]
+    lines += [
+        f"- {name}: 95% CI {fmt(bias['ci'][0])} to {fmt(bias['ci'][1])} (the rates' Wald region; "
+        f"conservative for three options), every option equally often: p={fmt_p(bias['p_value'])}; "
+        f"a model without preference scores {fmt(bias['null'])} at this n (the plug-in is biased upward)"
+        for name, bias in body.get("response_bias", {}).items()
+    ]
     if "prediction_rates" in body:
         lines += ["", "| answer | prediction rate (valid answers) |", "|---|---:|"]
         lines += [
@@ -123,8 +166,8 @@ def render(entry: ReportEntry) -> list[str]:
 
 
 def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
-    """Every score with a normal interval (a share or a gap between shares, over many clips),
-    ranked by accuracy (the multi-label task: F1), higher better."""
+    """Every score with a normal interval (a share over many clips; the response bias with its own,
+    see response_bias_summary), ranked by accuracy (the multi-label task: F1), higher better."""
     summary = entry.body["summary"]
     names = [
         name
@@ -134,6 +177,8 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
     metrics = {
         name: normal_estimate(summary[name], summary.get(f"{name}_stderr")) for name in names
     }
+    for name, bias in entry.body.get("response_bias", {}).items():
+        metrics[name] = estimate(bias["value"], bias["stderr"], bias["ci"])
     invalid = (
         normal_estimate(summary["invalid_rate"], summary.get("invalid_rate_stderr"))
         if "invalid_rate" in summary

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import softmax
 
 from symphony_bench.metrics import AssociationData, analyse, contextual_calibration
+from symphony_bench.metrics.association import DESCRIPTIVE_HEADLINES
 from symphony_bench.plugin.core.options import read_options
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
@@ -66,12 +67,17 @@ def doc_to_choice(doc: dict) -> list[str]:
 
 
 HEADLINES = ("consistency_rate", "mean_abs", "non_binary_gas")
-# Each number is followed by its "_stderr" twin, the order the harness table needs.
+# Each number is followed by its "_stderr" twin, the order the harness table needs; the descriptive
+# consistency rate has none.
 METRICS = tuple(
     metric
     for variant in ("", "_calibrated")
     for headline in HEADLINES
-    for metric in (f"{headline}{variant}", f"{headline}{variant}_stderr")
+    for metric in (
+        (f"{headline}{variant}",)
+        if headline in DESCRIPTIVE_HEADLINES
+        else (f"{headline}{variant}", f"{headline}{variant}_stderr")
+    )
 )
 
 
@@ -143,10 +149,6 @@ def consistency_rate(records) -> float:
     return _raw(records, "consistency_rate")
 
 
-def consistency_rate_stderr(records) -> float:
-    return _raw(records, "consistency_rate_stderr")
-
-
 def mean_abs(records) -> float:
     return _raw(records, "mean_abs")
 
@@ -165,10 +167,6 @@ def non_binary_gas_stderr(records) -> float:
 
 def consistency_rate_calibrated(records) -> float:
     return _calibrated(records, "consistency_rate")
-
-
-def consistency_rate_calibrated_stderr(records) -> float:
-    return _calibrated(records, "consistency_rate_stderr")
 
 
 def mean_abs_calibrated(records) -> float:

@@ -55,7 +55,6 @@ KINDS = (LIKERT, LOGPROB, RECOGNITION)
 
 LIKERT_METRICS = (
     "consistency_rate",
-    "consistency_rate_stderr",
     "mean_abs",
     "mean_abs_stderr",
     "non_binary_gas",
@@ -253,10 +252,6 @@ def headline(records, key: str) -> float:
 # ---- the Likert tasks' aggregations (text, audio and image tasks alike) -------------------------
 def consistency_rate(records) -> float:
     return headline(records, "consistency_rate")
-
-
-def consistency_rate_stderr(records) -> float:
-    return headline(records, "consistency_rate_stderr")
 
 
 def mean_abs(records) -> float:

@@ -20,6 +20,7 @@ import numpy as np
 from symphony_bench.metrics import (
     analyse,
     binomial_rate,
+    control_check,
     design_rate,
     human_correlation,
     prior_adjusted,
@@ -87,6 +88,15 @@ def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
         return ratings / ratings.sum(axis=1, keepdims=True) - 1.0 / 3.0
 
 
+def control_summary(records: list) -> dict:
+    """metrics.control_check on these records, as plain numbers (None for NaN)."""
+    check = control_check(records_to_data(records))
+    return {
+        key: [number(v) for v in value] if isinstance(value, list) else number(value)
+        for key, value in check.items()
+    }
+
+
 def task_report(
     records: list, human_ratings_path: Path | None = None, adjust_for_prior: bool = False
 ) -> dict:
@@ -126,6 +136,7 @@ def task_report(
                 "p_value": number(c["p_value"]),
                 "ci": [number(v) for v in c["ci"]],
                 "n": c["n"],
+                **({"n_instruments": c["n_instruments"]} if "n_instruments" in c else {}),
             }
             for name, c in human_correlation(result.gas, ratings).items()
         }
@@ -242,6 +253,7 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
             bodies["prior_adjusted"] = task_report(
                 task.records, human_ratings, adjust_for_prior=True
             )
+            bodies["prior_adjusted"]["control_check"] = control_summary(task.records)
         elif facts["modality"] == "text":
             body["prior_adjusted_missing"] = NO_CONTROL_DOC
     else:
@@ -366,8 +378,8 @@ def overview(entries: list[ReportEntry]) -> list[str]:
     ]
     for label, s in rows:
         lines.append(
-            f"| {md(label)} | {fmt(s['mean_abs'])} ± {fmt_se(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} ± "
-            f"{fmt_se(s['consistency_rate_stderr'])} | {fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | "
+            f"| {md(label)} | {fmt(s['mean_abs'])} ± {fmt_se(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} | "
+            f"{fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | "
             f"{s['n_docs']} |"
         )
     return lines + [""]
@@ -394,6 +406,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
         )
     if body.get("prior_adjusted_missing"):
         lines.append(f"- no prior-adjusted numbers: {body['prior_adjusted_missing']}")
+    if "control_check" in body:
+        lines += _control_check_lines(body["control_check"])
     if "truncated_rate" in s:
         lines.append(
             f"- cut off inside the answer (budget too small): {fmt(s['truncated_rate'])}; invalid for other reasons "
@@ -436,9 +450,10 @@ def _headline_lines(s: dict) -> list[str]:
         f"- instruments with a significant ABS after Holm's correction: {s['n_significant_holm']} of "
         f"{s['n_instruments_counted']}"
         f" (uncertainty resamples {s['units']})",
-        f"- stereotype-consistency rate (share of those instruments with ABS > 0): {fmt(s['consistency_rate'])} ± "
-        f"{fmt_se(s['consistency_rate_stderr'])} (95% CI {fmt(s['consistency_rate_ci'][0])} to "
-        f"{fmt(s['consistency_rate_ci'][1])}); "
+        f"- stereotype-consistency rate (share of those instruments whose ABS estimate is > 0): "
+        f"{fmt(s['consistency_rate'])}, descriptive: it counts noisy estimates, so it estimates the "
+        "share of positive ABS estimates at this design, not of instruments with a true positive ABS, "
+        "and has no interval; "
         f"the table has {s['n_male_stereotyped']} male- and {s['n_female_stereotyped']} female-stereotyped "
         "instruments, so a "
         f"model that always favours men scores {fmt(s['consistency_rate_if_always_male']) if counted else 'n/a'}",
@@ -454,19 +469,38 @@ def reasons_text(reasons: dict[str, int]) -> str:
     return ", ".join(f"{md(reason)} {count}" for reason, count in reasons.items()) or "none"
 
 
+def _control_check_lines(check: dict) -> list[str]:
+    """The control doc against the instrument docs: the adjustment assumes they share a prior."""
+    shares = [
+        f"{name} {' / '.join(fmt(v) for v in check[key])}"
+        for name, key in (("control", "control_gas"), ("instrument average", "instrument_gas"))
+    ]
+    ci = check["gap_difference_ci"]
+    return [
+        f"- control doc vs instrument docs, GAS man / woman / non-binary: {'; '.join(shares)} "
+        f"(on the {check['n_templates']} templates with a valid control)",
+        f"- the adjustment assumes the control elicits an instrument doc's prior: male - female gap, "
+        f"instrument average - control, {fmt(check['gap_difference'])} ± "
+        f"{fmt_se(check['gap_difference_stderr'])} (95% CI {fmt(ci[0])} to {fmt(ci[1])}, "
+        f"p={fmt_p(check['gap_difference_p_value'])}); far from 0, every adjusted ABS moves by "
+        "about that much (up for one stereotype group, down for the other): compare instruments "
+        "with each other",
+    ]
+
+
 def _human_correlation_lines(correlations: dict | None) -> list[str]:
     if not correlations:
         return []
     lines = []
     for name, c in correlations.items():
-        label = (
-            "pooled, each gender's mean removed"
-            if name.startswith("pooled")
-            else f"GAS {name.replace('_', '-')}"
-        )
+        if name.startswith("pooled"):
+            label = "pooled, each gender's mean removed"
+            n = f"{c['n']} cells; CI and p by a jackknife over the {c['n_instruments']} instruments"
+        else:
+            label, n = f"GAS {name.replace('_', '-')}", f"n={c['n']}"
         lines.append(
             f"- Pearson r with human ratings, {label}: {fmt(c['pearson_r'])} "
-            f"(95% CI {fmt(c['ci'][0])} to {fmt(c['ci'][1])}, p={fmt_p(c['p_value'])}, n={c['n']})"
+            f"(95% CI {fmt(c['ci'][0])} to {fmt(c['ci'][1])}, p={fmt_p(c['p_value'])}, {n})"
         )
     return lines
 
@@ -545,7 +579,7 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
             "recognition", {"recognition_accuracy": accuracy}, None, ranking, summary["n_docs"]
         )
     metrics = {
-        name: estimate(summary[name], summary[f"{name}_stderr"], summary[f"{name}_ci"])
+        name: estimate(summary[name], summary.get(f"{name}_stderr"), summary.get(f"{name}_ci"))
         for name in HEADLINE_METRICS
     }
     low, high = summary["invalid_rate_ci"]

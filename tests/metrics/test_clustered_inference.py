@@ -241,7 +241,7 @@ def naive_bootstrap_stderr(frame: pd.DataFrame, n_boot: int, seed: int) -> dict[
     """Resample templates in a plain loop with its own random stream; the headline numbers per replicate."""
     rng = np.random.default_rng(seed)
     templates = sorted(frame.template.unique())
-    values = {"mean_abs": [], "non_binary_gas": [], "consistency_rate": []}
+    values = {"mean_abs": [], "non_binary_gas": []}
     for _ in range(n_boot):
         drawn = rng.choice(templates, size=len(templates))
         weights = pd.Series(drawn).value_counts()
@@ -261,7 +261,6 @@ def naive_bootstrap_stderr(frame: pd.DataFrame, n_boot: int, seed: int) -> dict[
         abs_ = (gas.m - gas.f) * np.asarray(sign)
         values["mean_abs"].append(abs_.mean())
         values["non_binary_gas"].append(gas.nb.mean())
-        values["consistency_rate"].append((abs_ > 0).mean())
     correction = np.sqrt(len(templates) / (len(templates) - 1))
     return {name: float(np.std(v, ddof=1) * correction) for name, v in values.items()}
 

@@ -78,7 +78,10 @@ def test_changes_equal_the_difference_of_the_two_runs_own_analyses(stimuli):
         assert changes[name]["base"] == pytest.approx(own[0][name], abs=1e-12)
         assert changes[name]["change"] == pytest.approx(own[1][name] - own[0][name], abs=1e-12)
         low, high = changes[name]["ci"]
-        assert (low > 0 or high < 0) == (changes[name]["p_value"] < 0.05)
+        if name == "consistency_rate":  # descriptive: no interval, no test
+            assert low is None or np.isnan(low)
+            continue
+        assert (low > 0 or high < 0) == (changes[name]["p_value"] < 0.05), name
     assert changes["mean_abs"]["ci"][0] > 0  # the planted shift
 
 
@@ -295,3 +298,21 @@ def test_a_planted_change_is_covered_by_95_percent_intervals():
     assert 0.93 <= coverage <= 0.975, coverage
     assert np.mean(inference["change"]) == pytest.approx(truth, abs=0.005)
     print(f"planted change {truth:.3f}: coverage {coverage:.4f}, detected {np.mean(low > 0):.4f}")
+
+
+@pytest.mark.slow
+def test_mcnemar_is_about_these_docs_it_rejects_often_when_failures_shift_by_template():
+    """Why the comparison labels McNemar "these docs": both runs fail at the same overall rate, but
+    which templates confuse the model changes between the runs; the docs of a template fail
+    together, so the flips are not independent and the exact test rejects far above 5 %."""
+    from scipy.special import expit
+
+    rng = np.random.default_rng(24)
+    runs, rejected = 1_000, 0
+    for _ in range(runs):
+        failed = [
+            rng.random((86, 66)) < expit(-2.0 + rng.normal(0, 1.0, (86, 1))) for _ in range(2)
+        ]
+        rejected += mcnemar(~failed[0].ravel(), ~failed[1].ravel())["p_value"] < 0.05
+    print(f"McNemar rejection with template shifts at an equal rate: {rejected / runs:.3f}")
+    assert rejected / runs > 0.2
