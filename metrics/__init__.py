@@ -19,6 +19,7 @@ _MODULE_OF = {
             "binomial_rate",
             "bootstrap_weights",
             "build_association_data",
+            "cell_counts",
             "cell_means",
             "contextual_calibration",
             "control_check",

@@ -24,7 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from symphony_bench.metrics.clustered import finite_mean, holm, one_way, t_inference, two_way
+from symphony_bench.metrics.clustered import (
+    finite_mean,
+    holm,
+    one_way,
+    t_inference,
+    two_way,
+    two_way_clustered,
+)
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP, UNIFORM_SHARE
 from symphony_bench.metrics.labels import CATEGORIES, GENDERS
 
@@ -400,6 +407,59 @@ def unit_weights(data: AssociationData, n_boot: int, seed) -> tuple[np.ndarray, 
     return template_weights, np.ones((n_boot, data.n_stimuli))
 
 
+# ---- crossed designs: linear contributions of each cell -----------------------------------------
+# On a crossed design (templates x stimuli) the headline numbers are linear in the cell means (GAS is
+# the mean of an instrument's cells), so their variance comes from each cell's contribution, weight
+# x residual from its instrument's mean, by metrics.clustered.two_way_clustered; the pigeonhole
+# bootstrap that resamples templates and stimuli at once overstates it (see there).
+def headline_contributions(
+    data: AssociationData, means: np.ndarray, docs: np.ndarray, invalid: np.ndarray
+) -> dict[str, np.ndarray]:
+    """{"mean_abs", "non_binary_gas", "invalid_rate"}: (T, S) contributions of each cell to the
+    headline number's deviation from its value (NaN cells contribute 0)."""
+    membership = _membership(data)
+    difference = means[..., _MALE] - means[..., _FEMALE]
+    signs = data.signs
+    contributions = {
+        "mean_abs": _instrument_mean_contributions(difference, membership, signs),
+        "non_binary_gas": _instrument_mean_contributions(
+            means[..., _NON_BINARY], membership, np.ones(len(signs))
+        ),
+    }
+    total = docs.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        contributions["invalid_rate"] = (invalid - invalid.sum() / total * docs) / total
+    return contributions
+
+
+def _instrument_mean_contributions(
+    values: np.ndarray, membership: np.ndarray, weights: np.ndarray
+) -> np.ndarray:
+    """Contributions (T, S) to mean over instruments of weights_i x (mean of instrument i's cells),
+    over the instruments with a finite weight and a cell."""
+    present = np.isfinite(values)
+    filled = np.where(present, values, 0.0)
+    n_cells = present.sum(axis=0) @ membership  # (I,)
+    counted = np.isfinite(weights) & (n_cells > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        instrument_means = (filled.sum(axis=0) @ membership) / n_cells
+        per_cell = np.where(counted, weights / (counted.sum() * n_cells), 0.0)
+    of_stimulus = membership.argmax(axis=1)
+    residual = filled - np.where(counted, instrument_means, 0.0)[of_stimulus]
+    return np.where(present, per_cell[of_stimulus] * residual, 0.0)
+
+
+def crossed_inference(
+    contributions: np.ndarray, data: AssociationData, value: float, confidence: float
+) -> dict[str, float | list[float]]:
+    """stderr, df and t interval of a linear headline number from its cell contributions."""
+    sizes = np.bincount(data.stimulus_instrument, minlength=len(data.instruments))
+    variance, df = two_way_clustered(contributions, sizes[data.stimulus_instrument])
+    stderr = float(np.sqrt(variance)) if variance > 0 else float("nan")
+    df = float(df) if np.isfinite(df) else float("nan")
+    return {"stderr": stderr, "df": df, "ci": _t_interval(value, stderr, df, confidence)}
+
+
 def design_rate(
     data: AssociationData,
     flags,
@@ -408,9 +468,9 @@ def design_rate(
     confidence: float = 0.95,
 ) -> dict[str, float | list[float]]:
     """The share of True `flags` (one per doc of `data`, e.g. its invalid answers) with a stderr
-    from resampling the design's units as every other headline number (templates, and stimuli
-    when crossed: parse failures that vary by template or clip are not independent per doc) and a
-    t interval with T - 1 df."""
+    on the design's units as every other headline number (parse failures that vary by template or
+    clip are not independent per doc): a template bootstrap and a t interval with T - 1 df, or on a
+    crossed design the two-way clustered variance (`crossed_inference`)."""
     flags = np.asarray(flags, dtype=bool).ravel()
     if flags.size != data.valid.size:
         raise ValueError(f"expected one flag per doc ({data.valid.size}), got {flags.size}")
@@ -420,15 +480,29 @@ def design_rate(
     shape = (data.n_templates, data.n_stimuli)
     hits = np.bincount(cell, weights=flags, minlength=shape[0] * shape[1]).reshape(shape)
     docs = np.bincount(cell, minlength=shape[0] * shape[1]).reshape(shape).astype(float)
+    rate = float(flags.mean())
+    if data.crossed:
+        total = docs.sum()
+        inference = crossed_inference((hits - rate * docs) / total, data, rate, confidence)
+        return {"rate": rate, "stderr": inference["stderr"], "ci": inference["ci"]}
     template_weights, stimulus_weights = unit_weights(data, n_boot, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         replicates = np.einsum("bt,ts,bs->b", template_weights, hits, stimulus_weights) / (
             np.einsum("bt,ts,bs->b", template_weights, docs, stimulus_weights)
         )
-    rate = float(flags.mean())
     stderr = _bootstrap_stderr(replicates, data.n_templates)
     df = max(data.n_templates - 1, 1)
     return {"rate": rate, "stderr": stderr, "ci": _t_interval(rate, stderr, df, confidence)}
+
+
+def cell_counts(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
+    """(T, S) docs and invalid docs per cell."""
+    cell = data.template_codes * data.n_stimuli + data.stimulus_codes
+    size = data.n_templates * data.n_stimuli
+    docs = np.bincount(cell, minlength=size).astype(float)
+    invalid = np.bincount(cell, weights=~data.valid, minlength=size)
+    shape = (data.n_templates, data.n_stimuli)
+    return docs.reshape(shape), invalid.reshape(shape)
 
 
 def _replicates(
@@ -558,9 +632,17 @@ def analyse(
     point = headline_values(abs_scores, gas[..., _NON_BINARY])
     replicates = headline_values(abs_boot, gas_boot[..., _NON_BINARY])
     df = max(data.n_templates - 1, 1)
+    crossed = headline_contributions(data, means, *cell_counts(data)) if data.crossed else {}
     for name, value in point.items():
         headline[name] = float(value)
         if name in DESCRIPTIVE_HEADLINES:
+            continue
+        if name in crossed:
+            inference = crossed_inference(crossed[name], data, float(value), confidence)
+            headline[f"{name}_stderr"], headline[f"{name}_ci"] = (
+                inference["stderr"],
+                inference["ci"],
+            )
             continue
         headline[f"{name}_stderr"] = _bootstrap_stderr(replicates[name], data.n_templates)
         headline[f"{name}_ci"] = _t_interval(

@@ -102,3 +102,35 @@ def holm(p_values) -> np.ndarray:
         running = max(running, min(1.0, (m - rank) * p[index]))
         adjusted[index] = running
     return adjusted
+
+
+def two_way_clustered(
+    contributions: np.ndarray, stimulus_group_sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(variance, Satterthwaite df) of linear statistics from their per-cell contributions
+    (..., T, S): each cell's weight times its residual from its group's mean, templates crossed
+    with stimuli, stimuli nested in groups (instruments) of `stimulus_group_sizes` (S,) stimuli.
+
+    The multiway-clustering estimator (Cameron, Gelbach & Miller 2011) as variance components:
+    V_T sums the template totals squared (x T / (T - 1)), V_S the stimulus totals (x S_g / (S_g - 1):
+    one mean per group is estimated), V_E the cells; the template component is V_T - V_E, the
+    stimulus one V_S - V_E, each truncated at 0, and the variance is their sum plus V_E. Resampling
+    templates and stimuli at once (the pigeonhole bootstrap) counts the cell residual about three
+    times: 1.7-1.8x the true sd of a paired change on stimulus designs, where the shared template
+    and stimulus effects cancel and that residual is nearly all there is. NaN contributions count 0."""
+    u = np.where(np.isfinite(contributions), contributions, 0.0)
+    n_templates, n_stimuli = u.shape[-2:]
+    sizes = np.asarray(stimulus_group_sizes, dtype=float)
+    stimulus_factor = np.where(sizes > 1, sizes / np.maximum(sizes - 1, 1), 1.0)
+    v_t = n_templates / max(n_templates - 1, 1) * np.sum(u.sum(axis=-1) ** 2, axis=-1)
+    v_s = np.sum(stimulus_factor * u.sum(axis=-2) ** 2, axis=-1)
+    v_e = np.sum(u**2, axis=(-2, -1))
+    template_part, stimulus_part = np.maximum(v_t - v_e, 0.0), np.maximum(v_s - v_e, 0.0)
+    variance = template_part + stimulus_part + v_e
+    n_groups = int(round(np.sum(1.0 / sizes)))
+    df_t, df_s = max(n_templates - 1, 1), max(n_stimuli - n_groups, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = variance**2 / (
+            template_part**2 / df_t + stimulus_part**2 / df_s + v_e**2 / (df_t * df_s)
+        )
+    return variance, np.where(variance > 0, df, np.nan)

@@ -313,6 +313,29 @@ def test_a_gate_on_the_descriptive_consistency_rate_cannot_decide(mini_docs, tmp
     assert "no interval, cannot gate (consistency_rate:+0.01): t consistency_rate" in markdown
 
 
+def test_a_gate_whose_mde_exceeds_its_tolerance_is_underpowered(mini_docs, tmp_path, capsys):
+    """Two runs of one planted model: no regression; a tolerance below the change's MDE cannot have
+    seen one (a warning, or exit 3 with --require-power), one above it is powered (exit 0)."""
+    base = write_run(tmp_path / "a", {"t": likert_records(mini_docs, 0.3, 1)})
+    rerun = write_run(tmp_path / "b", {"t": likert_records(mini_docs, 0.3, 2)})
+    _, body, _ = compare(base, rerun)
+    change = body["tasks"]["t"]["metrics"]["mean_abs"]
+    assert change["mde"] > 0 and change["p_value"] > 0.05
+    low, high = f"mean_abs:+{change['mde'] / 2:.6f}", f"mean_abs:+{change['mde'] * 2:.6f}"
+    status, body, markdown = compare(base, rerun, "--fail-on", low)
+    assert status == 0 and body["gate"]["status"] == "pass"
+    (entry,) = [e for e in body["gate"]["underpowered"] if e["task"] == "t"]
+    assert entry["mde"] == pytest.approx(change["mde"]) and entry["tolerance"] < entry["mde"]
+    assert f"underpowered ({low}): t mean_abs could only detect changes >=" in markdown
+    assert "is underpowered" in capsys.readouterr().err
+    status, body, markdown = compare(base, rerun, "--fail-on", low, "--require-power")
+    assert status == 3 and body["gate"]["status"] == "underpowered"
+    assert markdown.startswith("## symphony-bench compare: UNDERPOWERED")
+    status, body, _ = compare(base, rerun, "--fail-on", high, "--require-power")
+    assert status == 0 and not [e for e in body["gate"]["underpowered"] if e["task"] == "t"]
+    assert "| MDE (80% power) |" in markdown
+
+
 def test_logprob_and_recognition_tasks_compare_raw_calibrated_and_accuracy(mini_docs, tmp_path):
     rng = np.random.default_rng(3)
 
@@ -413,9 +436,17 @@ def test_grounding_changes_equal_the_report_scores_difference_and_flips_use_mcne
     # accuracy rose: a '-' gate (decreases are bad) passes
     assert status == 0 and body["gate"]["status"] == "pass"
     rows = change_rows(body)
-    assert {"task", "metric", "base", "candidate", "change", "ci_low", "ci_high", "p"} == rows[
-        0
-    ].keys()
+    assert {
+        "task",
+        "metric",
+        "base",
+        "candidate",
+        "change",
+        "ci_low",
+        "ci_high",
+        "p",
+        "mde",
+    } == rows[0].keys()
 
 
 def test_json_holds_numbers_or_null_never_nan(tmp_path):
@@ -536,7 +567,11 @@ def expected_mean_abs_change(stereotypes: dict[str, str]) -> float:
 @pytest.mark.e2e
 def test_two_planted_models_through_lm_eval_a_known_shift_is_detected(tmp_path):
     outputs = {}
-    for name, share, seed in (("base", 0.0, 11), ("candidate", SHIFT_SHARE, 12)):
+    for name, share, seed in (
+        ("base", 0.0, 11),
+        ("candidate", SHIFT_SHARE, 12),
+        ("rerun", 0.0, 13),
+    ):
         model = PlantedChat(share, seed)
         server = serve_chat(lambda body, model=model: model.answer(body["messages"][-1]["content"]))
         try:
@@ -579,3 +614,13 @@ def test_two_planted_models_through_lm_eval_a_known_shift_is_detected(tmp_path):
         f"planted mean ABS change {planted:.4f}: measured {change['change']:.4f} "
         f"(95% CI {change['ci'][0]:.4f} to {change['ci'][1]:.4f}, p={change['p_value']:.2g})"
     )
+    # the gate's power: a rerun of the base model, gated below and above the change's MDE
+    _, body, _ = compare(outputs["base"], outputs["rerun"])
+    mde = body["tasks"]["symphony_bias_text_mini"]["metrics"]["mean_abs"]["mde"]
+    for tolerance, expected in ((mde / 2, 3), (mde * 2, 0)):
+        rule = f"symphony_bias_text_mini:mean_abs:+{tolerance:.6f}"
+        status, body, _ = compare(
+            outputs["base"], outputs["rerun"], "--fail-on", rule, "--require-power"
+        )
+        assert status == expected, (rule, body["gate"])
+    print(f"rerun: mean ABS MDE {mde:.4f}; --require-power exits 3 below it, 0 above")

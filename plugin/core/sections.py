@@ -70,6 +70,22 @@ class LeaderboardColumns:
     n: int
 
 
+@dataclass(frozen=True)
+class DesignSize:
+    """An entry's design as `plan` scales it: `count` units (`unit`: what is resampled, e.g.
+    "templates", "clips") holding `docs` docs; `variants` the unit counts of the benchmark's own
+    task variants ({"mini": 5, "full": 86}; empty where none is known)."""
+
+    unit: str
+    count: int
+    docs: int
+    variants: Mapping[str, int] = field(default_factory=dict)
+
+
+def _no_design(entry: ReportEntry) -> DesignSize | None:
+    return None
+
+
 def _no_lines(*arguments) -> list[str]:
     return []
 
@@ -118,3 +134,5 @@ class ReportSection:
     # task facts only this benchmark knows, each from a task's records ({fact name: function}):
     # provenance records them and two runs that differ in one are not compared item by item
     task_facts: Mapping[str, Callable[[list[dict]], object]] = field(default_factory=dict)
+    # (entry) -> its design's size for `plan` (None: plan cannot scale it)
+    design: Callable[[ReportEntry], DesignSize | None] = _no_design

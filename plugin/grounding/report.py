@@ -18,6 +18,7 @@ from symphony_bench.plugin.core.reporting import (
     number,
 )
 from symphony_bench.plugin.core.sections import (
+    DesignSize,
     LeaderboardColumns,
     Ranking,
     ReportEntry,
@@ -50,6 +51,7 @@ def grounding_report(records: list, kind: str) -> dict:
     body = {
         "grounding": True,
         "summary": {**_with_stderrs(harness_scores(records)), "n_docs": len(records)},
+        "n_clips": len({record["clip"] for record in records}),
     }
     if kind != CHOICE:
         return body
@@ -188,6 +190,13 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
     return LeaderboardColumns("grounding", metrics, invalid, ranking, summary["n_docs"])
 
 
+def design(entry: ReportEntry) -> DesignSize | None:
+    """Clips are what `plan` scales."""
+    if "n_clips" not in entry.body:
+        return None
+    return DesignSize("clips", entry.body["n_clips"], entry.body["summary"]["n_docs"])
+
+
 SECTION = ReportSection(
     kinds=KINDS,
     record_problem=record_problem,
@@ -197,5 +206,6 @@ SECTION = ReportSection(
     render=render,
     figures=figures,
     leaderboard=leaderboard,
+    design=design,
     comparisons=comparisons,
 )

@@ -25,6 +25,7 @@ def add_commands(commands) -> None:
     _add_report(commands)
     _add_check(commands)
     _add_compare(commands)
+    _add_plan(commands)
     _add_leaderboard(commands)
     _add_export(commands)
 
@@ -102,7 +103,9 @@ def _add_compare(commands) -> None:
         "compare",
         help="paired comparison of two runs (CANDIDATE - BASE) with intervals, and a release gate",
         description="Exit status: 0 no significant regression beyond the tolerances, 1 regression "
-        "(listed), 2 could not compare (runs differ, a rule matches nothing, bad input).",
+        "(listed), 2 could not compare (runs differ, a rule matches nothing, bad input), 3 (with "
+        "--require-power) no regression but a rule's minimum detectable effect exceeds its "
+        "tolerance.",
     )
     command.add_argument("base_run", type=Path, help="the BASE run's --output_path folder")
     command.add_argument(
@@ -115,6 +118,13 @@ def _add_compare(commands) -> None:
         metavar="[TASK:]METRIC:+TOL",
         help="regression when the 95%% CI of the change lies wholly beyond TOL in the bad direction "
         "(+: increases are bad, -: decreases are); repeatable, e.g. mean_abs:+0.02",
+    )
+    command.add_argument(
+        "--require-power",
+        action="store_true",
+        help="exit 3 when no regression is found but a --fail-on rule is underpowered (the "
+        "change's minimum detectable effect at 80%% power exceeds its tolerance); without it, "
+        "a warning",
     )
     command.add_argument(
         "--allow-mismatch",
@@ -145,7 +155,7 @@ def _add_compare(commands) -> None:
 
 def run_compare(args: argparse.Namespace) -> int:
     """Runs the comparison and the gate; returns the exit status (0 pass, 1 regression, 2 could
-    not compare)."""
+    not compare, 3 underpowered with --require-power)."""
     for variable, value in SINGLE_THREADED_BLAS.items():  # read when numpy loads, i.e. just below
         os.environ.setdefault(variable, value)
     from symphony_bench.plugin.runs.compare import compare_runs
@@ -158,10 +168,17 @@ def run_compare(args: argparse.Namespace) -> int:
     result = compare_runs(
         args.base_run, args.candidate_run, args.allow_mismatch, args.n_boot, args.seed
     )
-    gate = apply_gate(result, rules)
+    gate = apply_gate(result, rules, args.require_power)
     markdown = render_markdown(result, gate)
     write_compare_outputs(result, gate, args, json_text(result, gate) if args.json else None)
     print(markdown)
+    for entry in [] if args.require_power else gate["underpowered"]:
+        print(
+            f"symphony-bench: warning: --fail-on {entry['rule']} is underpowered: {entry['task']} "
+            f"{entry['metric']} could only detect changes >= {entry['mde']:.4g}; the tolerance is "
+            f"{entry['tolerance']:g}",
+            file=sys.stderr,
+        )
     if not result["compared"]:
         print(
             "symphony-bench: error: the runs are not comparable item by item (--allow-mismatch "
@@ -185,6 +202,62 @@ def write_compare_outputs(result: dict, gate: dict, args: argparse.Namespace, js
         if args.markdown:
             plots = compare_plots_section(change_rows(result), args.markdown, outputs)
             outputs.text(args.markdown, "\n".join([render_markdown(result, gate), *plots]))
+
+
+# ---- plan -------------------------------------------------------------------------------------------
+def _share_in_open_unit_interval(text: str) -> float:
+    value = float(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text}")
+    return value
+
+
+def _add_plan(commands) -> None:
+    command = commands.add_parser(
+        "plan",
+        help="how many templates / clips (and docs) a paired comparison needs to detect a change",
+        description="From one finished run: per task, the design units and docs a paired "
+        "comparison needs to detect a true change D with the given power (two-sided test at "
+        "alpha), and which task variants reach it. Prints its assumptions.",
+    )
+    command.add_argument("base_run", type=Path, help="a finished run's --output_path folder")
+    command.add_argument(
+        "--detect",
+        action="append",
+        required=True,
+        metavar="[TASK:]METRIC:D",
+        help="the change to detect, repeatable, e.g. mean_abs:0.02",
+    )
+    command.add_argument("--power", type=_share_in_open_unit_interval, default=0.8)
+    command.add_argument("--alpha", type=_share_in_open_unit_interval, default=0.05)
+    command.add_argument(
+        "--second-run",
+        type=Path,
+        help="a second run of the same model: the paired change's stderr is measured on it (else "
+        "the runs are assumed uncorrelated, a conservative default)",
+    )
+    command.add_argument("--json", type=Path, help="write the plan as JSON here")
+    command.set_defaults(run=run_plan)
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    """0 when every --detect rule matched a task, 2 otherwise."""
+    import json
+
+    from symphony_bench.plugin.runs.compare_output import json_ready
+    from symphony_bench.plugin.runs.outputs import command_outputs
+    from symphony_bench.plugin.runs.plan import DetectRule, plan, render
+
+    rules = [DetectRule.parse(text) for text in args.detect]
+    planned = plan(args.base_run, rules, args.power, args.alpha, args.second_run)
+    if args.json:
+        inputs = [args.base_run, *([args.second_run] if args.second_run else [])]
+        with command_outputs(inputs) as outputs:
+            outputs.text(
+                args.json, json.dumps(json_ready(planned), indent=2, allow_nan=False) + "\n"
+            )
+    print(render(planned))
+    return 2 if planned["unmatched"] else 0
 
 
 # ---- leaderboard ----------------------------------------------------------------------------------

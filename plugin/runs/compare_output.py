@@ -33,6 +33,7 @@ STATUS_LINE = {
     "pass": "no significant regression beyond the tolerances",
     "regression": "REGRESSION",
     "could_not_compare": "could not compare",
+    "underpowered": "UNDERPOWERED (no regression found, but the gate could not have seen one)",
 }
 
 
@@ -91,14 +92,14 @@ def render_markdown(result: dict, gate: dict) -> str:
 
 def _change_table(rows: list[dict]) -> list[str]:
     lines = [
-        "| task | metric | base | candidate | change | 95% CI | p |",
-        "|---|---|---:|---:|---:|---|---:|",
+        "| task | metric | base | candidate | change | 95% CI | p | MDE (80% power) |",
+        "|---|---|---:|---:|---:|---|---:|---:|",
     ]
     for row in rows:
         ci = "n/a" if row["ci_low"] is None else f"[{fmt(row['ci_low'])}, {fmt(row['ci_high'])}]"
         lines.append(
             f"| {md(row['task'])} | {md(row['metric'])} | {fmt(row['base'])} | {fmt(row['candidate'])} | "
-            f"{_signed(row['change'])} | {ci} | {fmt_p(row['p'])} |"
+            f"{_signed(row['change'])} | {ci} | {fmt_p(row['p'])} | {fmt(row['mde'])} |"
         )
     return lines
 
@@ -120,6 +121,13 @@ def _gate_lines(gate: dict) -> list[str]:
         for entry in gate["undecided"]
     ]
     lines += [f"- --fail-on {md(text)} matches no compared metric" for text in gate["unmatched"]]
+    lines += [
+        f"- underpowered ({md(entry['rule'])}): {md(entry['task'])} {md(entry['metric'])} could only "
+        f"detect changes >= {fmt(entry['mde'])} (80% power, two-sided 5%); the tolerance is "
+        f"{fmt(entry['tolerance'])}"
+        + ("" if gate.get("require_power") else " (warning: --require-power makes this exit 3)")
+        for entry in gate.get("underpowered", [])
+    ]
     return ["", *lines] if lines else []
 
 

@@ -2,7 +2,13 @@
 regression when the whole 95% interval of the change lies beyond the tolerance in the bad
 direction, i.e. a one-sided test at 2.5% that the change exceeds the tolerance. A same-model rerun
 (true change 0) is flagged at most 2.5% of the time per gated number, and a change inside the
-tolerance never passes for a regression by noise alone more often than that."""
+tolerance never passes for a regression by noise alone more often than that.
+
+A pass says nothing unless the comparison could have seen a regression: each change carries its
+minimum detectable effect (`mde`, metrics.paired.minimum_detectable_effect: 80 % power, two-sided
+5 %), and a rule whose metric's MDE exceeds its tolerance is underpowered ("could only detect
+changes >= MDE"). With require_power an underpowered, regression-free gate has its own status and
+exit code 3."""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from dataclasses import dataclass
 
 from symphony_bench.plugin.core.reporting import number
 
-EXIT_PASS, EXIT_REGRESSION, EXIT_CANNOT_COMPARE = 0, 1, 2
+EXIT_PASS, EXIT_REGRESSION, EXIT_CANNOT_COMPARE, EXIT_UNDERPOWERED = 0, 1, 2, 3
 RULE = re.compile(
     r"^(?:(?P<task>.+):)?(?P<metric>[A-Za-z0-9_]+):(?P<sign>[+-])(?P<tolerance>\d+(?:\.\d*)?|\.\d+)$"
 )
@@ -48,17 +54,25 @@ class GateRule:
             return None
         return ci[0] > self.tolerance if self.direction > 0 else ci[1] < -self.tolerance
 
+    def underpowered(self, mde) -> bool:
+        """The comparison could not detect a change as large as the tolerance (80 % power)."""
+        return mde is None or mde > self.tolerance
 
-def apply_gate(result: dict, rules: list[GateRule]) -> dict:
-    """{"rules", "regressions", "undecided", "checked" (passed), "unmatched", "status"}; status is
-    "pass", "regression" or "could_not_compare" (refused runs, a rule matching nothing, or a gated
-    change without an interval)."""
+
+def apply_gate(result: dict, rules: list[GateRule], require_power: bool = False) -> dict:
+    """{"rules", "regressions", "undecided", "checked" (passed), "unmatched", "underpowered"
+    (checked rows whose MDE exceeds the rule's tolerance), "require_power", "status"}; status is
+    "pass", "regression", "could_not_compare" (refused runs, a rule matching nothing, or a gated
+    change without an interval) or, with require_power, "underpowered" (no regression, but some rule
+    could not have seen one)."""
     gate = {
         "rules": [rule.text for rule in rules],
         "regressions": [],
         "undecided": [],
         "checked": [],
         "unmatched": [],
+        "underpowered": [],
+        "require_power": require_power,
     }
     for rule in rules:
         rows = [
@@ -72,22 +86,29 @@ def apply_gate(result: dict, rules: list[GateRule]) -> dict:
             verdict = rule.regressed([row["ci_low"], row["ci_high"]])
             outcome = "undecided" if verdict is None else "regressions" if verdict else "checked"
             gate[outcome].append({"rule": rule.text, **row})
+            if outcome == "checked" and rule.underpowered(row["mde"]):
+                gate["underpowered"].append({"rule": rule.text, "tolerance": rule.tolerance, **row})
     if not result["compared"] or gate["unmatched"] or gate["undecided"]:
         gate["status"] = "could_not_compare"
+    elif gate["regressions"]:
+        gate["status"] = "regression"
     else:
-        gate["status"] = "regression" if gate["regressions"] else "pass"
+        gate["status"] = "underpowered" if require_power and gate["underpowered"] else "pass"
     return gate
 
 
 def exit_status(gate: dict) -> int:
-    return {"pass": EXIT_PASS, "regression": EXIT_REGRESSION}.get(
-        gate["status"], EXIT_CANNOT_COMPARE
-    )
+    return {
+        "pass": EXIT_PASS,
+        "regression": EXIT_REGRESSION,
+        "underpowered": EXIT_UNDERPOWERED,
+    }.get(gate["status"], EXIT_CANNOT_COMPARE)
 
 
 def change_rows(result: dict) -> list[dict]:
     """One row per compared headline metric, in task order: {"task", "metric", "base", "candidate",
-    "change", "ci_low", "ci_high", "p"} (floats or None); what the forest plot of changes reads."""
+    "change", "ci_low", "ci_high", "p", "mde"} (floats or None); what the forest plot of changes
+    reads."""
     rows = []
     for label, body in result["tasks"].items():
         for metric, change in body["metrics"].items():
@@ -101,6 +122,7 @@ def change_rows(result: dict) -> list[dict]:
                     "ci_low": _finite(change["ci"][0]),
                     "ci_high": _finite(change["ci"][1]),
                     "p": _finite(change["p_value"]),
+                    "mde": _finite(change.get("mde")),
                 }
             )
     return rows

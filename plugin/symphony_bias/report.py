@@ -12,6 +12,7 @@ section: the same analysis on the docs whose clip or image the model named corre
 from __future__ import annotations
 
 import collections
+import functools
 import math
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from symphony_bench.plugin.core.reporting import (
 )
 from symphony_bench.plugin.core.run_facts import DATA_FIELDS
 from symphony_bench.plugin.core.sections import (
+    DesignSize,
     LeaderboardColumns,
     Ranking,
     ReportEntry,
@@ -49,6 +51,7 @@ from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
 from symphony_bench.plugin.symphony_bias.compare import comparison_notes, comparisons
 from symphony_bench.plugin.symphony_bias.figures import figures, run_figures
 from symphony_bench.plugin.symphony_bias.logprob import split_records
+from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED
 from symphony_bench.plugin.symphony_bias.records import (
     ANSWER_FIELDS,
     KINDS,
@@ -61,7 +64,12 @@ from symphony_bench.plugin.symphony_bias.records import (
     records_valid,
     stereotype_table_sha256,
 )
-from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
+from symphony_bench.plugin.symphony_bias.scenarios import (
+    CONTROL,
+    MINI_SCENARIOS,
+    expand_templates,
+    mini_subset,
+)
 
 
 def load_human_ratings(path: Path, instruments: tuple[str, ...]) -> np.ndarray:
@@ -124,6 +132,7 @@ def task_report(
     summary["n_instruments_counted"] = int(result.headline["n_instruments_counted"])
     summary["n_significant_holm"] = int(result.headline["n_significant_holm"])
     summary["units"] = result.units
+    summary["n_templates"], summary["n_stimuli"] = data.n_templates, data.n_stimuli
     summary.update(table_balance(result.categories))
     summary["invalid_reasons"] = dict(
         collections.Counter(r["error"] for r in records if r["error"])
@@ -592,6 +601,32 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
     return LeaderboardColumns("likert", metrics, invalid, ranking, summary["n_docs"])
 
 
+@functools.cache
+def text_variant_templates() -> dict[str, int]:
+    """Templates of the text Likert task's variants (embedded set, default seed)."""
+    scenarios = expand_templates(DEFAULT_SEED)
+    mini = mini_subset(scenarios, MINI_SCENARIOS, DEFAULT_SEED)
+    return {
+        "mini": len({s.template_id for s in mini}),
+        "full": len({s.template_id for s in scenarios}),
+    }
+
+
+def design(entry: ReportEntry) -> DesignSize | None:
+    """Templates are what `plan` scales (on a crossed design at the same stimuli)."""
+    summary = entry.body.get("summary")
+    if entry.kind == RECOGNITION or not summary or "n_templates" not in summary:
+        return None
+    crossed = summary["units"] != "templates"
+    variants = (
+        text_variant_templates()
+        if entry.kind == LIKERT and entry.facts.get("modality") == "text"
+        else {}
+    )
+    unit = "templates (stimuli kept)" if crossed else "templates"
+    return DesignSize(unit, summary["n_templates"], summary["n_docs"], variants)
+
+
 SECTION = ReportSection(
     kinds=KINDS,
     record_problem=record_problem,
@@ -604,6 +639,7 @@ SECTION = ReportSection(
     figures=figures,
     run_figures=run_figures,
     leaderboard=leaderboard,
+    design=design,
     comparisons=comparisons,
     comparison_notes=comparison_notes,
     task_facts={"stereotype_table_sha256": stereotype_table_sha256},

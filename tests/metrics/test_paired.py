@@ -316,3 +316,20 @@ def test_mcnemar_is_about_these_docs_it_rejects_often_when_failures_shift_by_tem
         rejected += mcnemar(~failed[0].ravel(), ~failed[1].ravel())["p_value"] < 0.05
     print(f"McNemar rejection with template shifts at an equal rate: {rejected / runs:.3f}")
     assert rejected / runs > 0.2
+
+
+@pytest.mark.parametrize("df", [4.0, 20.0, 85.0, np.inf])
+def test_the_mde_is_found_with_80_percent_power_by_scipys_noncentral_t(df):
+    from symphony_bench.metrics.paired import minimum_detectable_effect, stderr_bias_factor
+
+    mde = float(minimum_detectable_effect(0.01, df))
+    sd = 0.01 / stderr_bias_factor(df)  # the change's true sd the stderr estimates
+    if np.isinf(df):
+        critical = stats.norm.ppf(0.975)
+        power = stats.norm.sf(critical - mde / sd) + stats.norm.cdf(-critical - mde / sd)
+    else:
+        critical = stats.t.ppf(0.975, df)
+        power = stats.nct.sf(critical, df, mde / sd) + stats.nct.cdf(-critical, df, mde / sd)
+    assert power == pytest.approx(0.8, abs=1e-6)
+    assert mde >= (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * 0.01 - 1e-6
+    assert np.isnan(minimum_detectable_effect(np.nan, df))
