@@ -83,7 +83,9 @@ def test_plan_from_one_run_scales_its_stderr_and_says_its_assumptions(full_docs,
     assert (row["unit"], row["units_now"], row["docs_now"]) == ("templates", 86, 86 * 3 * 22)
     expected = brute_force_units(row["stderr_change"] / c4(85), 86, 0.01)
     assert row["units_needed"] == expected
-    assert row["docs_needed"] == math.ceil(expected * 66)
+    assert row["docs_needed"] == math.ceil(expected * 66)  # instrument docs
+    # docs come template by template (3 scenarios x 23 docs, controls included): --limit works
+    assert row["limit"] == (expected * 69 if expected <= 86 else None)
     assert row["variants"] == {"mini": 5, "full": 86}
     assert row["variants_reaching"] == [n for n, c in row["variants"].items() if c >= expected]
     assert "uncorrelated" in planned["assumptions"]["correlation"]
@@ -124,6 +126,8 @@ def test_bad_rules_are_clear_errors(full_docs, tmp_path, capsys):
     base = planted_run(tmp_path / "base", full_docs, seed=1)
     assert cli.main(["plan", str(base), "--detect", "mean_abs:-1"]) == 2
     assert "expected [TASK:]METRIC:D with D > 0" in capsys.readouterr().err
+    assert cli.main(["plan", str(base), "--detect", "invalid_rate:0.05"]) == 0  # no invalid answer
+    assert "no variation in this run" in capsys.readouterr().out
     assert cli.main(["plan", str(base), "--detect", "no_such_metric:0.1"]) == 2
     assert "matches no task's metric" in capsys.readouterr().out
 

@@ -74,12 +74,15 @@ class LeaderboardColumns:
 class DesignSize:
     """An entry's design as `plan` scales it: `count` units (`unit`: what is resampled, e.g.
     "templates", "clips") holding `docs` docs; `variants` the unit counts of the benchmark's own
-    task variants ({"mini": 5, "full": 86}; empty where none is known)."""
+    task variants ({"mini": 5, "full": 86}; empty where none is known); `limit_per_unit` the docs
+    per unit in the harness's doc order when every unit's docs are contiguous there, so that
+    `--limit n x limit_per_unit` runs the first n units (None otherwise)."""
 
     unit: str
     count: int
     docs: int
     variants: Mapping[str, int] = field(default_factory=dict)
+    limit_per_unit: int | None = None
 
 
 def _no_design(entry: ReportEntry) -> DesignSize | None:

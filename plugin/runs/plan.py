@@ -120,6 +120,7 @@ def plan(
             else:
                 se_change, df = (None if se is None else math.sqrt(2) * se), size.count - 1
             needed = units_needed(se_change, size.count, rule.effect, alpha, power, df)
+            plannable = se_change is not None and math.isfinite(se_change) and se_change > 0
             docs_per_unit = size.docs / size.count
             tasks.setdefault(label, {})[rule.metric] = {
                 "rule": rule.text,
@@ -130,7 +131,15 @@ def plan(
                 "stderr": se,
                 "stderr_change": se_change,
                 "units_needed": needed,
+                "why_none": None
+                if needed is not None
+                else "no variation in this run (stderr 0 or unknown): nothing to scale"
+                if not plannable
+                else f"more than {MAX_UNITS:,} {size.unit}",
                 "docs_needed": None if needed is None else math.ceil(needed * docs_per_unit),
+                "limit": None
+                if needed is None or size.limit_per_unit is None or needed > size.count
+                else needed * size.limit_per_unit,
                 "variants_reaching": [
                     name for name, count in size.variants.items() if needed and count >= needed
                 ],
@@ -192,10 +201,14 @@ def render(planned: dict) -> str:
     ]
     for label, metrics in planned["tasks"].items():
         for metric, row in metrics.items():
-            needed = "not reachable" if row["units_needed"] is None else str(row["units_needed"])
+            needed = row["why_none"] or str(row["units_needed"])
             docs = "" if row["docs_needed"] is None else str(row["docs_needed"])
             reaching = _variants_text(row)
-            se = "n/a" if row["stderr_change"] is None else f"{row['stderr_change']:.4f}"
+            se = "n/a" if row["stderr_change"] is None else f"{row['stderr_change']:.3g}"
+            if row["limit"] is not None:
+                reaching += (
+                    f"; or --limit {row['limit']} (the first {row['units_needed']} {row['unit']})"
+                )
             lines.append(
                 f"| {md(label)} | {md(metric)} | {row['effect']:g} | {row['unit']} | {row['units_now']} | "
                 f"{se} | {needed} | {docs} | {reaching} |"

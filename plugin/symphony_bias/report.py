@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
 import math
 from pathlib import Path
 
@@ -257,12 +258,16 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
         body = task_report(task.records, human_ratings)
         body["summary"].update(truncation_summary(task.records))
         body["missing_instruments"] = missing_instruments(task.records)
+        body["docs_per_template_in_order"] = docs_per_template_in_order(task)
         bodies = {None: body}
         if len(instrument_records(task.records)) != len(task.records):
             bodies["prior_adjusted"] = task_report(
                 task.records, human_ratings, adjust_for_prior=True
             )
             bodies["prior_adjusted"]["control_check"] = control_summary(task.records)
+            bodies["prior_adjusted"]["docs_per_template_in_order"] = body[
+                "docs_per_template_in_order"
+            ]
         elif facts["modality"] == "text":
             body["prior_adjusted_missing"] = NO_CONTROL_DOC
     else:
@@ -601,6 +606,17 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
     return LeaderboardColumns("likert", metrics, invalid, ranking, summary["n_docs"])
 
 
+def docs_per_template_in_order(task: TaskRecords) -> int | None:
+    """Docs per template when, in doc_id order, each template's docs (control docs included) are
+    contiguous and equally many; None otherwise."""
+    order = sorted(range(len(task.records)), key=task.doc_ids.__getitem__)
+    templates = [task.records[k]["template_id"] for k in order]
+    runs = [len(list(group)) for _, group in itertools.groupby(templates)]
+    if len(runs) != len(set(templates)) or len(set(runs)) != 1:
+        return None
+    return runs[0]
+
+
 @functools.cache
 def text_variant_templates() -> dict[str, int]:
     """Templates of the text Likert task's variants (embedded set, default seed)."""
@@ -624,7 +640,8 @@ def design(entry: ReportEntry) -> DesignSize | None:
         else {}
     )
     unit = "templates (stimuli kept)" if crossed else "templates"
-    return DesignSize(unit, summary["n_templates"], summary["n_docs"], variants)
+    limit = entry.body.get("docs_per_template_in_order")
+    return DesignSize(unit, summary["n_templates"], summary["n_docs"], variants, limit)
 
 
 SECTION = ReportSection(
