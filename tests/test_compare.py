@@ -336,6 +336,25 @@ def test_a_gate_whose_mde_exceeds_its_tolerance_is_underpowered(mini_docs, tmp_p
     assert "| MDE (80% power) |" in markdown
 
 
+def test_a_gated_metric_undefined_in_both_runs_of_a_task_skips_that_task(mini_docs, tmp_path):
+    """The README's gate on a run whose Likert task has no valid answer (the default model): that
+    task is skipped and named, the others are gated; undefined in one run only is not skipped."""
+    invalid = [score_record(doc, [0, 0, 0], "no_json") for doc in mini_docs]
+    base = write_run(tmp_path / "a", {"t": likert_records(mini_docs, 0.3, 1), "u": invalid})
+    rerun = write_run(tmp_path / "b", {"t": likert_records(mini_docs, 0.3, 2), "u": invalid})
+    status, body, markdown = compare(base, rerun, "--fail-on", "mean_abs:+0.5")
+    assert status == 0 and body["gate"]["status"] == "pass"
+    assert {entry["task"] for entry in body["gate"]["skipped"]} == {"u", "u:prior_adjusted"}
+    assert "skipped (mean_abs:+0.5): u mean_abs is undefined in both runs" in markdown
+    broken = write_run(tmp_path / "c", {"t": likert_records(mini_docs, 0.3, 2), "u": invalid})
+    only_base = write_run(
+        tmp_path / "d",
+        {"t": likert_records(mini_docs, 0.3, 1), "u": likert_records(mini_docs, 0.3, 3)},
+    )
+    status, body, _ = compare(only_base, broken, "--fail-on", "mean_abs:+0.5")
+    assert status == 2 and "u" in {entry["task"] for entry in body["gate"]["undecided"]}
+
+
 def test_logprob_and_recognition_tasks_compare_raw_calibrated_and_accuracy(mini_docs, tmp_path):
     rng = np.random.default_rng(3)
 

@@ -106,3 +106,30 @@ def test_every_lmms_eval_task_names_a_variant_its_process_docs_accepts():
             ]
             mini = "_mini" if design.subset == "mini" else ""
             assert task == f"symphony_bias_{design.modality}{suffix}{mini}"
+
+
+def registered(harness: str, folder: Path) -> set[str]:
+    if harness == "lm-eval":
+        from lm_eval.tasks import TaskManager
+    else:
+        from lmms_eval.tasks import TaskManager
+    return set(TaskManager(include_path=str(folder), include_defaults=False).all_tasks)
+
+
+def test_every_task_yaml_parses_and_registers():
+    """The harnesses skip a YAML they cannot load with at most a DEBUG line: every task and group
+    name in our folders must be in the harness's index."""
+    for harness in ("lm-eval", "lmms-eval"):
+        folder = tasks_path(harness)
+        missing = task_names(folder) - registered(harness, folder)
+        assert not missing, (harness, sorted(missing))
+
+
+def test_a_broken_yaml_is_what_the_registration_check_finds(tmp_path):
+    import shutil
+
+    folder = shutil.copytree(tasks_path("lm-eval"), tmp_path / "tasks")
+    broken = folder / "symphony_bias" / "symphony_bias_text_p1.yaml"
+    broken.write_text(broken.read_text(encoding="utf-8") + "\n  - : [unclosed\n", encoding="utf-8")
+    assert "symphony_bias_text_p1" not in registered("lm-eval", folder)
+    assert "symphony_bias_text_p2" in registered("lm-eval", folder)

@@ -120,7 +120,15 @@ def _gate_lines(gate: dict) -> list[str]:
         f"- no interval, cannot gate ({md(entry['rule'])}): {md(entry['task'])} {md(entry['metric'])}"
         for entry in gate["undecided"]
     ]
-    lines += [f"- --fail-on {md(text)} matches no compared metric" for text in gate["unmatched"]]
+    lines += [
+        f"- --fail-on {md(text)} matches no compared metric defined in either run"
+        for text in gate["unmatched"]
+    ]
+    lines += [
+        f"- skipped ({md(entry['rule'])}): {md(entry['task'])} {md(entry['metric'])} is undefined in "
+        "both runs (e.g. no valid answer)"
+        for entry in gate.get("skipped", [])
+    ]
     lines += [
         f"- underpowered ({md(entry['rule'])}): {md(entry['task'])} {md(entry['metric'])} could only "
         f"detect changes >= {fmt(entry['mde'])} (80% power, two-sided 5%); the tolerance is "

@@ -61,7 +61,8 @@ class GateRule:
 
 def apply_gate(result: dict, rules: list[GateRule], require_power: bool = False) -> dict:
     """{"rules", "regressions", "undecided", "checked" (passed), "unmatched", "underpowered"
-    (checked rows whose MDE exceeds the rule's tolerance), "require_power", "status"}; status is
+    (checked rows whose MDE exceeds the rule's tolerance), "skipped" (rows whose metric is undefined
+    in both runs, e.g. no valid answer: not gated, listed), "require_power", "status"}; status is
     "pass", "regression", "could_not_compare" (refused runs, a rule matching nothing, or a gated
     change without an interval) or, with require_power, "underpowered" (no regression, but some rule
     could not have seen one)."""
@@ -72,6 +73,7 @@ def apply_gate(result: dict, rules: list[GateRule], require_power: bool = False)
         "checked": [],
         "unmatched": [],
         "underpowered": [],
+        "skipped": [],
         "require_power": require_power,
     }
     for rule in rules:
@@ -80,9 +82,13 @@ def apply_gate(result: dict, rules: list[GateRule], require_power: bool = False)
             for row in change_rows(result)
             if row["metric"] == rule.metric and rule.task in (None, row["task"])
         ]
-        if not rows:
+        defined = [row for row in rows if row["base"] is not None or row["candidate"] is not None]
+        gate["skipped"] += [
+            {"rule": rule.text, **row} for row in rows if row not in defined
+        ]  # e.g. a task with no valid answer in either run: nothing to gate, said so
+        if not defined:
             gate["unmatched"].append(rule.text)
-        for row in rows:
+        for row in defined:
             verdict = rule.regressed([row["ci_low"], row["ci_high"]])
             outcome = "undecided" if verdict is None else "regressions" if verdict else "checked"
             gate[outcome].append({"rule": rule.text, **row})
