@@ -27,6 +27,7 @@ from pathlib import Path
 
 from symphony_bench.metrics.paired import detection_power, stderr_bias_factor
 from symphony_bench.plugin.core.reporting import md
+from symphony_bench.plugin.core.sections import DesignSize
 from symphony_bench.plugin.runs.compare import compare_runs
 from symphony_bench.plugin.runs.report import build_report
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND
@@ -119,32 +120,13 @@ def plan(
                 se_change, df = measured.get((label, rule.metric), (None, math.nan))
             else:
                 se_change, df = (None if se is None else math.sqrt(2) * se), size.count - 1
-            needed = units_needed(se_change, size.count, rule.effect, alpha, power, df)
-            plannable = se_change is not None and math.isfinite(se_change) and se_change > 0
-            docs_per_unit = size.docs / size.count
-            tasks.setdefault(label, {})[rule.metric] = {
-                "rule": rule.text,
-                "effect": rule.effect,
-                "unit": size.unit,
-                "units_now": size.count,
-                "docs_now": size.docs,
-                "stderr": se,
-                "stderr_change": se_change,
-                "units_needed": needed,
-                "why_none": None
-                if needed is not None
-                else "no variation in this run (stderr 0 or unknown): nothing to scale"
-                if not plannable
-                else f"more than {MAX_UNITS:,} {size.unit}",
-                "docs_needed": None if needed is None else math.ceil(needed * docs_per_unit),
-                "limit": None
-                if needed is None or size.limit_per_unit is None or needed > size.count
-                else needed * size.limit_per_unit,
-                "variants_reaching": [
-                    name for name, count in size.variants.items() if needed and count >= needed
-                ],
-                "variants": dict(size.variants),
-            }
+            tasks.setdefault(label, {})[rule.metric] = _planned(
+                rule,
+                size,
+                se,
+                se_change,
+                units_needed(se_change, size.count, rule.effect, alpha, power, df),
+            )
     return {
         "rules": [rule.text for rule in rules],
         "power": power,
@@ -155,6 +137,34 @@ def plan(
         },
         "tasks": tasks,
         "unmatched": [rule.text for rule in rules if rule.text not in matched],
+    }
+
+
+def _planned(rule: DetectRule, size: DesignSize, se, se_change, needed: int | None) -> dict:
+    """One task's plan for one rule, as --json writes it."""
+    if needed is not None:
+        why_none = None
+    elif se_change is None or not math.isfinite(se_change) or se_change <= 0:
+        why_none = "no variation in this run (stderr 0 or unknown): nothing to scale"
+    else:
+        why_none = f"more than {MAX_UNITS:,} {size.unit}"
+    limit_applies = needed is not None and size.limit_per_unit is not None and needed <= size.count
+    return {
+        "rule": rule.text,
+        "effect": rule.effect,
+        "unit": size.unit,
+        "units_now": size.count,
+        "docs_now": size.docs,
+        "stderr": se,
+        "stderr_change": se_change,
+        "units_needed": needed,
+        "why_none": why_none,
+        "docs_needed": None if needed is None else math.ceil(needed * size.docs / size.count),
+        "limit": needed * size.limit_per_unit if limit_applies else None,
+        "variants_reaching": [
+            name for name, count in size.variants.items() if needed and count >= needed
+        ],
+        "variants": dict(size.variants),
     }
 
 
