@@ -113,3 +113,19 @@ def test_command(one_run, tmp_path, capsys):
         model_rows(one_run)
     )
     assert str(tmp_path / "r.json") in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "sha, revision, expected",
+    [
+        (None, "main", ""),
+        (None, "v1.2", ""),
+        (None, "0123abcd", "0123abcd"),
+        ("feed", "main", "feed"),
+    ],
+)
+def test_model_sha_is_a_commit_never_a_branch_name(one_run, tmp_path, sha, revision, expected):
+    rows = model_rows(one_run)
+    rows[0]["provenance"]["model"].update(sha=sha, revision=revision)
+    (text,) = export_files(rows, "hf-leaderboard", tmp_path / "r.json", None).values()
+    assert json.loads(text)["config"]["model_sha"] == expected

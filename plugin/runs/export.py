@@ -52,10 +52,22 @@ def hf_leaderboard_results(rows: list[dict]) -> dict:
         "config": {
             "model_dtype": hf_dtype(model["dtype"]),
             "model_name": row_model_name(rows[0]),
-            "model_sha": model["sha"] or model["revision"],
+            "model_sha": model_sha(model),
         },
         "results": results,
     }
+
+
+COMMIT = re.compile(r"[0-9a-f]{7,40}")
+
+
+def model_sha(model: dict) -> str:
+    """The model's commit: its recorded sha, else a revision that is a commit hash; a revision that
+    names a branch or tag ("main", "v1") is no sha (the template's field would claim a commit)."""
+    if model["sha"]:
+        return model["sha"]
+    revision = model["revision"] or ""
+    return revision if COMMIT.fullmatch(revision) else ""
 
 
 def hf_dtype(dtype: str | None) -> str | None:
