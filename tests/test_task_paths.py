@@ -133,3 +133,13 @@ def test_a_broken_yaml_is_what_the_registration_check_finds(tmp_path):
     broken.write_text(broken.read_text(encoding="utf-8") + "\n  - : [unclosed\n", encoding="utf-8")
     assert "symphony_bias_text_p1" not in registered("lm-eval", folder)
     assert "symphony_bias_text_p2" in registered("lm-eval", folder)
+
+
+def test_the_text_task_readme_gives_the_doc_counts_that_load():
+    from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
+
+    readme = (tasks_path("lm-eval") / "symphony_bias" / "README.md").read_text(encoding="utf-8")
+    full, mini = len(build_docs(Design())), len(build_docs(Design(subset="mini")))
+    assert (full, mini) == (5934, 115)
+    assert f"| `symphony_bias_text` | {full:,} |" in readme
+    assert f"| `symphony_bias_mini` (group) | 2 × {mini} |" in readme
