@@ -589,7 +589,7 @@ def _control_and_instruments(
     with np.errstate(invalid="ignore", divide="ignore"):
         control = weights @ prior / weights.sum(axis=1, keepdims=True) - UNIFORM_SHARE
     instruments = _gas(means, template_weights, stimulus_weights, membership)
-    return control, np.nanmean(instruments, axis=-2)
+    return control, finite_mean(instruments, axis=-2)
 
 
 def _gap_difference(control: np.ndarray, instruments: np.ndarray) -> np.ndarray:

@@ -294,3 +294,27 @@ def test_records_without_data_facts_get_nulls_and_no_data_line(tmp_path):
         ("dataset_repo", "dataset_revision", "dataset_commit", "dataset_sha256", "dataset_verified")
     )
     assert "Data:" not in render_markdown(report)
+
+
+def test_a_task_whose_answers_are_all_invalid_is_one_line_not_a_table_of_n_a(tmp_path):
+    import warnings
+
+    from support.runs import lm_eval_results, write_model_folder
+
+    from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
+    from symphony_bench.plugin.symphony_bias.records import score_record
+
+    docs = build_docs(Design(subset="mini"))  # 5 control docs among the 115
+    tasks = {"t": [score_record(doc, [0, 0, 0], "no_json") for doc in docs]}
+    write_model_folder(tmp_path / "run" / "m", tasks, lm_eval_results(tasks), seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy warning on an empty analysis
+        report = build_report(tmp_path / "run")
+    markdown = render_markdown(report)
+    summary = report.entries["t"].body["summary"]
+    assert summary["invalid_reasons"] == {"no_json": 110}  # the docs the invalid rate counts
+    assert "- all 110 answers invalid: no_json 110; no association can be computed" in markdown
+    assert "| t | all answers invalid | | | 1.000 | 110 |" in markdown
+    assert "n/a ± n/a" not in markdown
+    check = report.entries["t:prior_adjusted"].body["control_check"]
+    assert check["n_templates"] == 0 and isinstance(check["n_templates"], int)

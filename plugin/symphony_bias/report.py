@@ -101,7 +101,11 @@ def control_summary(records: list) -> dict:
     """metrics.control_check on these records, as plain numbers (None for NaN)."""
     check = control_check(records_to_data(records))
     return {
-        key: [number(v) for v in value] if isinstance(value, list) else number(value)
+        key: value
+        if isinstance(value, int)
+        else [number(v) for v in value]
+        if isinstance(value, list)
+        else number(value)
         for key, value in check.items()
     }
 
@@ -135,8 +139,8 @@ def task_report(
     summary["units"] = result.units
     summary["n_templates"], summary["n_stimuli"] = data.n_templates, data.n_stimuli
     summary.update(table_balance(result.categories))
-    summary["invalid_reasons"] = dict(
-        collections.Counter(r["error"] for r in records if r["error"])
+    summary["invalid_reasons"] = dict(  # of the docs the invalid rate counts (no control docs)
+        collections.Counter(r["error"] for r in instrument_records(records) if r["error"])
     )
     if human_ratings_path is not None:
         ratings = load_human_ratings(human_ratings_path, result.instruments)
@@ -391,6 +395,9 @@ def overview(entries: list[ReportEntry]) -> list[str]:
         "|---|---:|---:|---:|---:|---:|",
     ]
     for label, s in rows:
+        if all_invalid(s):
+            lines.append(f"| {md(label)} | all answers invalid | | | 1.000 | {s['n_docs']} |")
+            continue
         lines.append(
             f"| {md(label)} | {fmt(s['mean_abs'])} ± {fmt_se(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} | "
             f"{fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | "
@@ -405,8 +412,21 @@ def render(entry: ReportEntry) -> list[str]:
     return _likert_markdown(entry.label, entry.body)
 
 
+def all_invalid(summary: dict) -> bool:
+    return summary["n_docs"] > 0 and summary["invalid_rate"] == 1.0
+
+
+def all_invalid_line(summary: dict) -> str:
+    return (
+        f"- all {summary['n_docs']} answers invalid: {reasons_text(summary['invalid_reasons'])}; "
+        "no association can be computed"
+    )
+
+
 def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     s = body["summary"]
+    if all_invalid(s):  # one line, not a table of n/a
+        return [f"{heading} {md(task)}", "", all_invalid_line(s), ""]
     lines = [f"{heading} {md(task)}", "", *_headline_lines(s)]
     if body.get("missing_instruments"):
         lines.append(
