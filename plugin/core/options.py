@@ -9,8 +9,9 @@ key wins over the variable; neither given -> the default.
 
 from __future__ import annotations
 
+import difflib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 PREFIX = "SYMPHONY_"
@@ -57,6 +58,22 @@ def read_options(
         except (TypeError, ValueError) as error:
             raise ValueError(f"{origin}: {error}") from error
     return values
+
+
+def refuse_near_misses(metadata: Mapping, known: Iterable[str]) -> None:
+    """A --metadata key that is not an option but reads like one ("stereotype" for "stereotypes")
+    is a typo that would run on the default silently: one error naming the option. Other unknown
+    keys pass: lm-eval hands its own (model arguments, the task version) to the same function."""
+    known = sorted(set(known))
+    for key in metadata:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.8)
+        if close:
+            raise ValueError(
+                f"--metadata key {key!r} is not an option: did you mean {close[0]!r}? "
+                f"(options: {', '.join(known)})"
+            )
 
 
 def options_table(options: tuple[Option, ...]) -> list[str]:

@@ -12,10 +12,10 @@ import datasets
 from lm_eval.api.filter import Filter
 from lm_eval.api.registry import register_filter
 
-from symphony_bench.plugin.core.options import read_options
+from symphony_bench.plugin.core.options import read_options, refuse_near_misses
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
-from symphony_bench.plugin.symphony_bias.options import TEXT_OPTIONS
+from symphony_bench.plugin.symphony_bias.options import OPTION_NAMES, TEXT_OPTIONS
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
 from symphony_bench.plugin.symphony_bias.records import TEXT_LIKERT_METRICS, score_record
 from symphony_bench.plugin.symphony_bias.text_data import text_data
@@ -31,6 +31,7 @@ def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
     """`custom_dataset` entry point, called with the task's metadata + dataset_kwargs (which also
     carry model arguments and the task version: those are ignored)."""
     design = Design(**{key: kwargs[key] for key in DESIGN_OPTIONS if key in kwargs})
+    refuse_near_misses(kwargs, (*OPTION_NAMES, *DESIGN_OPTIONS))
     text_set, facts = text_data(kwargs)
     docs = build_docs(design, **read_options(TEXT_OPTIONS, kwargs), text_set=text_set)
     return {"test": datasets.Dataset.from_list([{**doc, **facts} for doc in docs])}
