@@ -248,7 +248,7 @@ def test_files_agree_and_hold_no_text_for_numbers(planted_runs, tmp_path):
     assert (
         "| =1 | org/neutral |" in markdown
         and "| 3 | org/strong |" in markdown
-        and "| - | org/broken |" in markdown
+        and "| all answers invalid | org/broken |" in markdown
         and "## Provenance" in markdown
     )
 

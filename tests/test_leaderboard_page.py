@@ -193,11 +193,11 @@ def test_one_table_per_entry_with_ranks_ties_values_intervals_and_nulls(page):
             cell["rank"]
             == (("=" if expected["rank"]["tied"] else "") + str(position), str(position))
             if position
-            else cell["rank"] == ("null", "")
+            else cell["rank"] in (("unranked", ""), ("all answers invalid", ""))
         )
         metric = expected["metrics"]["mean_abs"]
         if metric["value"] is None:
-            assert cell["mean_abs"] == ("null", "")
+            assert cell["mean_abs"] == ("n/a", "")
         else:
             low, high = metric["ci"]
             assert cell["mean_abs"] == (
@@ -208,7 +208,7 @@ def test_one_table_per_entry_with_ranks_ties_values_intervals_and_nulls(page):
         assert cell["n"] == ("1500", "1500") and cell["config hash"][0] == "0123456789ab"
     grounding = page.tables["entry-2"]
     assert grounding["headers"][2] == "accuracy" and grounding["rows"][0][3] == (
-        "null",
+        "n/a",
         "",
     )  # no invalid rate
     assert "ranked by accuracy (higher)" in page.text
@@ -319,7 +319,9 @@ def test_page_of_a_real_leaderboard_holds_its_rows_ranks_and_nulls(tmp_path):
             "" if row["rank"]["position"] is None else str(row["rank"]["position"])
         )
     broken = next(cell for cell in cells if cell["model"][0] == "org/broken")
-    assert broken["mean_abs"] == ("null", "") and broken["invalid rate"][0].startswith("1.000")
+    assert broken["mean_abs"] == ("n/a", "") and broken["invalid rate"][0].startswith("1.000")
+    assert broken["rank"] == ("all answers invalid", "")  # in words, not null
+    assert "null" not in "".join(text for cell in cells for text, _ in cell.values())
     forest = read_forest(next(svg for svg in page.svgs if ": mean_abs<" in svg))
     drawn = [row for row in board["rows"] if row["metrics"]["mean_abs"]["value"] is not None]
     assert (

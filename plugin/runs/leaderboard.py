@@ -31,7 +31,7 @@ from symphony_bench.plugin.core.reporting import csv_cell, estimate, md
 from symphony_bench.plugin.core.sections import ReportEntry, entry_label
 from symphony_bench.plugin.runs.compare import RunTask, pair_docs, read_run_task, task_comparisons
 from symphony_bench.plugin.runs.files import newest_samples_files
-from symphony_bench.plugin.runs.page import page_html
+from symphony_bench.plugin.runs.page import ALL_INVALID, all_answers_invalid, page_html
 from symphony_bench.plugin.runs.provenance import COMPARED_FIELDS, TASK_FACTS, provenance
 from symphony_bench.plugin.runs.report import build_report
 from symphony_bench.plugin.runs.samples import forget_samples, without_cyclic_gc
@@ -330,8 +330,9 @@ def _entry_table(name: str, rows: list[dict]) -> list[str]:
         cells = [_fmt_estimate(row["metrics"].get(metric)) for metric in metric_names]
         model = f"{row['model']} ({row['run']})" if row["model"] in repeated else row["model"]
         model = md(model)
+        rank = ALL_INVALID if all_answers_invalid(row) else rank_label(row["rank"])
         lines.append(
-            f"| {rank_label(row['rank'])} | {model} | "
+            f"| {rank} | {model} | "
             + " | ".join(cells)
             + f" | {_fmt_estimate(row['invalid_rate'])} | {row['n']} | {row['provenance']['config_hash'][:12]} |"
         )

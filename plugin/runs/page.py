@@ -155,7 +155,8 @@ def results_table(table_id: str, rows: list[dict], metrics: list[str]) -> str:
     headers = ["rank", "model", *metrics, "invalid rate", "n", "config hash"]
     lines = [_table_head(table_id, headers)]
     for row in rows:
-        cells = [_rank_cell(row["rank"]), _cell(row["model"])]
+        rank = _words_cell(ALL_INVALID) if all_answers_invalid(row) else _rank_cell(row["rank"])
+        cells = [rank, _cell(row["model"])]
         cells += [_estimate_cell(row["metrics"].get(name)) for name in metrics]
         cells += [
             _estimate_cell(row.get("invalid_rate")),
@@ -203,9 +204,9 @@ def _cell(value, number: bool = False) -> str:
 
 
 def _estimate_cell(estimate: dict | None) -> str:
-    """value [low, high], sorting by value; null without a value."""
+    """value [low, high], sorting by value; n/a without a value."""
     if estimate is None or estimate.get("value") is None:
-        return '<td class="number" data-sort="">null</td>'
+        return _words_cell("n/a")
     low, high = estimate.get("ci") or (None, None)
     text = f"{estimate['value']:.3f}" + (
         "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
@@ -213,10 +214,28 @@ def _estimate_cell(estimate: dict | None) -> str:
     return f'<td class="number" data-sort="{estimate["value"]!r}">{html.escape(text)}</td>'
 
 
+ALL_INVALID = "all answers invalid"
+
+
+def all_answers_invalid(row: dict) -> bool:
+    """No valid answer: every invalid rate 1 and no metric with a value."""
+    invalid = row.get("invalid_rate")
+    return bool(
+        invalid
+        and invalid.get("value") == 1.0
+        and all(metric is None or metric.get("value") is None for metric in row["metrics"].values())
+    )
+
+
+def _words_cell(text: str) -> str:
+    """A cell that says why there is no number (sorts last)."""
+    return f'<td class="number" data-sort="">{html.escape(text)}</td>'
+
+
 def _rank_cell(rank: dict) -> str:
     position = rank.get("position")
     if position is None:
-        return '<td class="number" data-sort="">null</td>'
+        return _words_cell("unranked")
     tie = '<span class="tie">=</span>' if rank.get("tied") else ""
     title = (
         f' title="tied with {html.escape(", ".join(rank["tied_with"]))}"'
