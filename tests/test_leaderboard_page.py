@@ -413,3 +413,13 @@ def test_page_renders_in_headless_chromium_sorts_and_logs_nothing(tmp_path):
         (r["invalid_rate"]["value"] for r in LEADERBOARD["rows"][:4]), reverse=True
     )
     assert table["headers"] == PageReader(path.read_text()).tables["entry-1"]["headers"]
+
+
+@pytest.mark.parametrize("rates", [[1.0, 1.0], [0.0, 0.0], [0.02, 0.9]])
+def test_the_invalid_rate_axis_stays_inside_zero_and_one(rates):
+    from symphony_bench.plugin.runs.page import forest_svg
+
+    estimates = [{"value": rate, "ci": [rate, rate]} for rate in rates]
+    svg = forest_svg("t: invalid rate", ["a", "b"], estimates, [True, False], share=True)
+    ticks = [float(value) for value in re.findall(r'data-value="([^"]+)"', svg)]
+    assert 0.0 <= min(ticks) and max(ticks) <= 1.0 and max(ticks) - min(ticks) >= 0.2

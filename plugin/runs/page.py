@@ -132,6 +132,7 @@ def entry_section(table_id: str, name: str, rows: list[dict]) -> list[str]:
             [row["model"] for row in rows],
             [row.get("invalid_rate") for row in rows],
             leaders(rows),
+            share=True,
         )
     )
     return [
@@ -250,11 +251,16 @@ WIDTH, ROW, TOP, BOTTOM, RIGHT = 560, 20, 28, 34, 16
 
 
 def forest_svg(
-    title: str, labels: list[str], estimates: list[dict | None], leader: list[bool]
+    title: str,
+    labels: list[str],
+    estimates: list[dict | None],
+    leader: list[bool],
+    share: bool = False,
 ) -> str | None:
     """Each label's value (circle, filled for rank 1) and 95% interval (line), top to bottom in the
     given order; labels without a value are left out. Ticks carry their values in data-value, so
-    the drawing can be read back. None when nothing has a value."""
+    the drawing can be read back. A `share` (a rate) keeps its axis inside [0, 1]. None when
+    nothing has a value."""
     kept = [
         (label, estimate, first)
         for label, estimate, first in zip(labels, estimates, leader, strict=True)
@@ -263,7 +269,7 @@ def forest_svg(
     if not kept:
         return None
     ends = [v for _, e, _ in kept for v in (e["value"], *(e.get("ci") or ())) if v is not None]
-    ticks = nice_ticks(min(ends), max(ends))
+    ticks = share_ticks(ends) if share else nice_ticks(min(ends), max(ends))
     left = min(260, 12 + 6.2 * max(len(label) for label, _, _ in kept))
     height = TOP + ROW * len(kept) + BOTTOM
     x = _scale(ticks[0], ticks[-1], left, WIDTH - RIGHT)
@@ -303,6 +309,13 @@ def forest_svg(
         css = "point leader" if first else "point"
         parts.append(f'<circle class="{css}" cx="{x(estimate["value"]):.2f}" cy="{y}" r="4"/>')
     return "".join(parts + ["</svg>"])
+
+
+def share_ticks(ends: list[float]) -> list[float]:
+    """Ticks for rates: their range clipped to [0, 1] (the whole of it when they are all one value,
+    e.g. every model at 0 or at 1); 1, 2 or 5 x 10^k steps never pass 0 or 1 from inside."""
+    low, high = max(0.0, min(ends)), min(1.0, max(ends))
+    return nice_ticks(0.0, 1.0) if high - low < 1e-12 else nice_ticks(low, high)
 
 
 def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
