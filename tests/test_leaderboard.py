@@ -18,7 +18,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 from support.harness import run_lm_eval
-from support.runs import PLANTED_TASK, planted_records, write_planted_run
+from support.runs import (
+    PLANTED_TASK,
+    lm_eval_results,
+    planted_records,
+    write_model_folder,
+    write_planted_run,
+)
 
 from symphony_bench.plugin.core.atomic import staged_outputs
 from symphony_bench.plugin.core.errors import DataFileError
@@ -367,3 +373,27 @@ def test_export_of_a_real_run(real_runs, tmp_path):
     }
     for text in export_files(rows, "eval-results", tmp_path, "org/symphony-bias").values():
         jsonschema.validate(yaml.safe_load(text), EVAL_RESULTS_SCHEMA)
+
+
+def test_a_local_model_folder_is_shown_by_its_name_and_a_label_wins(tmp_path):
+    """A published leaderboard never shows a machine's paths: a local model folder (as lm-eval
+    records `pretrained=/home/...`) is its last component; --label RUN_DIR=NAME sets a name."""
+    local = str(tmp_path / "home" / "me" / ".cache" / "SmolLM2-135M-Instruct")
+    Path(local).mkdir(parents=True)
+    run = tmp_path / "runs" / "local"
+    write_model_folder(
+        run / "model",
+        {TASK: planted_records(0.5, random.Random(1))},
+        lm_eval_results([TASK], local),
+    )
+    hub = write_planted_run(
+        tmp_path / "runs" / "hub", "org/model", planted_records(0.5, random.Random(2))
+    )
+    board = build_leaderboard([run, hub.parent])
+    markdown = written_leaderboard(board, tmp_path / "board")
+    written = markdown + (tmp_path / "board" / "leaderboard.json").read_text()
+    written += (tmp_path / "board" / "leaderboard.csv").read_text()
+    assert {row["model"] for row in board["rows"]} == {"SmolLM2-135M-Instruct", "org/model"}
+    assert str(tmp_path / "home") not in written and ".cache" not in written
+    labelled = build_leaderboard([run, hub.parent], {run: "SmolLM2 (ours)"})
+    assert {row["model"] for row in labelled["rows"]} == {"SmolLM2 (ours)", "org/model"}

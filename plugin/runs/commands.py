@@ -280,14 +280,32 @@ def _add_leaderboard(commands) -> None:
         required=True,
         help="folder for leaderboard.json, leaderboard.csv, leaderboard.md",
     )
+    command.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="RUN_DIR=NAME",
+        help="show the models of RUN_DIR as NAME (repeatable; default: the Hub id, or a local "
+        "model folder's last component)",
+    )
     command.set_defaults(run=run_leaderboard)
+
+
+def _labels(texts: list[str]) -> dict[Path, str]:
+    labels = {}
+    for text in texts:
+        run_dir, separator, name = text.partition("=")
+        if not separator or not run_dir or not name.strip():
+            raise ValueError(f"--label {text!r}: expected RUN_DIR=NAME")
+        labels[Path(run_dir)] = name.strip()
+    return labels
 
 
 def run_leaderboard(args: argparse.Namespace) -> None:
     from symphony_bench.plugin.runs.leaderboard import build_leaderboard, write_leaderboard
     from symphony_bench.plugin.runs.outputs import command_outputs
 
-    board = build_leaderboard(args.run_dirs)
+    board = build_leaderboard(args.run_dirs, _labels(args.label))
     with command_outputs(args.run_dirs) as outputs:
         markdown = write_leaderboard(board, args.out, outputs)
     print(markdown)

@@ -48,7 +48,7 @@ PAIRED_MARGIN = 1.25  # see clearly_apart
 
 
 # ---- rows ----------------------------------------------------------------------------------------
-def build_leaderboard(run_dirs: list[Path]) -> dict:
+def build_leaderboard(run_dirs: list[Path], labels: dict[Path, str] | None = None) -> dict:
     """{"rows": [...], "rank_rule": text}; rows sorted by entry, then rank. A model folder reached
     through two RUN_DIRs (a folder and its parent) gives its rows once. The cyclic garbage collector
     is off meanwhile (50 full-size runs' records, none in a cycle, took it about as long to rescan
@@ -62,6 +62,8 @@ def build_leaderboard(run_dirs: list[Path]) -> dict:
                     for row in run_rows(run_dir)
                 }.values()
             )
+            for row in rows:
+                row["model"] = _given_label(row, labels or {}) or row["model"]
             rank_rows(rows, PairedTests().not_significant)
         finally:
             forget_samples()
@@ -77,6 +79,15 @@ def build_leaderboard(run_dirs: list[Path]) -> dict:
     return {"rows": rows, "rank_rule": RANK_RULE}
 
 
+def _given_label(row: dict, labels: dict[Path, str]) -> str | None:
+    """The --label NAME of the RUN_DIR this row's model folder lies in, if any."""
+    folder = Path(row["run"]).resolve()
+    for run_dir, name in labels.items():
+        if folder == run_dir.resolve() or run_dir.resolve() in folder.parents:
+            return name
+    return None
+
+
 def run_rows(run_dir: Path) -> list[dict]:
     """One row per report entry of every model folder under `run_dir`."""
     facts_of_folder: dict[Path, dict] = {}
@@ -89,11 +100,23 @@ def run_rows(run_dir: Path) -> list[dict]:
     return rows
 
 
+def model_label(model_id: str | None, folder: Path) -> str:
+    """A readable, publishable model name: a Hub id as it is; a local model folder by its last
+    component (a published leaderboard must not show a machine's paths); the run's model folder
+    name when nothing was recorded."""
+    if not model_id:
+        return folder.name
+    if model_id.startswith(("/", "~", "./", "../", "\\")) or Path(model_id).expanduser().is_dir():
+        return Path(model_id).expanduser().name or model_id
+    return model_id
+
+
 def entry_row(entry: ReportEntry, facts: dict) -> dict:
     columns = SECTION_OF_KIND[entry.kind].leaderboard(entry)
     ranking = columns.ranking
+    label = model_label(facts["model"]["id"], entry.path.parent)
     return {
-        "model": facts["model"]["id"] or entry.path.parent.name,
+        "model": label,
         "run": str(entry.path.parent),
         "entry": entry.label,
         "task": entry.task,
@@ -110,7 +133,7 @@ def entry_row(entry: ReportEntry, facts: dict) -> dict:
             "tied_with": [],
         },
         "provenance": {
-            "model": facts["model"],
+            "model": {**facts["model"], "id": label},
             "versions": facts["versions"],
             "task": facts["tasks"].get(entry.task) or dict.fromkeys(TASK_FACTS),
             "config_hash": facts["config_hash"],
