@@ -335,7 +335,9 @@ def test_leaderboard_of_real_runs(real_runs, tiny_llama, tmp_path):
     assert len({row["provenance"]["config_hash"] for row in rows}) == 2
     for row in rows:
         facts = row["provenance"]
-        assert facts["model"]["id"] == str(tiny_llama) and facts["model"]["dtype"] == "float32"
+        assert (
+            facts["model"]["id"] == Path(tiny_llama).name and facts["model"]["dtype"] == "float32"
+        )
         assert (
             facts["versions"]["lm_eval"] == "0.4.13"
             and facts["task"]["hash"]
