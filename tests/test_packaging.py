@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
+    completed = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -24,18 +24,28 @@ def wheel(tmp_path_factory) -> Path:
             "wheel",
             "--no-deps",
             "--no-build-isolation",
+            "--verbose",
             "-w",
             str(folder),
             str(ROOT),
         ],
         check=True,
         capture_output=True,
+        text=True,
     )
     (built,) = folder.glob("symphony_bench-*.whl")
-    return built
+    return built, completed.stdout + completed.stderr
+
+
+def test_the_build_warns_of_no_folder_left_out_of_the_packages(wheel):
+    """setuptools warns "Package '...' is absent from the `packages` configuration" for a data
+    folder no package names (the task YAML folders, plugin/core/data): setup.py lists them."""
+    _, output = wheel
+    assert "absent from the `packages` configuration" not in output
 
 
 def test_wheel_has_one_package_with_task_yaml_and_data(wheel):
+    wheel, _ = wheel
     names = zipfile.ZipFile(wheel).namelist()
     top_level = {
         name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")
@@ -67,6 +77,7 @@ def test_wheel_has_one_package_with_task_yaml_and_data(wheel):
 
 
 def test_every_module_of_the_source_tree_is_in_the_wheel_and_imports_from_it(wheel, tmp_path):
+    wheel, _ = wheel
     source_modules = {
         "symphony_bench." + ".".join(path.relative_to(ROOT).with_suffix("").parts)
         for part in ("plugin", "metrics", "hub_upload")
