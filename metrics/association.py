@@ -452,11 +452,15 @@ def _instrument_mean_contributions(
 def crossed_inference(
     contributions: np.ndarray, data: AssociationData, value: float, confidence: float
 ) -> dict[str, float | list[float]]:
-    """stderr, df and t interval of a linear headline number from its cell contributions."""
+    """stderr, df and t interval of a linear headline number from its cell contributions. No
+    variation at all (every contribution 0, e.g. an invalid rate of 0): stderr 0 and the interval
+    [value, value], as the bootstrap gives; NaN where the number itself is not defined."""
     sizes = np.bincount(data.stimulus_instrument, minlength=len(data.instruments))
     variance, df = two_way_clustered(contributions, sizes[data.stimulus_instrument])
-    stderr = float(np.sqrt(variance)) if variance > 0 else float("nan")
     df = float(df) if np.isfinite(df) else float("nan")
+    if variance == 0 and np.isfinite(value) and not np.any(contributions):
+        return {"stderr": 0.0, "df": df, "ci": [value, value]}
+    stderr = float(np.sqrt(variance)) if variance > 0 else float("nan")
     return {"stderr": stderr, "df": df, "ci": _t_interval(value, stderr, df, confidence)}
 
 

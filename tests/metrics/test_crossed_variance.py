@@ -96,3 +96,13 @@ def test_a_single_runs_mean_abs_interval_covers_on_stimulus_designs(design):
     print(f"{design}: single-run stderr / true sd {ratio:.3f}, coverage {covered / runs:.3f}")
     assert 0.9 <= ratio <= 1.1
     assert 0.93 <= covered / runs <= 0.97
+
+
+def test_no_variation_on_a_crossed_design_is_a_stderr_of_zero_as_the_bootstrap_gives():
+    rng = np.random.default_rng(4)
+    data = design_docs(rng, 5, 5, shared_effects(rng, 5, 5))  # every answer valid
+    headline = analyse(data, n_boot=50).headline
+    assert headline["invalid_rate"] == 0.0 and headline["invalid_rate_stderr"] == 0.0
+    assert headline["invalid_rate_ci"] == [0.0, 0.0]
+    text = design_docs(rng, 5, 1, shared_effects(rng, 5, 1))  # the text design: bootstrap
+    assert analyse(text, n_boot=50).headline["invalid_rate_stderr"] == 0.0
