@@ -29,10 +29,15 @@ def test_two_way_clustered_matches_the_multiway_formula_computed_with_pandas():
     v_t = frame.groupby("template").u.sum().pow(2).sum() * templates / (templates - 1)
     v_s = frame.groupby("stimulus").u.sum().pow(2).sum() * per_group / (per_group - 1)
     v_e = frame.u.pow(2).sum()
-    expected = max(v_t - v_e, 0) + max(v_s - v_e, 0) + v_e
+    template_part, stimulus_part = max(v_t - v_e, 0), max(v_s - v_e, 0)
+    expected = template_part + stimulus_part + v_e
+    df_t, df_s = templates - 1, groups * per_group - groups  # one mean per group of stimuli
+    satterthwaite = expected**2 / (
+        template_part**2 / df_t + stimulus_part**2 / df_s + v_e**2 / (df_t * df_s)
+    )
     variance, df = two_way_clustered(u, sizes)
     assert variance == pytest.approx(expected, rel=1e-12)
-    assert 1 <= df
+    assert df == pytest.approx(satterthwaite, rel=1e-12)
 
 
 def test_a_paired_change_on_a_crossed_design_uses_the_two_way_variance():
