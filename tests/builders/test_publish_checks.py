@@ -142,19 +142,24 @@ def test_only_licensed_images_and_real_image_features(image_set):
         check_folder(image_set)
 
 
-def test_cli_dry_run_sends_nothing_and_needs_no_network(text_set, tmp_path):
-    completed = run_cli(
+def cli_dry_run(build: Path, cwd: Path):
+    """`symphony-bench publish BUILD --repo-id org/text --dry-run`, the Hub endpoint unreachable."""
+    return run_cli(
         [
             str(Path(sys.executable).with_name("symphony-bench")),
             "publish",
-            str(text_set),
+            str(build),
             "--repo-id",
             "org/text",
             "--dry-run",
         ],
-        cwd=tmp_path,
+        cwd=cwd,
         env={"HF_ENDPOINT": "http://127.0.0.1:9"},
     )
+
+
+def test_cli_dry_run_sends_nothing_and_needs_no_network(text_set, tmp_path):
+    completed = cli_dry_run(text_set, tmp_path)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.startswith("would publish") and "license: mit" in completed.stdout
 
@@ -240,18 +245,7 @@ def test_the_cli_dry_run_refuses_a_link_leaving_the_folder_and_lists_nothing(tex
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "secret.parquet").write_bytes(b"not part of the build")
     (text_set / "data" / "extra").symlink_to(tmp_path / "outside")  # a linked folder
-    completed = run_cli(
-        [
-            str(Path(sys.executable).with_name("symphony-bench")),
-            "publish",
-            str(text_set),
-            "--repo-id",
-            "org/text",
-            "--dry-run",
-        ],
-        cwd=tmp_path,
-        env={"HF_ENDPOINT": "http://127.0.0.1:9"},
-    )
+    completed = cli_dry_run(text_set, tmp_path)
     assert completed.returncode != 0 and completed.stdout == ""
     assert f"data/extra -> {tmp_path / 'outside'} (leaves the folder)" in completed.stderr
     assert "secret.parquet" not in completed.stderr
