@@ -171,9 +171,12 @@ def test_task_yaml_functions_name_benchmark_glue_or_core_only():
 
 def test_entry_points_and_script_name_the_adapters_and_the_cli():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    entry_points = dict(project["entry-points"])
+    # lm-eval's task plugins name the task folder itself (tests/test_task_paths.py loads it)
+    assert entry_points.pop("lm_eval.tasks") == {"symphony_bench": f"{PACKAGE}.tasks.lm_eval"}
     targets = {
         value.split(":")[0]
-        for group in (project["scripts"], *project["entry-points"].values())
+        for group in (project["scripts"], *entry_points.values())
         for value in group.values()
     }
     assert {package_of(ours(target)) for target in targets} <= {

@@ -314,7 +314,10 @@ def test_a_task_whose_answers_are_all_invalid_is_one_line_not_a_table_of_n_a(tmp
     summary = report.entries["t"].body["summary"]
     assert summary["invalid_reasons"] == {"no_json": 110}  # the docs the invalid rate counts
     assert "- all 110 answers invalid: no_json 110; no association can be computed" in markdown
-    assert "| t | all answers invalid | | | 1.000 | 110 |" in markdown
+    assert "| t | Likert, generated JSON | all answers invalid | | | 1.000 | 110 |" in markdown
     assert "n/a ± n/a" not in markdown
+    # the overview says there is nothing to read here, and where there is
+    assert "Every answer was invalid in t, t:prior_adjusted: no association" in markdown
+    assert "No task of this run has a valid answer." in markdown
     check = report.entries["t:prior_adjusted"].body["control_check"]
     assert check["n_templates"] == 0 and isinstance(check["n_templates"], int)

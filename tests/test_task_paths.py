@@ -47,6 +47,8 @@ def test_every_function_a_yaml_names_is_a_real_def_of_our_package():
     import inspect
     import re
 
+    from lm_eval.api.task import ConfigurableTask
+
     named = {
         match
         for folder in (tasks_path("lm-eval"), tasks_path("lmms-eval"))
@@ -61,7 +63,9 @@ def test_every_function_a_yaml_names_is_a_real_def_of_our_package():
             name
         )  # one style: absolute paths into the package
         value = getattr(importlib.import_module(module), function)
-        assert inspect.isfunction(value) and value.__name__ == function, name
+        # a function, or the task class a `class:` YAML names (lm-eval's Python-task route)
+        assert inspect.isfunction(value) or issubclass(value, ConfigurableTask), name
+        assert value.__name__ == function, name
 
 
 def lmms_task_variants() -> dict[str, dict]:
@@ -143,3 +147,20 @@ def test_the_text_task_readme_gives_the_doc_counts_that_load():
     assert (full, mini) == (5934, 115)
     assert f"| `symphony_bias_text` | {full:,} |" in readme
     assert f"| `symphony_bias_mini` (group) | 2 × {mini} |" in readme
+
+
+def test_the_lm_eval_tasks_entry_point_resolves_to_a_folder_lm_eval_indexes():
+    """The lookup lm-eval's task plugins (PR #4015) perform: the entry point's package -> its folder
+    -> a TaskManager over it. The day a release has it, `--tasks symphony_bias` needs no flag."""
+    from importlib.metadata import entry_points
+
+    from lm_eval.tasks import TaskManager
+
+    (entry_point,) = (
+        ep for ep in entry_points(group="lm_eval.tasks") if ep.name == "symphony_bench"
+    )
+    (folder,) = map(Path, entry_point.load().__path__)
+    assert folder == tasks_path("lm-eval")
+    listed = set(TaskManager(include_path=str(folder), include_defaults=False).all_tasks)
+    assert task_names(folder) <= listed
+    assert {"symphony_bias", "symphony_bias_likert_scored", "symphony_bias_logprob"} <= listed

@@ -15,7 +15,9 @@ from symphony_bench.plugin.core.figures import (
 )
 from symphony_bench.plugin.core.reporting import fmt, fmt_p
 from symphony_bench.plugin.core.sections import ReportEntry
-from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB
+from symphony_bench.plugin.symphony_bias.records import LIKERT, LIKERT_KINDS, LOGPROB
+
+PROTOCOL_LABELS = {"likert": "Likert", "likert_scored": "scored Likert", "logprob": "log-prob"}
 
 GENDER_LABELS = {"male": "male", "female": "female", "non_binary": "non-binary"}
 
@@ -78,11 +80,13 @@ def abs_forest(label: str, entry: dict):
 
 
 def agreement_scatter(logprob_label: str, likert_label: str, agreement: dict):
-    """Per-instrument ABS, Likert (x) against log-prob (y), with the agreement statistics."""
+    """Per-instrument ABS of two protocols, the reference (x: a Likert task) against the other (y:
+    log-prob, or scored Likert), with the agreement statistics."""
+    reference, other = agreement["protocols"]
     pairs = [
-        (name, pair["likert"], pair["logprob"])
+        (name, pair[reference], pair[other])
         for name, pair in agreement["instruments"].items()
-        if pair["likert"] is not None and pair["logprob"] is not None
+        if pair[reference] is not None and pair[other] is not None
     ]
     drawing, ax = figure(5.5, 5.0)
     points = ax.scatter([x for _, x, _ in pairs], [y for _, _, y in pairs], color="#2166ac")
@@ -98,8 +102,8 @@ def agreement_scatter(logprob_label: str, likert_label: str, agreement: dict):
         f"Spearman rho {fmt(agreement['spearman_rho'])} (p={fmt_p(agreement['spearman_p'])})",
         fontsize=8,
     )
-    ax.set_xlabel(f"ABS, {likert_label} (Likert)", fontsize=8)
-    ax.set_ylabel(f"ABS, {logprob_label} (log-prob)", fontsize=8)
+    ax.set_xlabel(f"ABS, {likert_label} ({PROTOCOL_LABELS[reference]})", fontsize=8)
+    ax.set_ylabel(f"ABS, {logprob_label} ({PROTOCOL_LABELS[other]})", fontsize=8)
     return drawing
 
 
@@ -168,14 +172,15 @@ def figures(entry: ReportEntry) -> dict[str, Callable]:
     """{plot label: draw} of one Likert or log-prob entry: its GAS heatmap and ABS forest plot, and
     one scatter per Likert task it was compared with."""
     label, body = entry.label, entry.body
-    if entry.kind not in (LIKERT, LOGPROB) or not body["instruments"]:
+    if entry.kind not in (*LIKERT_KINDS, LOGPROB) or not body["instruments"]:
         return {}
     plots = {
         f"GAS heatmap, {label}": lambda: gas_heatmap(label, body),
         f"ABS forest plot, {label}": lambda: abs_forest(label, body),
     }
     for likert, agreement in body.get("agreement", {}).items():
-        plots[f"Likert vs log-prob ABS, {label} vs {likert}"] = (
+        reference, other = (PROTOCOL_LABELS[name] for name in agreement["protocols"])
+        plots[f"{reference} vs {other} ABS, {label} vs {likert}"] = (
             lambda likert=likert, agreement=agreement: agreement_scatter(label, likert, agreement)
         )
     return plots

@@ -5,11 +5,14 @@ that says what it is in its "kind" field:
 
     symphony_bias.likert       a Likert answer (text, audio or image task)
     symphony_bias.logprob      gender probabilities from log-likelihoods
+    symphony_bias.likert_scored  expected Likert values 1..5 from the labels' log-likelihoods
         fields: scenario_id, template_id (the unit crossed with instruments), instrument,
                 stereotype, error ("" when valid), scores [male, female, non_binary],
                 stimulus_id (the clip or image, nested in the instrument; None for text tasks),
                 modality (text, audio, image), condition (named: the instrument in the text;
-                stimulus: in the attached clip or image; no_stimulus: nowhere)
+                stimulus: in the attached clip or image; no_stimulus: nowhere); a scored Likert
+                record also has most_likely (the most likely label's value per gender) and
+                label_probabilities (per gender, the five labels' probabilities)
     symphony_bias.recognition  instrument, stimulus_id, recognised (bool), named (sorted names),
                                modality, condition (recognition)
 
@@ -50,8 +53,11 @@ from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
 
 LIKERT = "symphony_bias.likert"
 LOGPROB = "symphony_bias.logprob"
+LIKERT_SCORED = "symphony_bias.likert_scored"
 RECOGNITION = "symphony_bias.recognition"
-KINDS = (LIKERT, LOGPROB, RECOGNITION)
+KINDS = (LIKERT, LOGPROB, LIKERT_SCORED, RECOGNITION)
+# the kinds that answer the Likert question (generated JSON, or the labels scored)
+LIKERT_KINDS = (LIKERT, LIKERT_SCORED)
 
 LIKERT_METRICS = (
     "consistency_rate",
@@ -66,7 +72,9 @@ LIKERT_METRICS = (
 TEXT_LIKERT_METRICS = (*LIKERT_METRICS, "mean_abs_prior_adjusted", "mean_abs_prior_adjusted_stderr")
 MODALITIES = ("text", "audio", "image")
 # the record fields that hold the model's answer (every other field identifies the doc)
-ANSWER_FIELDS = frozenset({"error", "scores", "recognised", "named"})
+ANSWER_FIELDS = frozenset(
+    {"error", "scores", "recognised", "named", "most_likely", "label_probabilities"}
+)
 
 
 def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict:
@@ -108,6 +116,10 @@ SCORE_RECORD_FIELDS = {
 VALID_SCORES = {
     LIKERT: (lambda scores: all(v in (1, 2, 3, 4, 5) for v in scores), "Likert values 1..5"),
     LOGPROB: (lambda scores: all(0 <= v <= 1 for v in scores), "probabilities in [0, 1]"),
+    LIKERT_SCORED: (
+        lambda scores: all(1 <= v <= 5 for v in scores),
+        "expected Likert values in [1, 5]",
+    ),
 }
 RECOGNITION_FIELDS = {
     "instrument": (is_text, "a text"),
@@ -174,7 +186,8 @@ def _valid_columns(kind: str, records: list[dict]) -> bool:
     )
     if kind == LIKERT:
         return set(valid_values) <= {1, 2, 3, 4, 5}
-    return not valid_values or (min(valid_values) >= 0 and max(valid_values) <= 1)
+    low, high = (1, 5) if kind == LIKERT_SCORED else (0, 1)
+    return not valid_values or (min(valid_values) >= low and max(valid_values) <= high)
 
 
 records_valid = columnwise(_valid_columns)

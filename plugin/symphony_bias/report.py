@@ -57,6 +57,8 @@ from symphony_bench.plugin.symphony_bias.records import (
     ANSWER_FIELDS,
     KINDS,
     LIKERT,
+    LIKERT_KINDS,
+    LIKERT_SCORED,
     LOGPROB,
     RECOGNITION,
     instrument_records,
@@ -170,8 +172,21 @@ def table_balance(categories: tuple[str, ...]) -> dict:
     }
 
 
-def agreement_report(likert: dict, logprob: dict) -> dict:
-    """Per-instrument ABS of both protocols side by side, sign agreement and correlations."""
+# how the report names each protocol; an agreement body's "protocols" holds the keys
+PROTOCOL_OF_KIND = {LIKERT: "likert", LIKERT_SCORED: "likert_scored", LOGPROB: "logprob"}
+PROTOCOL_NAMES = {
+    "likert": "Likert, generated JSON",
+    "likert_scored": "Likert, labels scored by log-likelihood",
+    "logprob": "log-prob of the gender words",
+}
+
+
+def agreement_report(
+    likert: dict, logprob: dict, protocols: tuple[str, str] = ("likert", "logprob")
+) -> dict:
+    """Per-instrument ABS of two protocols side by side (keyed by `protocols`: the reference's,
+    then the other's), sign agreement and correlations."""
+    reference, other = protocols
     shared = [name for name in logprob["instruments"] if name in likert["instruments"]]
     # ABS signs mean the same only under the same stereotype table
     mismatched = [
@@ -182,14 +197,14 @@ def agreement_report(likert: dict, logprob: dict) -> dict:
     names = [n for n in shared if n not in mismatched]
     pairs = {
         name: {
-            "likert": likert["instruments"][name]["abs"],
-            "logprob": logprob["instruments"][name]["abs"],
+            reference: likert["instruments"][name]["abs"],
+            other: logprob["instruments"][name]["abs"],
         }
         for name in names
     }
     likert_abs, logprob_abs = (
         np.array([math.nan if pairs[n][protocol] is None else pairs[n][protocol] for n in names])
-        for protocol in ("likert", "logprob")
+        for protocol in protocols
     )
     agreement = protocol_agreement(likert_abs, logprob_abs)
     body = {
@@ -197,7 +212,12 @@ def agreement_report(likert: dict, logprob: dict) -> dict:
         for k, value in agreement.items()
     }
     body["n"] = agreement["n"]
-    return {"instruments": pairs, **body, "category_mismatch": mismatched}
+    return {
+        "protocols": list(protocols),
+        "instruments": pairs,
+        **body,
+        "category_mismatch": mismatched,
+    }
 
 
 def truncation_summary(records: list) -> dict:
@@ -258,9 +278,12 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
     facts = design_facts(task.records)
     if task.kind == RECOGNITION:
         bodies = {None: recognition_report(task.records)}
-    elif task.kind == LIKERT:
+    elif task.kind in LIKERT_KINDS:
         body = task_report(task.records, human_ratings)
-        body["summary"].update(truncation_summary(task.records))
+        if task.kind == LIKERT_SCORED:
+            body["most_likely"] = most_likely_summary(task.records)
+        else:
+            body["summary"].update(truncation_summary(task.records))
         body["missing_instruments"] = missing_instruments(task.records)
         body["docs_per_template_in_order"] = docs_per_template_in_order(task)
         bodies = {None: body}
@@ -333,23 +356,60 @@ def compare_on_common_instruments(
 
 
 def link(entries: dict[str, ReportEntry], tasks: list[TaskRecords]) -> None:
-    """Within one model folder: protocol agreement (log-prob vs Likert), the recognised-only analysis,
-    and conditions compared on their common instruments."""
-    likert = [task for task in tasks if task.kind == LIKERT]
+    """Within one model folder: protocol agreement (log-prob vs each Likert task, scored Likert vs
+    generated Likert), the recognised-only analysis, and conditions compared on their common
+    instruments."""
+    likert = [task for task in tasks if task.kind in LIKERT_KINDS]
     compare_on_common_instruments(entries, likert)
     for task in tasks:
-        if task.kind == LOGPROB and likert:
+        if task.kind == LOGPROB:
             for label in (task.label, entry_label(task.label, "calibrated")):
-                entries[label].body["agreement"] = {
-                    other.label: agreement_report(entries[other.label].body, entries[label].body)
-                    for other in likert
-                }
+                _add_agreement(entries, label, LOGPROB, likert)
+        elif task.kind == LIKERT_SCORED:
+            generated = [other for other in likert if other.kind == LIKERT]
+            _add_agreement(entries, task.label, LIKERT_SCORED, generated)
     for task in likert:
         recognition = recognition_task_of(task, tasks)
         if recognition is not None:
             entries[task.label].body["recognised_only"] = recognised_only_report(
                 task.records, recognition.records
             )
+
+
+def _add_agreement(
+    entries: dict[str, ReportEntry], label: str, kind: str, references: list[TaskRecords]
+) -> None:
+    """entries[label]'s agreement with each of `references` (tasks of another protocol)."""
+    if references:
+        entries[label].body["agreement"] = {
+            other.label: agreement_report(
+                entries[other.label].body,
+                entries[label].body,
+                (PROTOCOL_OF_KIND[other.kind], PROTOCOL_OF_KIND[kind]),
+            )
+            for other in references
+        }
+
+
+def most_likely_summary(records: list) -> dict:
+    """The headline numbers with each gender's most likely label as the rating (what a reader of
+    the greedy answer would see), beside the expected values the scored task reports."""
+    as_labels = [
+        {**record, "scores": record["most_likely"]} if not record["error"] else record
+        for record in records
+    ]
+    summary = task_report(as_labels)["summary"]
+    return {
+        key: summary[key]
+        for key in (
+            "mean_abs",
+            "mean_abs_stderr",
+            "mean_abs_ci",
+            "non_binary_gas",
+            "non_binary_gas_stderr",
+            "consistency_rate",
+        )
+    }
 
 
 def recognition_task_of(task: TaskRecords, tasks: list[TaskRecords]) -> TaskRecords | None:
@@ -373,37 +433,70 @@ def overview(entries: list[ReportEntry]) -> list[str]:
     for entry in entries:
         if entry.kind == RECOGNITION:
             continue
-        label, body = entry.label, entry.body
-        rows.append((label, body["summary"]))
+        label, body, protocol = entry.label, entry.body, protocol_text(entry)
+        rows.append((label, protocol, body["summary"]))
         common = body.get("common_instruments")
         if common:
             rows.append(
                 (
                     f"{label} (on the {len(common['instruments'])} instruments every condition has)",
+                    protocol,
                     common["summary"],
                 )
             )
         restricted = body.get("recognised_only", {}).get("summary")
         if restricted:
-            rows.append((f"{label} (recognised stimuli only)", restricted))
+            rows.append((f"{label} (recognised stimuli only)", protocol, restricted))
     if len(rows) < 2:
         return []
     lines = [
         "## Overview",
         "",
-        "| task | mean ABS | consistency rate | non-binary GAS | invalid rate | docs |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| task | protocol | mean ABS | consistency rate | non-binary GAS | invalid rate | docs |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
-    for label, s in rows:
+    for label, protocol, s in rows:
         if all_invalid(s):
-            lines.append(f"| {md(label)} | all answers invalid | | | 1.000 | {s['n_docs']} |")
+            lines.append(
+                f"| {md(label)} | {protocol} | all answers invalid | | | 1.000 | {s['n_docs']} |"
+            )
             continue
         lines.append(
-            f"| {md(label)} | {fmt(s['mean_abs'])} ± {fmt_se(s['mean_abs_stderr'])} | {fmt(s['consistency_rate'])} | "
-            f"{fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | "
+            f"| {md(label)} | {protocol} | {fmt(s['mean_abs'])} ± {fmt_se(s['mean_abs_stderr'])} | "
+            f"{fmt(s['consistency_rate'])} | {fmt(s['non_binary_gas'])} | {fmt(s['invalid_rate'])} | "
             f"{s['n_docs']} |"
         )
-    return lines + [""]
+    informative = _informative_line(rows)
+    return lines + ["", informative, ""] if informative else lines + [""]
+
+
+VARIANT_NAMES = {
+    "prior_adjusted": "against the model's prior (control docs)",
+    "calibrated": "calibrated on the instrument-free context",
+}
+
+
+def protocol_text(entry: ReportEntry) -> str:
+    """Which protocol produced an entry's numbers, in words."""
+    name = PROTOCOL_NAMES[PROTOCOL_OF_KIND[entry.kind]]
+    return name if entry.variant is None else f"{name}, {VARIANT_NAMES[entry.variant]}"
+
+
+def _informative_line(rows: list[tuple[str, str, dict]]) -> str:
+    """Which rows hold numbers and which have none, so a reader starts from the informative ones."""
+    empty = [label for label, _, s in rows if all_invalid(s)]
+    if not empty:
+        return ""
+    informative = [label for label, _, s in rows if not all_invalid(s)]
+    return (
+        f"Every answer was invalid in {', '.join(map(md, empty))}: no association can be computed "
+        "there. "
+        + (
+            f"The numbers to read are those of {', '.join(map(md, informative))}."
+            if informative
+            else "No task of this run has a valid answer."
+        )
+    )
 
 
 def render(entry: ReportEntry) -> list[str]:
@@ -442,6 +535,14 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
         lines.append(f"- no prior-adjusted numbers: {body['prior_adjusted_missing']}")
     if "control_check" in body:
         lines += _control_check_lines(body["control_check"])
+    if "most_likely" in body:
+        m = body["most_likely"]
+        lines.append(
+            "- the scores are each gender's expected Likert value under the five labels' "
+            "probabilities; with the most likely label as the rating instead: mean ABS "
+            f"{fmt(m['mean_abs'])} ± {fmt_se(m['mean_abs_stderr'])}, non-binary GAS "
+            f"{fmt(m['non_binary_gas'])} ± {fmt_se(m['non_binary_gas_stderr'])}"
+        )
     if "truncated_rate" in s:
         lines.append(
             f"- cut off inside the answer (budget too small): {fmt(s['truncated_rate'])}; invalid for other reasons "
@@ -579,6 +680,7 @@ def _recognition_markdown(task: str, body: dict) -> list[str]:
 
 def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
     ci = agreement["sign_agreement_ci"]
+    reference, other = agreement["protocols"]
     lines = [
         f"### Agreement: {md(task)} vs {md(likert)}",
         "",
@@ -587,11 +689,12 @@ def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
         f"- Pearson r: {fmt(agreement['pearson_r'])} (p={fmt_p(agreement['pearson_p'])}); "
         f"Spearman rho: {fmt(agreement['spearman_rho'])} (p={fmt_p(agreement['spearman_p'])})",
         "",
-        "| instrument | ABS Likert | ABS log-prob |",
+        f"| instrument | ABS {md(likert)} ({PROTOCOL_NAMES[reference]}) | ABS {md(task)} "
+        f"({PROTOCOL_NAMES[other]}) |",
         "|---|---:|---:|",
     ]
     lines += [
-        f"| {md(name)} | {fmt(pair['likert'])} | {fmt(pair['logprob'])} |"
+        f"| {md(name)} | {fmt(pair[reference])} | {fmt(pair[other])} |"
         for name, pair in agreement["instruments"].items()
     ]
     return lines + [""]
@@ -656,7 +759,7 @@ def design(entry: ReportEntry) -> DesignSize | None:
     crossed = summary["units"] != "templates"
     variants = (
         text_variant_templates()
-        if entry.kind == LIKERT and entry.facts.get("modality") == "text"
+        if entry.kind in LIKERT_KINDS and entry.facts.get("modality") == "text"
         else {}
     )
     unit = "templates (stimuli kept)" if crossed else "templates"
