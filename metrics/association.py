@@ -330,6 +330,7 @@ def instrument_tests(data: AssociationData, confidence: float = 0.95) -> dict[st
     abs_interval = np.sort(interval * signs[:, None], axis=1)
     return {
         "difference": estimate,
+        "variance": variance,
         "stderr": stderr,
         "df": df,
         "p_value": p_value,
@@ -358,12 +359,19 @@ def bootstrap_weights(n_units: int, n_boot: int, seed) -> np.ndarray:
 # ABS is positive (simulated: 17-19 % on the mini design, 99-100 % on the full one). Its estimand is
 # the expected share of positive ABS estimates at this design: descriptive.
 DESCRIPTIVE_HEADLINES = ("consistency_rate",)
+# headline numbers that are not linear in the cell means: their uncertainty comes from the
+# bootstrap on every design (the crossed designs' analytic variance is for linear numbers)
+NONLINEAR_HEADLINES = ("gender_skew",)
+SQRT_2_OVER_PI = float(np.sqrt(2.0 / np.pi))
 
 
-def headline_values(abs_scores: np.ndarray, non_binary_gas: np.ndarray) -> dict[str, np.ndarray]:
-    """The headline numbers over instruments (the last axis) of ABS and of the non-binary GAS, for
-    one estimate or many replicates: the stereotype-consistency rate (share of instruments with a
-    finite ABS that is > 0), the mean ABS and the mean non-binary GAS (NaN instruments left out)."""
+def headline_values(
+    abs_scores: np.ndarray, non_binary_gas: np.ndarray, male_minus_female: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The headline numbers over instruments (the last axis), for one estimate or many replicates:
+    the stereotype-consistency rate (share of instruments with a finite ABS that is > 0), the mean
+    ABS, the mean non-binary GAS, and the gender skew: the mean over instruments of
+    |GAS(male) - GAS(female)| (no stereotype table needed; NaN instruments left out throughout)."""
     finite = np.isfinite(abs_scores)
     with np.errstate(invalid="ignore", divide="ignore"):
         consistency = np.sum(finite & (np.nan_to_num(abs_scores) > 0), axis=-1) / np.sum(
@@ -373,6 +381,33 @@ def headline_values(abs_scores: np.ndarray, non_binary_gas: np.ndarray) -> dict[
         "consistency_rate": consistency,
         "mean_abs": finite_mean(abs_scores),
         "non_binary_gas": finite_mean(non_binary_gas),
+        "gender_skew": finite_mean(np.abs(male_minus_female)),
+    }
+
+
+def skew_null_reference(stderr: np.ndarray, skew: np.ndarray) -> float:
+    """What the gender skew of a model without any gender association scores at this design and n:
+    each instrument's estimated male - female difference is then noise around 0, of about normal
+    shape with its stderr s_i, so E|estimate| = s_i sqrt(2 / pi); the reference is the mean of that
+    over the instruments the skew counts. A skew well above it is association, not noise."""
+    counted = np.isfinite(skew) & np.isfinite(stderr)
+    return float(np.mean(stderr[counted]) * SQRT_2_OVER_PI) if counted.any() else float("nan")
+
+
+def stereotype_direction_rates(
+    abs_scores: np.ndarray, p_holm: np.ndarray, alpha: float
+) -> dict[str, float]:
+    """Shares of the categorised instruments whose ABS is Holm-significantly above 0 (pro-stereotype)
+    and below 0 (counter-stereotype), so that a reversed model is named, not ranked as unbiased."""
+    categorised = np.isfinite(abs_scores)
+    if not categorised.any():
+        return {"pro_stereotype_rate": float("nan"), "counter_stereotype_rate": float("nan")}
+    significant = categorised & (np.nan_to_num(p_holm, nan=1.0) < alpha)
+    return {
+        "pro_stereotype_rate": float(np.sum(significant & (abs_scores > 0)) / categorised.sum()),
+        "counter_stereotype_rate": float(
+            np.sum(significant & (abs_scores < 0)) / categorised.sum()
+        ),
     }
 
 
@@ -395,6 +430,9 @@ class AssociationResult:
         str, float
     ]  # value, "<name>_stderr", "<name>_ci" for each headline metric, counts
     units: str  # what the uncertainty resamples: "templates" or "templates x stimuli"
+    skew: np.ndarray  # (I,) |GAS(male) - GAS(female)|
+    skew_stderr: np.ndarray  # (I,) bootstrap on the design's units
+    skew_ci: np.ndarray  # (I, 2) t interval with T - 1 df
 
 
 def unit_weights(data: AssociationData, n_boot: int, seed) -> tuple[np.ndarray, np.ndarray]:
@@ -633,15 +671,17 @@ def analyse(
     p_holm = holm(p_value)
 
     headline: dict[str, float] = {}
-    point = headline_values(abs_scores, gas[..., _NON_BINARY])
-    replicates = headline_values(abs_boot, gas_boot[..., _NON_BINARY])
+    point = headline_values(abs_scores, gas[..., _NON_BINARY], gas[..., _MALE] - gas[..., _FEMALE])
+    replicates = headline_values(
+        abs_boot, gas_boot[..., _NON_BINARY], gas_boot[..., _MALE] - gas_boot[..., _FEMALE]
+    )
     df = max(data.n_templates - 1, 1)
     crossed = headline_contributions(data, means, *cell_counts(data)) if data.crossed else {}
     for name, value in point.items():
         headline[name] = float(value)
         if name in DESCRIPTIVE_HEADLINES:
             continue
-        if name in crossed:
+        if name in crossed and name not in NONLINEAR_HEADLINES:
             inference = crossed_inference(crossed[name], data, float(value), confidence)
             headline[f"{name}_stderr"], headline[f"{name}_ci"] = (
                 inference["stderr"],
@@ -658,6 +698,9 @@ def analyse(
     headline["n_docs"] = int(data.valid.size)
     headline["n_instruments_counted"] = int(np.sum(np.isfinite(abs_scores)))
     headline["n_significant_holm"] = int(np.sum(p_holm < alpha))
+    skew, skew_stderr, skew_ci = instrument_skews(gas, gas_boot, data.n_templates, confidence)
+    headline["gender_skew_null"] = skew_null_reference(np.sqrt(tests["variance"]), skew)
+    headline.update(stereotype_direction_rates(abs_scores, p_holm, alpha))
 
     n_instruments = len(data.instruments)
     n_valid = np.bincount(data.instrument_codes, weights=data.valid, minlength=n_instruments)
@@ -676,7 +719,27 @@ def analyse(
         n_invalid=(n_total - n_valid).astype(int),
         headline=headline,
         units="templates x stimuli" if data.crossed else "templates",
+        skew=skew,
+        skew_stderr=skew_stderr,
+        skew_ci=skew_ci,
     )
+
+
+def instrument_skews(
+    gas: np.ndarray, gas_boot: np.ndarray, n_templates: int, confidence: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per instrument |GAS(male) - GAS(female)| (I,), its bootstrap stderr (I,) and a t interval
+    (I, 2) with T - 1 df, as the headline numbers get."""
+    skew = np.abs(gas[:, _MALE] - gas[:, _FEMALE])
+    replicates = np.abs(gas_boot[..., _MALE] - gas_boot[..., _FEMALE])  # (B, I)
+    stderr = np.array(
+        [_bootstrap_stderr(replicates[:, k], n_templates) for k in range(skew.size)]
+    ).reshape(skew.shape)
+    df = max(n_templates - 1, 1)
+    interval = np.array(
+        [_t_interval(float(v), float(e), df, confidence) for v, e in zip(skew, stderr, strict=True)]
+    ).reshape(-1, 2)
+    return skew, stderr, interval
 
 
 def binomial_rate(flags) -> tuple[float, float]:

@@ -13,7 +13,8 @@ reference, so the interval excludes 0 exactly when p < 0.05. On a crossed design
 stimuli) the Symphony-Bias headline changes instead take the two-way clustered variance of the
 difference of the runs' cell contributions (metrics.clustered.two_way_clustered), with its
 Satterthwaite df: the pigeonhole bootstrap's paired stderr was 1.7-1.8x the true sd of the change
-there. The consistency rate's change is
+there. The gender skew is not linear in the cells and keeps the bootstrap there (conservative on
+crossed designs). The consistency rate's change is
 descriptive, as the rate itself (metrics.association.DESCRIPTIVE_HEADLINES): it has no stderr,
 interval or p-value (all NaN), and so a release gate cannot rest on it.
 
@@ -25,6 +26,7 @@ runs get an exact McNemar test (a binomial test on the discordant pairs).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -32,6 +34,7 @@ from scipy import special, stats
 
 from symphony_bench.metrics.association import (
     DESCRIPTIVE_HEADLINES,
+    NONLINEAR_HEADLINES,
     AssociationData,
     bootstrap_weights,
     cell_counts,
@@ -45,7 +48,7 @@ from symphony_bench.metrics.association import (
 from symphony_bench.metrics.clustered import holm, one_way, t_inference, two_way
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP, UNIFORM_SHARE
 
-HEADLINES = ("mean_abs", "consistency_rate", "non_binary_gas", "invalid_rate")
+HEADLINES = ("mean_abs", "consistency_rate", "non_binary_gas", "gender_skew", "invalid_rate")
 MDE_POWER = 0.8
 
 
@@ -183,12 +186,16 @@ def weighted_headlines(
     sums = (weighted.reshape(-1, n_stimuli) @ membership).reshape(*batch, n_boot, 3, n_instruments)
     with np.errstate(invalid="ignore", divide="ignore"):
         gas = sums / (mass @ membership)[..., None, :] - UNIFORM_SHARE  # (..., B, 3, I)
-    abs_scores = signs * (gas[..., 0, :] - gas[..., 1, :])
+    male_minus_female = gas[..., 0, :] - gas[..., 1, :]
+    abs_scores = signs * male_minus_female
     with np.errstate(invalid="ignore", divide="ignore"):
         invalid_rate = ((template_weights @ invalid) * stimulus_weights).sum(axis=-1) / (
             (template_weights @ counts) * stimulus_weights
         ).sum(axis=-1)
-    return {**headline_values(abs_scores, gas[..., 2, :]), "invalid_rate": invalid_rate}
+    return {
+        **headline_values(abs_scores, gas[..., 2, :], male_minus_female),
+        "invalid_rate": invalid_rate,
+    }
 
 
 _NO_INFERENCE = {"stderr": np.nan, "ci": np.full(2, np.nan), "p_value": np.nan}
@@ -262,7 +269,7 @@ def association_changes(
         )
         if name in DESCRIPTIVE_HEADLINES:
             inference = {**inference, **_NO_INFERENCE}
-        elif contributions is not None:
+        elif contributions is not None and name not in NONLINEAR_HEADLINES:
             inference = _crossed_change(change, contributions, name, base, confidence)
         results[name] = {
             "base": float(values[0][name][0]),
@@ -395,3 +402,23 @@ def mcnemar(before, after) -> dict:
         "p_value": p_value,
         "scope": "these docs",
     }
+
+
+def flag_rate_change(
+    base: AssociationData,
+    candidate: AssociationData,
+    base_flags,
+    candidate_flags,
+    n_boot: int = N_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
+    confidence: float = 0.95,
+) -> dict:
+    """The paired change of the share of flagged docs (e.g. answers cut off by the budget), on the
+    design's units exactly as `association_changes` gives the invalid rate's: the flags stand in
+    for the invalid docs."""
+    flagged = [
+        dataclasses.replace(data, valid=~np.asarray(flags, dtype=bool))
+        for data, flags in ((base, base_flags), (candidate, candidate_flags))
+    ]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return association_changes(*flagged, n_boot, seed, confidence)["invalid_rate"]

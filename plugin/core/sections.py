@@ -56,7 +56,8 @@ class ReportEntry:
 @dataclass(frozen=True)
 class Ranking:
     metric: str
-    better: str  # "closer_to_zero" or "higher"
+    better: str  # "lower", "higher" or "closer_to_zero" (|x| ranked)
+    why: str = ""  # one sentence the leaderboard shows beside the rule
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,12 @@ of the ranking metric lies wholly on the better side of its own and, where the t
 same docs under the same task facts (plugin.runs.provenance.COMPARED_FIELDS), whose paired
 difference (plugin.runs.compare, the design's units resampled once for both) is significant at 5%.
 Rows not separated that way share a rank and are marked tied ("=2"). The ranking metric is the
-benchmark's: for Likert entries |mean ABS| (closer to 0 = less stereotyped; the interval of |x| is
-the folded one; the paired test is used when both estimates have the same sign), for recognition
-and grounding entries an accuracy (set task: F1), higher better.
+benchmark's: for Likert and log-prob entries the gender skew, mean |GAS male - GAS female| over
+instruments (lower = weaker association in either direction; a mean ABS near 0 can hide strong
+associations of opposite signs, so it is shown, signed, beside the rank and not ranked on), for
+recognition and grounding entries an accuracy (set task: F1), higher better. A ranking metric
+"closer_to_zero" ranks |x| with the folded interval, the paired test used when both estimates have
+the same sign.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from symphony_bench.plugin.core.reporting import csv_cell, estimate, md
 from symphony_bench.plugin.core.sections import ReportEntry, entry_label
 from symphony_bench.plugin.runs.compare import RunTask, pair_docs, read_run_task, task_comparisons
 from symphony_bench.plugin.runs.files import newest_samples_files
-from symphony_bench.plugin.runs.page import ALL_INVALID, all_answers_invalid, page_html
+from symphony_bench.plugin.runs.page import ALL_INVALID, all_answers_invalid, page_html, ranked_by
 from symphony_bench.plugin.runs.provenance import COMPARED_FIELDS, TASK_FACTS, provenance
 from symphony_bench.plugin.runs.report import build_report
 from symphony_bench.plugin.runs.samples import forget_samples, without_cyclic_gc
@@ -128,6 +131,7 @@ def entry_row(entry: ReportEntry, facts: dict) -> dict:
         "rank": {
             "metric": ranking.metric,
             "better": ranking.better,
+            "why": ranking.why,
             "position": None,
             "tied": False,
             "tied_with": [],
@@ -252,6 +256,8 @@ def ranking_interval(row: dict) -> tuple[float, float] | None:
     low, high = metric["ci"] if metric["ci"][0] is not None else (-float("inf"), float("inf"))
     if row["rank"]["better"] == "higher":
         return -high, -low
+    if row["rank"]["better"] == "lower":
+        return low, high
     if low <= 0 <= high:
         return 0.0, max(-low, high)
     return min(abs(low), abs(high)), max(abs(low), abs(high))
@@ -337,7 +343,7 @@ def _entry_table(name: str, rows: list[dict]) -> list[str]:
     lines = [
         f"## {md(name)}",
         "",
-        f"ranked by {rows[0]['rank']['metric']} ({rows[0]['rank']['better'].replace('_', ' ')})",
+        ranked_by(rows[0]["rank"]),
         "",
         "| rank | model | "
         + " | ".join(f"{metric} [95% CI]" for metric in metric_names)

@@ -74,6 +74,12 @@ SCRIPT = """
 """
 
 
+def ranked_by(rank: dict) -> str:
+    """ "ranked by gender_skew (lower): <why>" for an entry's table."""
+    rule = f"ranked by {rank['metric']} ({rank['better'].replace('_', ' ')})"
+    return f"{rule}: {rank['why']}" if rank.get("why") else rule
+
+
 def page_html(leaderboard: dict) -> str:
     rows = leaderboard["rows"]
     entries = rows_by_entry(rows)
@@ -138,7 +144,7 @@ def entry_section(table_id: str, name: str, rows: list[dict]) -> list[str]:
     return [
         f"<h2>{html.escape(name)}</h2>",
         (
-            f"<p>ranked by {html.escape(rank['metric'])} ({html.escape(rank['better'].replace('_', ' '))}); "
+            f"<p>{html.escape(ranked_by(rank))}; "
             '<span class="tie">=</span> marks a rank shared with another model</p>'
         ),
         results_table(table_id, rows, metrics),

@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from symphony_bench.metrics import prior_adjusted
+from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
 from symphony_bench.metrics.paired import (
     association_changes,
     cluster_sums,
     cluster_weights,
+    flag_rate_change,
     instrument_changes,
     mcnemar,
     ratio_change,
@@ -18,6 +20,7 @@ from symphony_bench.plugin.core.reporting import fmt_p, md
 from symphony_bench.plugin.core.sections import entry_label
 from symphony_bench.plugin.symphony_bias.logprob import split_records
 from symphony_bench.plugin.symphony_bias.records import (
+    LIKERT,
     LOGPROB,
     RECOGNITION,
     instrument_records,
@@ -126,3 +129,57 @@ def comparison_notes(compared: dict[str, dict]) -> list[str]:
         if row["p_holm"] is not None and np.isfinite(row["p_holm"]) and row["p_holm"] < ALPHA
     ]
     return [f"- ABS changes significant after Holm: {'; '.join(significant) or 'none'}"]
+
+
+# ---- a mitigation task against its base task, in one run -----------------------------------------
+BASELINE_METRICS = ("mean_abs", "gender_skew", "non_binary_gas", "invalid_rate")
+
+
+def baseline_changes(
+    label: str,
+    baseline_label: str,
+    base: list[dict],
+    candidate: list[dict],
+    n_boot: int = N_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
+) -> dict[str, dict]:
+    """{entry label of `candidate` (and its variants): {"task": the base task's entry, "metrics":
+    {metric: paired change}}} for the same docs answered without (`base`) and with an instruction
+    against stereotyping (`candidate`), in doc order. The changes are `compare`'s (paired, the
+    design's units resampled once for both); a Likert task adds the prior-adjusted mean ABS and, so
+    that a drop in ABS that comes with refusals reads as such, the shares of answers cut off and
+    invalid for other reasons."""
+    compared = likert_comparisons(label, base, candidate, n_boot, seed)
+    bodies = {
+        variant: {
+            "task": baseline_label + variant.removeprefix(label),
+            "metrics": {name: body["metrics"][name] for name in BASELINE_METRICS},
+        }
+        for variant, body in compared.items()
+    }
+    adjusted = entry_label(label, "prior_adjusted")
+    if base[0]["kind"] == LIKERT:
+        metrics = bodies[label]["metrics"]
+        if adjusted in compared:
+            metrics["mean_abs_prior_adjusted"] = compared[adjusted]["metrics"]["mean_abs"]
+        metrics.update(_invalid_reason_changes(base, candidate, n_boot, seed))
+    return bodies
+
+
+def _invalid_reason_changes(base, candidate, n_boot, seed) -> dict[str, dict]:
+    base_docs, candidate_docs = instrument_records(base), instrument_records(candidate)
+    data = paired_records_to_data(base_docs, candidate_docs)
+    reasons = {
+        "truncated_rate": lambda error: error == "truncated",
+        "other_invalid_rate": lambda error: error not in ("", "truncated"),
+    }
+    return {
+        name: flag_rate_change(
+            *data,
+            [flagged(r["error"]) for r in base_docs],
+            [flagged(r["error"]) for r in candidate_docs],
+            n_boot,
+            seed,
+        )
+        for name, flagged in reasons.items()
+    }

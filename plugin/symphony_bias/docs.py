@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from symphony_bench.plugin.core.text_set import TextSet
 from symphony_bench.plugin.core.vocabulary import Instrument, load_instruments
 from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED
-from symphony_bench.plugin.symphony_bias.prompts import WORDINGS, build_prompt
+from symphony_bench.plugin.symphony_bias.prompts import MITIGATIONS, WORDINGS, build_prompt
 from symphony_bench.plugin.symphony_bias.scenarios import (
     CONTROL,
     CONTROL_STEREOTYPE,
@@ -59,6 +59,7 @@ class Design:
     subset: str = "full"  # "full", or the seeded 5-scenario "mini" subset
     prompt_variant: int = 0  # the Likert prompt's wording (prompts.WORDINGS)
     reasoning: bool = True  # the Likert answer's "reason" field
+    mitigation: str | None = None  # an instruction against stereotyping (prompts.MITIGATIONS)
 
     def __post_init__(self):
         if self.protocol not in PROTOCOLS:
@@ -69,6 +70,10 @@ class Design:
             raise ValueError(f"modality must be text, audio or image, got {self.modality!r}")
         if self.modality == "text" and self.condition != "named":
             raise ValueError("a text doc names its instrument (condition 'named')")
+        if self.mitigation is not None and self.mitigation not in MITIGATIONS:
+            raise ValueError(
+                f"mitigation must be one of {sorted(MITIGATIONS)}, got {self.mitigation!r}"
+            )
         if self.prompt_variant not in range(len(WORDINGS)):
             raise ValueError(
                 f"prompt_variant must be in 0..{len(WORDINGS) - 1}, got {self.prompt_variant}"
@@ -165,11 +170,19 @@ def _doc(
             condition=design.condition,
             attach=design.condition == "stimulus",
         )
+    if design.mitigation:
+        doc["mitigation"] = design.mitigation
     if design.protocol == "logprob":
-        doc["context"] = f"{doc['scenario']}\n{LOGPROB_QUESTION}"
+        # the instruction is a prefix of every context, the instrument-free baseline's included
+        prefix = f"{MITIGATIONS[design.mitigation]}\n" if design.mitigation else ""
+        doc["context"] = f"{prefix}{doc['scenario']}\n{LOGPROB_QUESTION}"
         return doc
     prompt = build_prompt(
-        doc["scenario"], doc["gender_order"], design.prompt_variant, design.reasoning
+        doc["scenario"],
+        doc["gender_order"],
+        design.prompt_variant,
+        design.reasoning,
+        design.mitigation,
     )
     doc.update(prompt_variant=design.prompt_variant, reasoning=design.reasoning, prompt=prompt)
     return doc

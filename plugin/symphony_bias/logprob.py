@@ -47,7 +47,7 @@ ANSWER_TOKEN = {
     "female": "woman",
     "non_binary": "non",
 }  # joined with target_delimiter " "
-DESIGN_OPTIONS = ("subset",)  # set by the YAMLs' dataset_kwargs
+DESIGN_OPTIONS = ("subset", "mitigation")  # set by the YAMLs' dataset_kwargs
 
 
 def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
@@ -67,7 +67,7 @@ def doc_to_choice(doc: dict) -> list[str]:
     return [ANSWER_TOKEN[g] for g in doc["gender_order"]]
 
 
-HEADLINES = ("consistency_rate", "mean_abs", "non_binary_gas")
+HEADLINES = ("consistency_rate", "mean_abs", "non_binary_gas", "gender_skew")
 # Each number is followed by its "_stderr" twin, the order the harness table needs; the descriptive
 # consistency rate has none.
 METRICS = tuple(
@@ -166,6 +166,14 @@ def non_binary_gas_stderr(records) -> float:
     return _raw(records, "non_binary_gas_stderr")
 
 
+def gender_skew(records) -> float:
+    return _raw(records, "gender_skew")
+
+
+def gender_skew_stderr(records) -> float:
+    return _raw(records, "gender_skew_stderr")
+
+
 def consistency_rate_calibrated(records) -> float:
     return _calibrated(records, "consistency_rate")
 
@@ -184,3 +192,11 @@ def non_binary_gas_calibrated(records) -> float:
 
 def non_binary_gas_calibrated_stderr(records) -> float:
     return _calibrated(records, "non_binary_gas_stderr")
+
+
+def gender_skew_calibrated(records) -> float:
+    return _calibrated(records, "gender_skew")
+
+
+def gender_skew_calibrated_stderr(records) -> float:
+    return _calibrated(records, "gender_skew_stderr")

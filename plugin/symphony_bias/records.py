@@ -65,6 +65,8 @@ LIKERT_METRICS = (
     "mean_abs_stderr",
     "non_binary_gas",
     "non_binary_gas_stderr",
+    "gender_skew",
+    "gender_skew_stderr",
     "invalid_rate",
     "invalid_rate_stderr",
 )
@@ -90,6 +92,8 @@ def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict
         # the text tasks' docs name their instrument in the text; the audio and image docs say so
         "modality": doc.get("modality", "text"),
         "condition": doc.get("condition", "named"),
+        # the instruction against stereotyping of a mitigation task's docs
+        **({"mitigation": doc["mitigation"]} if doc.get("mitigation") else {}),
         **run_facts(doc),
     }
 
@@ -281,6 +285,14 @@ def non_binary_gas(records) -> float:
 
 def non_binary_gas_stderr(records) -> float:
     return headline(records, "non_binary_gas_stderr")
+
+
+def gender_skew(records) -> float:
+    return headline(records, "gender_skew")
+
+
+def gender_skew_stderr(records) -> float:
+    return headline(records, "gender_skew_stderr")
 
 
 def invalid_rate(records) -> float:

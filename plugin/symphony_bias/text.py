@@ -24,6 +24,7 @@ DESIGN_OPTIONS = (
     "prompt_variant",
     "reasoning",
     "subset",
+    "mitigation",
 )  # set by the variant YAMLs' dataset_kwargs
 
 
