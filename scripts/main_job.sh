@@ -9,6 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . .venv/bin/activate
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+# lmms-eval colours its log even into a file (loguru, colorize=True): strip the codes unless the
+# output is a terminal.
+plain() {
+  if [ -t 1 ]; then "$@"; else "$@" 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g'; fi
+}
 model="$(symphony-bench default-model)"
 rm -rf runs/main runs/grounding
 lm_eval --model hf --model_args "pretrained=${model},dtype=float32" --device cpu \
@@ -23,7 +28,10 @@ symphony-bench report runs/main --json runs/main/report.json --markdown runs/mai
 symphony-bench build synthmic --out runs/grounding/synthmic --clips 120 --seed 0
 symphony-bench build openmic --source runs/grounding/synthmic --out runs/grounding/benchmark --seed 0
 for floor in grounding_always_first grounding_random grounding_genre_prior; do
-  SYMPHONY_GROUNDING=runs/grounding/benchmark lmms-eval --model "${floor}" --tasks instrument_grounding \
+  SYMPHONY_GROUNDING=runs/grounding/benchmark plain lmms-eval --model "${floor}" --tasks instrument_grounding \
     --include_path "$(symphony-bench tasks-path --harness lmms-eval)" --log_samples --output_path "runs/grounding/results/${floor}"
 done
 symphony-bench report runs/grounding/results --json runs/grounding/report.json --markdown runs/grounding/report.md
+echo
+echo "main job done. Symphony-Bias: runs/main/report.md (and report.json, report_plots/); grounding:"
+echo "runs/grounding/report.md. Leaderboard page: symphony-bench leaderboard runs/main --out runs/leaderboard"

@@ -34,6 +34,7 @@ from symphony_bench.plugin.runs.compare import compare_runs
 from symphony_bench.plugin.runs.leaderboard import (
     PairedTests,
     build_leaderboard,
+    published,
     rank_rows,
     write_leaderboard,
 )
@@ -236,7 +237,10 @@ def test_files_agree_and_hold_no_text_for_numbers(planted_runs, tmp_path):
     markdown = written_leaderboard(board, tmp_path / "board")
     text = (tmp_path / "board" / "leaderboard.json").read_text()
     assert "NaN" not in text and "N/A" not in text
-    assert json.loads(text) == board
+    assert json.loads(text) == published(board)
+    # no path of this machine in what is published: run folders by name, models by label
+    assert str(tmp_path.parent) not in text and "__" not in text
+    assert {row["run"] for row in json.loads(text)["rows"]} >= {"neutral/org/neutral"}
     table = list(csv.DictReader(io.StringIO((tmp_path / "board" / "leaderboard.csv").read_text())))
     assert len(table) == len(board["rows"])
     for row, line in zip(board["rows"], table, strict=True):
@@ -267,9 +271,12 @@ def test_a_folder_reached_twice_gives_its_rows_once_and_repeated_models_show_the
     )
     assert [row["model"] for row in board["rows"]] == ["org/strong"]
     write_planted_run(tmp_path / "again", "org/strong", planted_records(1.5, random.Random(5)))
-    markdown = written_leaderboard(
-        build_leaderboard([planted_runs[0], tmp_path / "again"]), tmp_path / "board"
-    )
+    board = build_leaderboard([planted_runs[0], tmp_path / "again"])
+    markdown = written_leaderboard(board, tmp_path / "board")
+    assert "org/strong (strong/org/strong)" in markdown
+    assert "org/strong (again/org/strong)" in markdown
+    with staged_outputs() as outputs:  # the paths themselves when asked for
+        markdown = write_leaderboard(board, tmp_path / "with-paths", outputs, show_paths=True)
     assert f"org/strong ({planted_runs[0] / 'org__strong'})" in markdown
     assert f"org/strong ({tmp_path / 'again' / 'org__strong'})" in markdown
 

@@ -288,6 +288,12 @@ def _add_leaderboard(commands) -> None:
         help="show the models of RUN_DIR as NAME (repeatable; default: the Hub id, or a local "
         "model folder's last component)",
     )
+    command.add_argument(
+        "--show-paths",
+        action="store_true",
+        help="write each row's run folder as found (default: RUN_DIR's name / the model's label, "
+        "so that no path of this machine is published)",
+    )
     command.set_defaults(run=run_leaderboard)
 
 
@@ -307,7 +313,7 @@ def run_leaderboard(args: argparse.Namespace) -> None:
 
     board = build_leaderboard(args.run_dirs, _labels(args.label))
     with command_outputs(args.run_dirs) as outputs:
-        markdown = write_leaderboard(board, args.out, outputs)
+        markdown = write_leaderboard(board, args.out, outputs, args.show_paths)
     print(markdown)
 
 

@@ -270,9 +270,28 @@ def rank_label(rank: dict) -> str:
 
 
 # ---- writing -------------------------------------------------------------------------------------
-def write_leaderboard(board: dict, out: Path, outputs: StagedOutputs) -> str:
+def published(board: dict, show_paths: bool = False) -> dict:
+    """The board as written: each row's run folder as "<RUN_DIR name>/<model>" (a path on this
+    machine names its user's folders, and lm-eval's model folder names spell a local model's path
+    out), or as found with `show_paths`."""
+    if show_paths:
+        return board
+    return {
+        **board,
+        "rows": [
+            {**row, "run": f"{Path(row['run']).parent.name}/{row['model']}"}
+            for row in board["rows"]
+        ],
+    }
+
+
+def write_leaderboard(
+    board: dict, out: Path, outputs: StagedOutputs, show_paths: bool = False
+) -> str:
     """Stages leaderboard.json, .csv, .md and the self-contained page index.html in `out` (created
-    if missing), to appear with the command's other `outputs`; returns the Markdown."""
+    if missing), to appear with the command's other `outputs`; returns the Markdown. Run folders are
+    shown by name unless `show_paths` (see `published`)."""
+    board = published(board, show_paths)
     texts = {
         "leaderboard.json": json.dumps(board, indent=2, allow_nan=False) + "\n",
         "leaderboard.csv": render_csv(board),
