@@ -423,3 +423,32 @@ def test_the_invalid_rate_axis_stays_inside_zero_and_one(rates):
     svg = forest_svg("t: invalid rate", ["a", "b"], estimates, [True, False], share=True)
     ticks = [float(value) for value in re.findall(r'data-value="([^"]+)"', svg)]
     assert 0.0 <= min(ticks) and max(ticks) <= 1.0 and max(ticks) - min(ticks) >= 0.2
+
+
+def test_every_share_metric_keeps_its_axis_inside_zero_and_one():
+    """consistency_rate (a share: the section says so) near 1 with a wide interval: not 0.4-1.6."""
+    rows = copy.deepcopy(LEADERBOARD["rows"][:2])
+    for row, value in zip(rows, (0.95, 0.99), strict=True):
+        row["metrics"]["consistency_rate"] = {"value": value, "stderr": None, "ci": [0.5, 1.4]}
+        row["shares"] = ["consistency_rate"]
+    svg = next(
+        part
+        for part in re.findall(r"<svg.*?</svg>", page_html({**LEADERBOARD, "rows": rows}), re.S)
+        if "consistency_rate" in part.split("</text>")[0]
+    )
+    ticks = [float(value) for value in re.findall(r'data-value="([^"]+)"', svg)]
+    assert 0.0 <= min(ticks) and max(ticks) <= 1.0
+
+
+def test_a_long_model_label_fits_left_of_the_axis_and_keeps_its_full_name():
+    from symphony_bench.plugin.runs.page import CHAR_WIDTH, forest_svg
+
+    long = "organisation-with-a-long-name/" + "model-" * 12 + "instruct"
+    svg = forest_svg(
+        "t: mean_abs", [long, "b"], [{"value": 0.1, "ci": [0.0, 0.2]}] * 2, [True, False]
+    )
+    label = ElementTree.fromstring(svg).find(".//{http://www.w3.org/2000/svg}text[@class='label']")
+    shown = label.text  # then the <title>: the full name on hover
+    assert label.find("{http://www.w3.org/2000/svg}title").text == long
+    assert shown.startswith("…") and long.endswith(shown[1:])
+    assert float(label.get("x")) - CHAR_WIDTH * len(shown) >= 0  # nothing drawn left of the edge

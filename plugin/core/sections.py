@@ -69,6 +69,7 @@ class LeaderboardColumns:
     invalid_rate: dict | None
     ranking: Ranking
     n: int
+    shares: tuple[str, ...] = ()  # the metrics that are shares: their plots keep to [0, 1]
 
 
 @dataclass(frozen=True)

@@ -187,7 +187,8 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
         else None
     )
     ranking = Ranking("accuracy" if "accuracy" in metrics else "f1", "higher")
-    return LeaderboardColumns("grounding", metrics, invalid, ranking, summary["n_docs"])
+    shares = tuple(name for name in names if not name.endswith(("_gap", "_bias")))
+    return LeaderboardColumns("grounding", metrics, invalid, ranking, summary["n_docs"], shares)
 
 
 def design(entry: ReportEntry) -> DesignSize | None:

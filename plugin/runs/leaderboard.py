@@ -128,6 +128,7 @@ def entry_row(entry: ReportEntry, facts: dict) -> dict:
         "metrics": columns.metrics,
         "invalid_rate": columns.invalid_rate,
         "n": columns.n,
+        "shares": list(columns.shares),
         "rank": {
             "metric": ranking.metric,
             "better": ranking.better,

@@ -129,6 +129,7 @@ def entry_section(table_id: str, name: str, rows: list[dict]) -> list[str]:
             [row["model"] for row in rows],
             [row["metrics"].get(metric) for row in rows],
             leaders(rows),
+            share=metric in rows[0].get("shares", ()),
         )
         for metric in metrics
     ]
@@ -256,6 +257,17 @@ def _rank_cell(rank: dict) -> str:
 WIDTH, ROW, TOP, BOTTOM, RIGHT = 560, 20, 28, 34, 16
 
 
+LABEL_ROOM = 260  # px left of a forest plot's axis for the row labels
+CHAR_WIDTH = 6.6  # px per character of a label (12 px sans-serif, wide letters included)
+
+
+def fitted(label: str) -> str:
+    """A label cut to the room left of the axis (the full one is the element's <title>): the end
+    is kept, where model names differ."""
+    room = int((LABEL_ROOM - 18) / CHAR_WIDTH)
+    return label if len(label) <= room else "…" + label[-(room - 1) :]
+
+
 def forest_svg(
     title: str,
     labels: list[str],
@@ -276,7 +288,7 @@ def forest_svg(
         return None
     ends = [v for _, e, _ in kept for v in (e["value"], *(e.get("ci") or ())) if v is not None]
     ticks = share_ticks(ends) if share else nice_ticks(min(ends), max(ends))
-    left = min(260, 12 + 6.2 * max(len(label) for label, _, _ in kept))
+    left = min(LABEL_ROOM, 12 + CHAR_WIDTH * max(len(label) for label, _, _ in kept))
     height = TOP + ROW * len(kept) + BOTTOM
     x = _scale(ticks[0], ticks[-1], left, WIDTH - RIGHT)
     parts = [
@@ -305,7 +317,8 @@ def forest_svg(
     for k, (label, estimate, first) in enumerate(kept):
         y = TOP + ROW * k + ROW / 2
         parts.append(
-            f'<text class="label" x="{left - 6}" y="{y + 4}" text-anchor="end">{html.escape(label)}</text>'
+            f'<text class="label" x="{left - 6}" y="{y + 4}" text-anchor="end">'
+            f"{html.escape(fitted(label))}<title>{html.escape(label)}</title></text>"
         )
         low, high = estimate.get("ci") or (None, None)
         if low is not None and high is not None:

@@ -840,7 +840,12 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
         )
         ranking = Ranking("recognition_accuracy", "higher")
         return LeaderboardColumns(
-            "recognition", {"recognition_accuracy": accuracy}, None, ranking, summary["n_docs"]
+            "recognition",
+            {"recognition_accuracy": accuracy},
+            None,
+            ranking,
+            summary["n_docs"],
+            ("recognition_accuracy",),
         )
     metrics = {
         name: estimate(summary[name], summary.get(f"{name}_stderr"), summary.get(f"{name}_ci"))
@@ -853,7 +858,9 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
         None if low is None else [max(0.0, low), min(1.0, high)],
     )
     ranking = Ranking("gender_skew", "lower", RANKED_ON_SKEW)
-    return LeaderboardColumns("likert", metrics, invalid, ranking, summary["n_docs"])
+    return LeaderboardColumns(
+        "likert", metrics, invalid, ranking, summary["n_docs"], ("consistency_rate",)
+    )
 
 
 def docs_per_template_in_order(task: TaskRecords) -> int | None:
