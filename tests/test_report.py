@@ -321,3 +321,23 @@ def test_a_task_whose_answers_are_all_invalid_is_one_line_not_a_table_of_n_a(tmp
     assert "No task of this run has a valid answer." in markdown
     check = report.entries["t:prior_adjusted"].body["control_check"]
     assert check["n_templates"] == 0 and isinstance(check["n_templates"], int)
+
+
+def test_variance_components_of_a_model_whose_answers_depend_on_the_instrument_alone(tmp_path):
+    from support.runs import lm_eval_results, write_model_folder
+
+    from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
+    from symphony_bench.plugin.symphony_bias.records import score_record
+
+    docs = build_docs(Design(subset="mini"))
+    ratings = {}  # a fixed (man, woman) rating per instrument, the same in every template
+    for doc in docs:
+        ratings.setdefault(doc["instrument"], (1 + len(ratings) % 5, 5 - len(ratings) % 5))
+    tasks = {"t": [score_record(doc, [*ratings[doc["instrument"]], 3]) for doc in docs]}
+    write_model_folder(tmp_path / "run" / "m", tasks, lm_eval_results(tasks), seed=1)
+    report = build_report(tmp_path / "run")
+    components = report.entries["t"].body["variance_components"]
+    assert components["components"]["instrument"]["share"] == pytest.approx(1.0)
+    assert components["components"]["template"]["share"] == pytest.approx(0.0, abs=1e-12)
+    assert not components["separable"]  # the mini subset: one doc per template x instrument
+    assert "100% between instruments" in render_markdown(report)

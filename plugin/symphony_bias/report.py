@@ -28,6 +28,7 @@ from symphony_bench.metrics import (
     prior_adjusted,
     protocol_agreement,
 )
+from symphony_bench.metrics.variance_components import variance_components
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.reporting import (
     estimate,
@@ -287,6 +288,7 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
         bodies = {None: recognition_report(task.records)}
     elif task.kind in LIKERT_KINDS:
         body = task_report(task.records, human_ratings)
+        body["variance_components"] = variance_summary(task.records)
         if task.kind == LIKERT_SCORED:
             body["most_likely"] = most_likely_summary(task.records)
         else:
@@ -310,6 +312,7 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
             None: task_report(raw, human_ratings),
             "calibrated": task_report(calibrated, human_ratings),
         }
+        bodies[None]["variance_components"] = variance_summary(raw)
     entries = [task.entry(body, variant) for variant, body in bodies.items()]
     for entry in entries:
         entry.facts.update(facts)
@@ -436,6 +439,52 @@ def _add_agreement(
             )
             for other in references
         }
+
+
+def variance_summary(records: list) -> dict:
+    """metrics.variance_components of the instrument docs: {name: {"share", "ci"}} and whether the
+    template x instrument interaction could be told from the residual."""
+    result = variance_components(records_to_data(instrument_records(records)))
+    return {
+        "components": {
+            name: {"share": number(c["share"]), "ci": [number(v) for v in c["ci"]]}
+            for name, c in result["components"].items()
+        },
+        "separable": result["separable"],
+    }
+
+
+COMPONENT_WORDS = {
+    "instrument": "between instruments",
+    "template": "between templates",
+    "template_x_instrument": "template x instrument",
+    "stimulus": "between stimuli of an instrument",
+    "residual": "residual",
+}
+
+
+def variance_line(summary: dict) -> str | None:
+    parts = [
+        f"{fmt_share(c['share'])} {COMPONENT_WORDS[name]} (95% CI {fmt_share(c['ci'][0])}-"
+        f"{fmt_share(c['ci'][1])})"
+        for name, c in summary["components"].items()
+    ]
+    if not parts:
+        return None
+    unseparated = (
+        ""
+        if summary["separable"]
+        else "; one doc per cell: template x instrument is in the residual"
+    )
+    return (
+        "- where the male - female difference varies (variance components, percentile bootstrap): "
+        + ", ".join(parts)
+        + unseparated
+    )
+
+
+def fmt_share(value) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
 
 
 def most_likely_summary(records: list) -> dict:
@@ -629,6 +678,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
         lines.append(f"- no prior-adjusted numbers: {body['prior_adjusted_missing']}")
     if "control_check" in body:
         lines += _control_check_lines(body["control_check"])
+    if body.get("variance_components") and (line := variance_line(body["variance_components"])):
+        lines.append(line)
     if "vs_baseline" in body:
         lines += _vs_baseline_lines(body["vs_baseline"])
     if "most_likely" in body:
