@@ -40,6 +40,7 @@ from symphony_bench.plugin.runs.leaderboard import (
 )
 from symphony_bench.plugin.runs.provenance import provenance
 from symphony_bench.plugin.runs.report import build_report
+from symphony_bench.plugin.symphony_bias.records import score_record
 from symphony_bench.plugin.symphony_bias.scenarios import scenario_set_sha256, select_scenarios
 
 TASK = PLANTED_TASK
@@ -406,3 +407,33 @@ def test_a_local_model_folder_is_shown_by_its_name_and_a_label_wins(tmp_path):
     assert str(tmp_path / "home") not in written and ".cache" not in written
     labelled = build_leaderboard([run, hub.parent], {run: "SmolLM2 (ours)"})
     assert {row["model"] for row in labelled["rows"]} == {"SmolLM2 (ours)", "org/model"}
+
+
+def test_strong_associations_of_both_signs_do_not_rank_first(tmp_path):
+    """A model rating everyone "medium" ranks first; one with strong associations in opposite
+    directions (mean ABS about 0, the case |mean ABS| ranked first) ranks behind it, its mean ABS
+    shown signed beside the rank."""
+    medium = [
+        score_record(
+            {k: r[k] for k in ("scenario_id", "template_id", "instrument", "stereotype")}, [3, 3, 3]
+        )
+        for r in planted_records(0.0, random.Random(1))
+    ]
+    mixed = []
+    for k, record in enumerate(planted_records(1.5, random.Random(2))):
+        if k % 2:  # every other instrument's association reversed
+            record = {**record, "scores": [record["scores"][1], record["scores"][0], 3]}
+        mixed.append(record)
+    write_planted_run(tmp_path / "medium", "org/medium", medium)
+    write_planted_run(tmp_path / "mixed", "org/mixed", mixed)
+    rows = {
+        row["model"]: row
+        for row in build_leaderboard([tmp_path / "medium", tmp_path / "mixed"])["rows"]
+    }
+    assert abs(rows["org/mixed"]["metrics"]["mean_abs"]["value"]) < 0.05
+    assert rows["org/mixed"]["metrics"]["gender_skew"]["value"] > 0.1
+    assert rows["org/medium"]["metrics"]["gender_skew"]["value"] == 0.0
+    assert (
+        rows["org/medium"]["rank"]["position"] == 1 and rows["org/mixed"]["rank"]["position"] == 2
+    )
+    assert rows["org/medium"]["rank"]["metric"] == "gender_skew"
