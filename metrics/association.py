@@ -694,6 +694,7 @@ def analyse(
         headline[f"{name}_ci"] = _t_interval(
             float(value), headline[f"{name}_stderr"], df, confidence
         )
+    headline["gender_skew_ci"] = _at_least_zero(headline["gender_skew_ci"])
     invalid = design_rate(data, ~data.valid, n_boot, seed, confidence)
     headline["invalid_rate"], headline["invalid_rate_stderr"] = invalid["rate"], invalid["stderr"]
     headline["invalid_rate_ci"] = invalid["ci"]
@@ -741,7 +742,12 @@ def instrument_skews(
     interval = np.array(
         [_t_interval(float(v), float(e), df, confidence) for v, e in zip(skew, stderr, strict=True)]
     ).reshape(-1, 2)
-    return skew, stderr, interval
+    return skew, stderr, np.maximum(interval, 0.0)  # NaN stays NaN
+
+
+def _at_least_zero(interval: list[float]) -> list[float]:
+    """A t interval of a non-negative number (a mean of |.|), cut at 0."""
+    return [max(bound, 0.0) if np.isfinite(bound) else bound for bound in interval]
 
 
 def binomial_rate(flags) -> tuple[float, float]:

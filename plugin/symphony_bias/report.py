@@ -853,6 +853,13 @@ def _recognition_markdown(task: str, body: dict) -> list[str]:
 def _agreement_markdown(task: str, likert: str, agreement: dict) -> list[str]:
     ci = agreement["sign_agreement_ci"]
     reference, other = agreement["protocols"]
+    if agreement["n"] == 0:
+        return [
+            f"### Agreement: {md(task)} vs {md(likert)}",
+            "",
+            "- no instrument has an ABS in both (one of them has no valid answer): nothing to compare",
+            "",
+        ]
     lines = [
         f"### Agreement: {md(task)} vs {md(likert)}",
         "",

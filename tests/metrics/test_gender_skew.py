@@ -166,3 +166,10 @@ def test_null_reference_is_what_a_model_without_association_scores(templates):
     assert 0.95 < ratio < (1.15 if templates == 5 else 1.05), ratio
     planted = analyse(simulated(rng, templates, np.full(INSTRUMENTS, 0.15)), n_boot=50).headline
     assert planted["gender_skew"] > 2 * planted["gender_skew_null"]
+
+
+def test_skew_intervals_do_not_reach_below_zero():
+    result = analyse(simulated(np.random.default_rng(8), 5, np.zeros(INSTRUMENTS)), n_boot=400)
+    assert result.headline["gender_skew_ci"][0] >= 0.0
+    assert np.all(result.skew_ci[np.isfinite(result.skew_ci)] >= 0.0)
+    assert np.any(result.skew_ci[:, 0] == 0.0)  # near-0 skews: their t interval would cross 0
