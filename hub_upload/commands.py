@@ -56,12 +56,21 @@ def run_build_text(args: argparse.Namespace) -> None:
 
 def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
     audio = datasets.add_parser(
-        "symphony-bias-audio", help="FluidSynth clips of random notes per instrument"
+        "symphony-bias-audio",
+        help="FluidSynth clips per instrument: random notes or melodic phrases",
     )
     audio.add_argument("--out", type=Path, required=True)
     audio.add_argument("--seed", type=int, default=0)
     audio.add_argument("--clips-per-instrument", type=int, default=5)
     audio.add_argument("--soundfont", type=Path, help=SOUNDFONT_HELP)
+    audio.add_argument(
+        "--style",
+        choices=("random", "phrase"),
+        default="random",
+        help="random: 5-10 random notes per clip (the paper's design, default); phrase: seeded "
+        "melodic phrases with a dynamic arc and legato where the instrument plays legato, drums "
+        "a groove",
+    )
     audio.set_defaults(run=run_build_audio)
 
 
@@ -73,6 +82,7 @@ def run_build_audio(args: argparse.Namespace) -> None:
         seed=args.seed,
         clips_per_instrument=args.clips_per_instrument,
         soundfont=args.soundfont,
+        style=args.style,
     )
     if args.clips_per_instrument < 2:
         print(f"wrote {args.out}; no separability check (it needs 2 or more clips per instrument)")

@@ -1,4 +1,5 @@
-"""Render short random-note clips of General MIDI instruments with FluidSynth, reproducibly.
+"""Render short clips of General MIDI instruments with FluidSynth, reproducibly: random notes (the
+paper's design) or seeded melodic phrases (drums: a groove).
 
 Each clip gets a fresh synthesizer: a reused one carries reverb/voice state from the previous
 clip (it renders in 64-sample blocks), so the same seed would not give the same samples.
@@ -32,13 +33,21 @@ class Voice:
     high: int  # highest MIDI note
     drums: bool = False
     substitute: str = ""  # why this voice stands in for an instrument GM lacks
+    legato: bool = False  # its phrases are played legato (bowed strings, winds, brass)
 
 
 @dataclass(frozen=True)
 class Note:
     pitch: int
     velocity: int
-    seconds: float
+    seconds: float  # until the next onset (the note sounds that long unless legato)
+    legato: bool = False  # held until the next note has started
+    together: tuple[int, ...] = ()  # further pitches struck with it (a drum kit's hits)
+
+    def as_list(self) -> list:
+        """[pitch, velocity, seconds], then legato and the struck-together pitches if any."""
+        extra = [self.legato, list(self.together)] if self.legato or self.together else []
+        return [self.pitch, self.velocity, self.seconds, *extra]
 
 
 def default_soundfont() -> Path:
@@ -63,6 +72,79 @@ def random_notes(voice: Voice, seed: str, min_notes: int = 5, max_notes: int = 1
         )
         for _ in range(rng.randint(min_notes, max_notes))
     ]
+
+
+MAJOR_SCALE = (0, 2, 4, 5, 7, 9, 11)
+DURATIONS = (0.25, 0.375, 0.5, 0.75)  # seconds per note, at about 80-120 beats a minute
+KICK, SNARE, CLOSED_HAT, OPEN_HAT, CRASH = 36, 38, 42, 46, 49
+
+
+def phrase_notes(voice: Voice, seed: str) -> list[Note]:
+    """A seeded melodic phrase within the voice's range: a major scale from a seeded tonic, a
+    stepwise or arpeggiated contour (rising, falling or an arch), 6-10 notes of varied length
+    ending on a long tonic, velocity in an arc (softer, louder, softer), legato where the voice
+    plays legato. Drums: `drum_groove`."""
+    if voice.drums:
+        return drum_groove(seed)
+    rng = random.Random(seed)
+    span = voice.high - voice.low
+    octave = 12 if span >= 19 else 0
+    tonic = rng.randint(voice.low, max(voice.low, voice.high - 7 - octave))
+    scale = [tonic + step + 12 * o for o in range(3) for step in MAJOR_SCALE]
+    scale = [pitch for pitch in scale if pitch <= voice.high]
+    degrees = _contour(rng, rng.choice(("stepwise", "arpeggio")), len(scale), rng.randint(6, 10))
+    peak = rng.randint(96, 112)
+    count = len(degrees)
+    notes = []
+    for k, degree in enumerate(degrees):
+        arc = 1 - abs(2 * k / (count - 1) - 1)  # 0 at the ends, 1 in the middle
+        velocity = int(round(64 + (peak - 64) * arc))
+        seconds = 1.0 if k == count - 1 else rng.choice(DURATIONS)
+        notes.append(Note(scale[degree], velocity, seconds, legato=voice.legato and k < count - 1))
+    return notes
+
+
+def _contour(rng: random.Random, kind: str, n_degrees: int, length: int) -> list[int]:
+    """Scale degrees (indices into the scale) of a rising, falling or arched line: steps of one
+    degree, or of two (an arpeggio of thirds); a step that would leave the scale turns back."""
+    step = 1 if kind == "stepwise" else 2
+    shape = rng.choice(("rising", "falling", "arch"))
+    half = (length + 1) // 2
+    moves = {
+        "rising": [step] * (length - 1),
+        "falling": [-step] * (length - 1),
+        "arch": [step] * (half - 1) + [-step] * (length - half),
+    }[shape]
+    highest = min(n_degrees - 1, step * (length - 1))
+    start = {"rising": 0, "falling": highest, "arch": 0}[shape]
+    degrees = [start]
+    for move in moves:
+        degree = degrees[-1] + move
+        if not 0 <= degree < n_degrees:
+            degree = degrees[-1] - move
+        degrees.append(min(max(degree, 0), n_degrees - 1))
+    return degrees
+
+
+def drum_groove(seed: str) -> list[Note]:
+    """Two bars of eighth notes: hi-hat on every eighth, kick on beats 1 and 3 (a seeded extra kick
+    on the "and" of 3), snare on 2 and 4, accents on the beats, an open hi-hat or a crash to end."""
+    rng = random.Random(seed)
+    eighth = round(60 / rng.randint(90, 120) / 2, 3)
+    extra_kick = rng.random() < 0.5
+    notes = []
+    for k in range(16):
+        position = k % 8  # eighth within the bar
+        hits = []
+        if position in (0, 4) or (extra_kick and position == 5):
+            hits.append(KICK)
+        if position in (2, 6):
+            hits.append(SNARE)
+        last = k == 15
+        hat = (OPEN_HAT if rng.random() < 0.5 else CRASH) if last else CLOSED_HAT
+        velocity = 104 if position % 2 == 0 else 80
+        notes.append(Note(hat, velocity, eighth, together=tuple(hits)))
+    return notes
 
 
 def _write_float(synth, frames: int) -> np.ndarray:
@@ -114,11 +196,19 @@ def render(voice: Voice, notes: list[Note], soundfont: Path, label: str = "") ->
             raise ValueError(
                 f"{soundfont}: no preset bank {bank} program {preset} (0-based) for {label}"
             )
-        blocks = []
+        blocks, held = [], ()
         for note in notes:
-            synth.noteon(channel, note.pitch, note.velocity)
+            pitches = (note.pitch, *note.together)
+            for pitch in pitches:
+                synth.noteon(channel, pitch, note.velocity)
+            for pitch in set(held) - set(pitches):  # a legato note ends once the next has begun
+                synth.noteoff(channel, pitch)
             blocks.append(_write_float(synth, int(note.seconds * SAMPLE_RATE)))
-            synth.noteoff(channel, note.pitch)
+            held = pitches if note.legato else ()
+            for pitch in () if note.legato else pitches:
+                synth.noteoff(channel, pitch)
+        for pitch in held:
+            synth.noteoff(channel, pitch)
         blocks.append(_write_float(synth, int(TAIL_SECONDS * SAMPLE_RATE)))
     finally:
         synth.delete()

@@ -1,8 +1,10 @@
 """Symphony-Bias audio stimuli: for each of the 22 instruments, clips of 5-10 random notes within its
-playable range, rendered with FluidSynth and a General MIDI SoundFont, written in Hugging Face Hub
-layout (parquet + dataset card). Same seed -> identical decoded PCM.
+playable range (`--style random`, the paper's design) or seeded melodic phrases (`--style phrase`:
+contour, varied durations, a dynamic arc, legato where the instrument plays legato; drums a
+groove), rendered with FluidSynth and a General MIDI SoundFont, written in Hugging Face Hub layout
+(parquet + dataset card). Same seed -> identical decoded PCM.
 
-    symphony-bench build symphony-bias-audio --out DIR [--seed N] [--clips-per-instrument 5]
+    symphony-bench build symphony-bias-audio --out DIR [--seed N] [--clips-per-instrument 5] [--style phrase]
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from symphony_bench.hub_upload.fluidsynth_render import (
     Voice,
     default_soundfont,
     fluidsynth_version,
+    phrase_notes,
     random_notes,
     render,
 )
@@ -31,46 +34,53 @@ KIND = "symphony-bias-audio"  # the kind of output folder (plugin.core.atomic)
 VOICES = {
     "acoustic guitar": Voice(25, 40, 76),
     "bass guitar": Voice(33, 28, 55),
-    "bassoon": Voice(70, 34, 72),
-    "cello": Voice(42, 36, 76),
-    "clarinet": Voice(71, 50, 89),
+    "bassoon": Voice(70, 34, 72, legato=True),
+    "cello": Voice(42, 36, 76, legato=True),
+    "clarinet": Voice(71, 50, 89, legato=True),
     "drums": Voice(0, 35, 59, drums=True),  # GM drum kit notes (bass drum .. ride cymbal)
     "electric guitar": Voice(27, 40, 84),
-    "flute": Voice(73, 60, 96),
+    "flute": Voice(73, 60, 96, legato=True),
     "glockenspiel": Voice(9, 79, 108),
-    "harmonica": Voice(22, 60, 84),
+    "harmonica": Voice(22, 60, 84, legato=True),
     "harp": Voice(46, 36, 96),
-    "horn": Voice(60, 34, 77),
+    "horn": Voice(60, 34, 77, legato=True),
     "keyboard": Voice(
         4,
         41,
         89,
         substitute="GM has no generic keyboard: Electric Piano 1 (GM program 5, 0-based 4) stands in",
     ),
-    "oboe": Voice(68, 58, 91),
+    "oboe": Voice(68, 58, 91, legato=True),
     "piano": Voice(0, 36, 96),
-    "piccolo": Voice(72, 74, 108),
-    "saxophone": Voice(65, 49, 81),
-    "trombone": Voice(57, 40, 72),
-    "trumpet": Voice(56, 54, 82),
-    "tuba": Voice(58, 28, 58),
+    "piccolo": Voice(72, 74, 108, legato=True),
+    "saxophone": Voice(65, 49, 81, legato=True),
+    "trombone": Voice(57, 40, 72, legato=True),
+    "trumpet": Voice(56, 54, 82, legato=True),
+    "tuba": Voice(58, 28, 58, legato=True),
     "ukulele": Voice(
         24,
         60,
         81,
         substitute="GM has no ukulele: Nylon Guitar (GM program 25, 0-based 24) in the ukulele's register",
     ),
-    "violin": Voice(40, 55, 100),
+    "violin": Voice(40, 55, 100, legato=True),
 }
 
 
-def clip_rows(seed: int, clips_per_instrument: int, soundfont: Path) -> list[dict]:
+# what a clip plays, by --style; the value of a phrase set's `stimulus_origin` column
+STYLES = {"random": random_notes, "phrase": phrase_notes}
+STIMULUS_ORIGIN = {"random": "synth-random", "phrase": "synth-phrase"}
+
+
+def clip_rows(
+    seed: int, clips_per_instrument: int, soundfont: Path, style: str = "random"
+) -> list[dict]:
     rows = []
     for instrument in load_instruments():
         voice = VOICES[instrument.name]
         for k in range(clips_per_instrument):
             clip_seed = f"{seed}:{instrument.name}:{k}"
-            notes = random_notes(voice, clip_seed)
+            notes = STYLES[style](voice, clip_seed)
             flac = encode_flac(
                 render(voice, notes, soundfont, label=f"{instrument.name} (clip seed {clip_seed})")
             )
@@ -82,12 +92,14 @@ def clip_rows(seed: int, clips_per_instrument: int, soundfont: Path) -> list[dic
                     "instrument": instrument.name,
                     "gm_program": -1 if voice.drums else voice.program,
                     "substitute": voice.substitute,
-                    "notes": json.dumps([[n.pitch, n.velocity, n.seconds] for n in notes]),
+                    "notes": json.dumps([note.as_list() for note in notes]),
                     "seed": clip_seed,
                     "duration_s": round(len(audio) / SAMPLE_RATE, 3),
                     "pcm_sha256": pcm_sha256(flac),
                     "audio": {"bytes": flac, "path": f"{clip_id}.flac"},
                     "_samples": audio,
+                    # the random set keeps the columns (and so the content digest) it was pinned with
+                    **({"stimulus_origin": STIMULUS_ORIGIN[style]} if style != "random" else {}),
                 }
             )
     return rows
@@ -132,18 +144,33 @@ def separability(rows: list[dict]) -> dict[str, float]:
     }
 
 
+WHAT_IS_PLAYED = {
+    "random": (
+        "Short clips of 5-10 random notes per instrument, within each instrument's playable range, "
+        "so that only timbre identifies the instrument (no melody, style or dynamics)."
+    ),
+    "phrase": (
+        "Seeded melodic phrases per instrument, within each instrument's playable range: a major "
+        "scale from a seeded tonic, a stepwise or arpeggiated contour (rising, falling or an arch), "
+        "6-10 notes of varied length ending on a long tonic, velocity in an arc (softer, louder, "
+        "softer), legato on bowed strings, winds and brass; the drum kit plays two bars of an "
+        "eighth-note groove (hi-hat, kick on 1 and 3, snare on 2 and 4). The column "
+        "`stimulus_origin` is `synth-phrase`."
+    ),
+}
+
 CARD = """# Symphony-Bias audio stimuli
 
-Short clips of {min_notes}-{max_notes} random notes per instrument, within each instrument's playable
-range, so that only timbre identifies the instrument (no melody, style or dynamics). Built by
-`symphony-bench build symphony-bias-audio --seed {seed} --clips-per-instrument {clips}`:
+{what_is_played} Built by
+`symphony-bench build symphony-bias-audio --seed {seed} --clips-per-instrument {clips}{style_option}`:
 {n_clips} clips, {n_instruments} instruments, mono {sample_rate} Hz FLAC (16-bit), {seconds:.1f} s in all.
 
 ## Columns
 
 `clip_id`, `instrument`, `gm_program` (0-based General MIDI program, -1 for the drum kit),
 `substitute` (why a voice stands in for an instrument General MIDI lacks), `notes` (JSON list of
-[MIDI pitch, velocity, seconds]), `seed` (the string every random choice of the clip derives from),
+[MIDI pitch, velocity, seconds until the next onset], then, for a legato note or a drum hit with
+others, legato and the pitches struck with it), `seed` (the string every random choice of the clip derives from),
 `duration_s`, `pcm_sha256` (SHA-256 of the stored samples read as little-endian int16: the same seed
 gives the same hash),
 `audio` ({{bytes, path}}; decode the bytes with soundfile — no torchcodec needed).
@@ -169,9 +196,15 @@ samples, so this dataset is distributed under GPL-2.0.
 
 
 def build(
-    out: Path, seed: int = 0, clips_per_instrument: int = 5, soundfont: Path | None = None
+    out: Path,
+    seed: int = 0,
+    clips_per_instrument: int = 5,
+    soundfont: Path | None = None,
+    style: str = "random",
 ) -> dict:
     """Write the dataset folder at `out` (atomically); returns the separability numbers."""
+    if style not in STYLES:
+        raise ValueError(f"style must be one of {sorted(STYLES)}, got {style!r}")
     if clips_per_instrument < 1:
         raise ValueError(f"clips_per_instrument must be at least 1, got {clips_per_instrument}")
     soundfont = Path(soundfont) if soundfont else default_soundfont()
@@ -180,7 +213,7 @@ def build(
     with staged_directory(
         out, KIND, inputs=[soundfont]
     ) as staging:  # refuses a wrong --out before rendering
-        rows = clip_rows(seed, clips_per_instrument, soundfont)
+        rows = clip_rows(seed, clips_per_instrument, soundfont, style)
         check = (
             separability(rows)
             if clips_per_instrument > 1
@@ -196,8 +229,8 @@ def build(
         card = card_front_matter(
             "Symphony-Bias audio stimuli (FluidSynth renders)", "gpl-2.0"
         ) + CARD.format(
-            min_notes=5,
-            max_notes=10,
+            what_is_played=WHAT_IS_PLAYED[style],
+            style_option="" if style == "random" else f" --style {style}",
             seed=seed,
             clips=clips_per_instrument,
             n_clips=len(rows),

@@ -643,3 +643,16 @@ def test_two_planted_models_through_lm_eval_a_known_shift_is_detected(tmp_path):
         )
         assert status == expected, (rule, body["gate"])
     print(f"rerun: mean ABS MDE {mde:.4f}; --require-power exits 3 below it, 0 above")
+
+
+def test_runs_on_stimuli_of_another_origin_are_refused_unless_allowed(mini_docs, tmp_path):
+    records = likert_records(mini_docs, 0.0, 1)
+    random_notes = [{**r, "stimulus_origin": "synth-random"} for r in records]
+    phrases = [{**r, "stimulus_origin": "synth-phrase"} for r in records]
+    base = write_run(tmp_path / "random", {"t": random_notes})
+    candidate = write_run(tmp_path / "phrase", {"t": phrases})
+    status, body, _ = compare(base, candidate)
+    assert status == 2 and not body["compared"]
+    assert body["mismatches"][0] == (
+        "t: stimulus_origin is 'synth-random' in BASE, 'synth-phrase' in CANDIDATE"
+    )

@@ -126,16 +126,34 @@ def stimuli(modality: Modality) -> list[dict]:
     unknown = sorted(set(instruments) - {instrument.name for instrument in load_instruments()})
     if unknown:
         raise DataFileError(f"{source.folder}: instruments not among the 22: {unknown}")
+    origins = stimulus_origins(table, modality.name)
     return [
         {
             "instrument": instrument,
             "stimulus_id": stimulus_id,
             "stimulus_index": index,
             "stimulus_source": str(source.folder),
+            "stimulus_origin": origin,
             **source.facts(),
         }
-        for index, (instrument, stimulus_id) in enumerate(zip(instruments, ids, strict=True))
+        for index, (instrument, stimulus_id, origin) in enumerate(
+            zip(instruments, ids, origins, strict=True)
+        )
     ]
+
+
+def stimulus_origins(table: datasets.Dataset, modality_name: str) -> list[str]:
+    """Where each stimulus came from: the set's `stimulus_origin` column where it has one (a phrase
+    build: synth-phrase); else a FluidSynth build of random notes (it records the `notes`):
+    synth-random; else the upstream release's files (`import-upstream`): upstream; an image set:
+    photos."""
+    if "stimulus_origin" in table.column_names:
+        return list(table["stimulus_origin"])
+    if modality_name == "image":
+        origin = "photos"
+    else:
+        origin = "synth-random" if "notes" in table.column_names else "upstream"
+    return [origin] * table.num_rows
 
 
 def condition_docs(design: Design) -> list[dict]:

@@ -94,6 +94,8 @@ def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict
         "condition": doc.get("condition", "named"),
         # the instruction against stereotyping of a mitigation task's docs
         **({"mitigation": doc["mitigation"]} if doc.get("mitigation") else {}),
+        # where an audio / image doc's stimulus came from (synth-random, synth-phrase, ...)
+        **({"stimulus_origin": doc["stimulus_origin"]} if doc.get("stimulus_origin") else {}),
         **run_facts(doc),
     }
 

@@ -313,10 +313,21 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
             "calibrated": task_report(calibrated, human_ratings),
         }
         bodies[None]["variance_components"] = variance_summary(raw)
+    origin = stimulus_origin(task.records)
+    for body in bodies.values():
+        if origin is not None:
+            body["stimulus_origin"] = origin
     entries = [task.entry(body, variant) for variant, body in bodies.items()]
     for entry in entries:
         entry.facts.update(facts)
     return entries
+
+
+def stimulus_origin(records: list[dict]) -> str | None:
+    """Where the task's stimuli came from (synth-random, synth-phrase, recordings, openmic,
+    upstream, photos; several joined by "+"), None for docs without a stimulus."""
+    origins = sorted({r["stimulus_origin"] for r in records if r.get("stimulus_origin")})
+    return "+".join(origins) if origins else None
 
 
 NO_CONTROL_DOC = (
@@ -664,6 +675,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     if all_invalid(s):  # one line, not a table of n/a
         return [f"{heading} {md(task)}", "", all_invalid_line(s), ""]
     lines = [f"{heading} {md(task)}", "", *_headline_lines(s)]
+    if body.get("stimulus_origin"):
+        lines.append(f"- stimuli: {md(body['stimulus_origin'])}")
     if body.get("missing_instruments"):
         lines.append(
             "- instruments with no docs in this task (no stimulus in the set, or left out by --limit): "
@@ -974,5 +987,9 @@ SECTION = ReportSection(
     design=design,
     comparisons=comparisons,
     comparison_notes=comparison_notes,
-    task_facts={"stereotype_table_sha256": stereotype_table_sha256},
+    # compared between runs: another stimulus origin is another design
+    task_facts={
+        "stereotype_table_sha256": stereotype_table_sha256,
+        "stimulus_origin": stimulus_origin,
+    },
 )
