@@ -63,6 +63,29 @@ def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
     audio.add_argument("--seed", type=int, default=0)
     audio.add_argument("--clips-per-instrument", type=int, default=5)
     audio.add_argument("--soundfont", type=Path, help=SOUNDFONT_HELP)
+    origin = audio.add_mutually_exclusive_group()
+    origin.add_argument(
+        "--recordings",
+        type=Path,
+        metavar="DIR",
+        help="build from recordings: DIR/<instrument>/*.{wav,flac,mp3,ogg} and DIR/manifest.csv "
+        "(file,licence,source)",
+    )
+    origin.add_argument(
+        "--from-openmic",
+        type=Path,
+        metavar="ARCHIVE",
+        help="build from OpenMIC-2018 solo clips (the folder or .tgz `build openmic` reads)",
+    )
+    audio.add_argument(
+        "--seconds", type=float, default=10.0, help="--recordings: window length (default 10)"
+    )
+    audio.add_argument(
+        "--offset", type=float, default=0.0, help="--recordings: window start in s (default 0)"
+    )
+    audio.add_argument(
+        "--per-instrument", type=int, default=5, help="--from-openmic: clips per instrument"
+    )
     audio.add_argument(
         "--style",
         choices=("random", "phrase"),
@@ -75,6 +98,8 @@ def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
 
 
 def run_build_audio(args: argparse.Namespace) -> None:
+    if args.recordings or args.from_openmic:
+        return run_build_recorded_audio(args)
     from symphony_bench.hub_upload.symphony_bias_audio import build
 
     check = build(
@@ -87,11 +112,28 @@ def run_build_audio(args: argparse.Namespace) -> None:
     if args.clips_per_instrument < 2:
         print(f"wrote {args.out}; no separability check (it needs 2 or more clips per instrument)")
     else:
-        print(
-            f"wrote {args.out}; MFCC cosine distance within {check['within_instrument']:.3f}, "
-            f"between {check['between_instruments']:.3f} instruments"
-        )
+        print(f"wrote {args.out}; {separability_line(check)}")
     print(digest_line(args.out))
+
+
+def run_build_recorded_audio(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.recorded_sets import build_from_openmic, build_recordings
+
+    if args.recordings:
+        check = build_recordings(args.recordings, args.out, args.seconds, args.offset)
+    else:
+        check = build_from_openmic(args.from_openmic, args.out, args.per_instrument, args.seed)
+    missing = ", ".join(check["missing_instruments"]) or "none"
+    print(f"wrote {args.out}; instruments without clips: {missing}; {separability_line(check)}")
+    print(digest_line(args.out))
+
+
+def separability_line(check: dict) -> str:
+    return (
+        f"MFCC cosine distance within {check['within_instrument']:.3f}, between "
+        f"{check['between_instruments']:.3f} instruments; 1-NN instrument accuracy "
+        f"{check['nearest_neighbour_accuracy']:.3f}"
+    )
 
 
 # --- build symphony-bias-image -------------------------------------------------------------------

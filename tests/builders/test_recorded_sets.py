@@ -1,0 +1,262 @@
+"""Audio stimulus sets from recordings: a recordings folder made here (FluidSynth renders written as
+WAV, FLAC, Ogg and MP3, a missing licence, a silent and a clipped file, an instrument without clips)
+and an OpenMIC-layout release with solo and mixed clips and voice present / absent / unannotated,
+through the builder and an lmms-eval run with `symphony_replay`."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import datasets
+import numpy as np
+import pytest
+import soundfile
+from support.harness import read_lmms_samples, run_cli, run_lmms_eval
+
+from symphony_bench.hub_upload.fluidsynth_render import default_soundfont, phrase_notes, render
+from symphony_bench.hub_upload.recorded_sets import (
+    build_from_openmic,
+    build_recordings,
+    folder_instrument,
+)
+from symphony_bench.hub_upload.symphony_bias_audio import VOICES
+from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio, pcm_sha256
+from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.hub_folder import load_hub_dataset
+
+# folder name (aliases included) -> (instrument, [(file name, sample rate)])
+FOLDERS = {
+    "harp": ("harp", [("a.wav", 22_050), ("b.flac", 16_000)]),
+    "sax": ("saxophone", [("a.ogg", 44_100), ("b.mp3", 44_100)]),
+    "Fiddle": ("violin", [("one.wav", 48_000), ("two.wav", 16_000)]),
+}
+
+
+def rendered(instrument: str, seed: int, rate: int) -> np.ndarray:
+    audio = render(
+        VOICES[instrument], phrase_notes(VOICES[instrument], f"{seed}"), default_soundfont()
+    )
+    if rate == SAMPLE_RATE:
+        return audio
+    import librosa
+
+    return librosa.resample(audio, orig_sr=SAMPLE_RATE, target_sr=rate) * 0.5
+
+
+def write_manifest(folder: Path, rows: list[tuple[str, str, str]]) -> None:
+    with open(folder / "manifest.csv", "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["file", "licence", "source"])
+        writer.writerows(rows)
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("recordings") / "recordings"
+    rows = []
+    for folder, (instrument, files) in FOLDERS.items():
+        (root / folder).mkdir(parents=True)
+        for k, (name, rate) in enumerate(files):
+            soundfile.write(root / folder / name, rendered(instrument, k, rate), rate)
+            rows.append(
+                (
+                    f"{folder}/{name}",
+                    "CC BY 4.0",
+                    f"recorded by player {k} (https://example.org/{k})",
+                )
+            )
+    write_manifest(root, rows)
+    return root
+
+
+def test_folder_names_are_read_with_the_aliases():
+    assert folder_instrument("sax") == "saxophone" and folder_instrument("French_Horn") == "horn"
+    assert folder_instrument("guitar") is None and folder_instrument("kazoo") is None
+
+
+def test_a_recordings_folder_becomes_a_stimulus_set(recordings, tmp_path):
+    out = tmp_path / "set"
+    check = build_recordings(recordings, out, seconds=2.0)
+    rows = list(load_hub_dataset(out).cast_column("audio", datasets.Audio(decode=False)))
+    assert len(rows) == 6 and {row["stimulus_origin"] for row in rows} == {"recordings"}
+    assert {row["instrument"] for row in rows} == {"harp", "saxophone", "violin"}
+    for row in rows:
+        samples = decode_audio(row["audio"]["bytes"])
+        assert row["pcm_sha256"] == pcm_sha256(row["audio"]["bytes"])
+        assert row["duration_s"] <= 2.0 and samples.ndim == 1
+        rms_dbfs = 20 * np.log10(np.sqrt(np.mean(samples.astype(float) ** 2)))
+        assert rms_dbfs == pytest.approx(-20.0, abs=0.5) or np.max(np.abs(samples)) >= 0.94
+        assert row["licence"] == "CC BY 4.0" and row["attribution"].startswith("recorded by")
+        assert row["source"].split("/")[0] in FOLDERS and isinstance(row["gain_db"], float)
+    summary = json.loads((out / "stimulus_set.json").read_text())
+    assert (
+        len(summary["missing_instruments"]) == 19 and "harp" not in summary["missing_instruments"]
+    )
+    assert {m["source"]: m["instrument"] for m in summary["name_mappings"]} == {
+        "sax": "saxophone",
+        "Fiddle": "violin",
+    }
+    card = (out / "README.md").read_text()
+    assert "No clips for: acoustic guitar" in card and "1-nearest-neighbour" in card
+    assert 0.0 <= check["nearest_neighbour_accuracy"] <= 1.0
+    again = build_recordings(recordings, tmp_path / "again", seconds=2.0)
+    assert [r["pcm_sha256"] for r in load_hub_dataset(tmp_path / "again")] == [
+        r["pcm_sha256"] for r in rows
+    ]
+    assert again["missing_instruments"] == check["missing_instruments"]
+
+
+def test_a_clip_without_a_licence_is_one_error_naming_it(recordings, tmp_path):
+    source = tmp_path / "copy"
+    import shutil
+
+    shutil.copytree(recordings, source)
+    lines = (source / "manifest.csv").read_text().splitlines()
+    (source / "manifest.csv").write_text(
+        "\n".join(line for line in lines if "sax/b.mp3" not in line) + "\n"
+    )
+    with pytest.raises(DataFileError, match=r"manifest.csv: no licence for sax/b.mp3"):
+        build_recordings(source, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_silent_clipped_and_unreadable_files_are_named_together(tmp_path):
+    source = tmp_path / "bad"
+    (source / "cello").mkdir(parents=True)
+    soundfile.write(source / "cello" / "silent.wav", np.zeros(16_000, dtype=np.float32), 16_000)
+    loud = np.clip(rendered("cello", 0, 16_000) * 10, -1, 1)
+    soundfile.write(source / "cello" / "clipped.wav", loud, 16_000)
+    (source / "cello" / "broken.flac").write_bytes(b"not audio at all")
+    write_manifest(
+        source, [(f"cello/{n}", "CC0", "me") for n in ("silent.wav", "clipped.wav", "broken.flac")]
+    )
+    with pytest.raises(DataFileError) as raised:
+        build_recordings(source, tmp_path / "out")
+    message = str(raised.value)
+    assert "3 audio file(s) cannot be used" in message
+    assert "silent.wav: silent" in message and "clipped.wav: clipped" in message
+    assert "broken.flac: cannot decode" in message
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_bare_guitar_folder_is_refused(tmp_path):
+    (tmp_path / "src" / "guitar").mkdir(parents=True)
+    write_manifest(tmp_path / "src", [])
+    with pytest.raises(DataFileError, match="bare 'guitar'"):
+        build_recordings(tmp_path / "src", tmp_path / "out")
+
+
+# ---- OpenMIC-2018 ---------------------------------------------------------------------------------
+OPENMIC_CLASSES = [
+    "accordion", "banjo", "bass", "cello", "clarinet", "cymbals", "drums", "flute", "guitar",
+    "mallet_percussion", "mandolin", "organ", "piano", "saxophone", "synthesizer", "trombone",
+    "trumpet", "ukulele", "violin", "voice",
+]  # fmt: skip
+CLIPS = {  # sample_key: ({class: relevance}, rendered instrument), and whether it is a solo clip
+    "000001_0": ({"violin": 1.0, "voice": 0.0}, "violin", True),
+    "000002_0": ({"violin": 1.0}, "violin", False),  # voice not annotated
+    "000003_0": ({"violin": 1.0, "voice": 1.0}, "violin", False),  # a singer
+    "000004_0": ({"piano": 1.0, "trumpet": 0.6, "voice": 0.0}, "piano", False),  # mixed
+    "000005_0": ({"cello": 1.0, "voice": 0.0, "guitar": 0.2}, "cello", True),
+    "000006_0": ({"cello": 1.0, "violin": 1.0, "voice": 0.0}, "cello", False),  # two instruments
+    "000007_0": ({"synthesizer": 1.0, "voice": 0.0}, "keyboard", True),  # a stand-in
+    "000008_0": ({"cello": 1.0, "voice": 0.0, "piano": 0.4}, "cello", True),
+}
+
+
+@pytest.fixture(scope="module")
+def openmic(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("openmic") / "openmic-2018"
+    (root / "partitions").mkdir(parents=True)
+    (root / "class-map.json").write_text(
+        json.dumps({name: k for k, name in enumerate(OPENMIC_CLASSES)})
+    )
+    with open(root / "openmic-2018-aggregated-labels.csv", "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["sample_key", "instrument", "relevance", "num_responses"])
+        for key, (labels, _, _) in CLIPS.items():
+            writer.writerows([key, name, value, 3] for name, value in labels.items())
+    with open(root / "openmic-2018-metadata.csv", "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(
+            [
+                "sample_key",
+                "track_genres",
+                "artist_name",
+                "track_title",
+                "track_url",
+                "license_title",
+                "license_url",
+            ]
+        )
+        for k, key in enumerate(CLIPS):
+            writer.writerow(
+                [
+                    key,
+                    "[]",
+                    f"Artist {k}",
+                    f"Track {k}",
+                    f"https://fma.example/{k}",
+                    "CC BY-NC 3.0",
+                    "https://cc.example/by-nc",
+                ]
+            )
+    (root / "partitions" / "split01_train.csv").write_text("\n".join(list(CLIPS)[:6]) + "\n")
+    (root / "partitions" / "split01_test.csv").write_text("\n".join(list(CLIPS)[6:]) + "\n")
+    for k, (key, (_, instrument, _)) in enumerate(CLIPS.items()):
+        path = root / "audio" / key[:3] / f"{key}.ogg"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        soundfile.write(path, rendered(instrument, k, 44_100), 44_100)
+    return root
+
+
+def test_openmic_solo_clips_are_chosen_by_their_labels(openmic, tmp_path):
+    build_from_openmic(openmic, tmp_path / "set", per_instrument=5, seed=0)
+    rows = list(load_hub_dataset(tmp_path / "set"))
+    solo = {key for key, (_, _, is_solo) in CLIPS.items() if is_solo}
+    assert {row["source"] for row in rows} == solo
+    assert {row["stimulus_origin"] for row in rows} == {"openmic"}
+    by_key = {row["source"]: row for row in rows}
+    assert by_key["000007_0"]["instrument"] == "keyboard"
+    assert by_key["000005_0"]["licence"] == "CC BY-NC 3.0 (https://cc.example/by-nc)"
+    assert by_key["000005_0"]["attribution"] == "Artist 4: Track 4 (https://fma.example/4)"
+    card = (tmp_path / "set" / "README.md").read_text()
+    assert "CC BY 4.0" in card and "synthesizer -> keyboard (stand-in)" in card
+    one = build_from_openmic(openmic, tmp_path / "one", per_instrument=1, seed=3)
+    picked = {row["instrument"]: row["source"] for row in load_hub_dataset(tmp_path / "one")}
+    assert picked["cello"] in {"000005_0", "000008_0"} and one["missing_instruments"]
+
+
+@pytest.mark.e2e
+def test_a_recordings_set_runs_through_lmms_eval_and_its_records_say_where_it_came_from(
+    recordings, tmp_path
+):
+    built = tmp_path / "set"
+    build_recordings(recordings, built, seconds=2.0)
+    task = "symphony_bias_audio_mini"
+    answer = json.dumps({"reason": "r", "man": "high", "woman": "low", "non-binary": "low"})
+    docs = 6 * 5  # six clips x the mini subset's five scenarios
+    (tmp_path / "responses.jsonl").write_text(
+        "".join(
+            json.dumps({"task": task, "doc_id": k, "response": answer}) + "\n" for k in range(docs)
+        )
+    )
+    output = tmp_path / "run"
+    run_lmms_eval(
+        "symphony_replay",
+        f"responses={tmp_path / 'responses.jsonl'}",
+        task,
+        output,
+        {"SYMPHONY_AUDIO": str(built)},
+    )
+    samples = read_lmms_samples(output, task)
+    assert len(samples) == docs
+    assert {s["mean_abs"]["stimulus_origin"] for s in samples} == {"recordings"}
+    report = run_cli(
+        [str(Path(sys.executable).with_name("symphony-bench")), "report", str(output)], cwd=tmp_path
+    )
+    assert report.returncode == 0, report.stderr
+    assert "- stimuli: recordings" in report.stdout
