@@ -52,6 +52,8 @@ def test_hf_leaderboard_matches_the_template(one_run, tmp_path):
         and scores["mean_abs_stderr"] == row["metrics"]["mean_abs"]["stderr"]
     )
     assert scores["invalid_rate"] == row["invalid_rate"]["value"] > 0
+    assert scores["gender_skew"] == row["metrics"]["gender_skew"]["value"]
+    assert scores["gender_skew_stderr"] == row["metrics"]["gender_skew"]["stderr"] > 0
 
 
 def test_eval_results_match_the_hub_format(one_run, tmp_path):
@@ -62,10 +64,11 @@ def test_eval_results_match_the_hub_format(one_run, tmp_path):
     entries = yaml.safe_load(next(iter(files.values())))
     jsonschema.validate(entries, EVAL_RESULTS_SCHEMA)
     row = build_leaderboard([one_run])["rows"][0]
-    mean_abs = row["metrics"]["mean_abs"]
+    ranked = row["metrics"]["gender_skew"]  # the value is the entry's ranking metric
+    assert row["rank"]["metric"] == "gender_skew" and entries[0]["notes"].startswith("gender_skew;")
     assert entries[0]["dataset"] == {"id": "org/symphony-bias", "task_id": TASK}
-    assert entries[0]["value"] == mean_abs["value"]
-    low, high = mean_abs["ci"]
+    assert entries[0]["value"] == ranked["value"]
+    low, high = ranked["ci"]
     assert f"95% CI [{low:.4f}, {high:.4f}]" in entries[0]["notes"]
     assert f"invalid rate {row['invalid_rate']['value']:.4f}" in entries[0]["notes"]
     assert row["provenance"]["config_hash"][:12] in entries[0]["notes"]
