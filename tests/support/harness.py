@@ -92,3 +92,25 @@ def read_lmms_samples(output: Path, task: str) -> list[dict]:
 
 def read_lmms_results(output: Path) -> dict:
     return json.loads(_only_file(output, "*_results.json").read_text())["results"]
+
+
+def evaluate_in_process(model, tasks: list[str], output: Path) -> tuple[dict, dict]:
+    """lm-eval's `simple_evaluate` of an in-process LM (a planted model) on our tasks, its results
+    and samples saved under `output` as the CLI's `--log_samples --output_path` would: (the
+    results' "results" section, {task: samples})."""
+    from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
+    results = simple_evaluate(
+        model=model,
+        tasks=tasks,
+        task_manager=TaskManager(include_path=[str(tasks_path())]),
+        log_samples=True,
+    )
+    samples = results.pop("samples")
+    tracker = EvaluationTracker(output_path=str(output))
+    tracker.save_results_aggregated(results=results, samples=samples)
+    for task_name in results["configs"]:
+        tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
+    return results["results"], samples

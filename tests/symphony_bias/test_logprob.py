@@ -13,18 +13,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from lm_eval import simple_evaluate
 from lm_eval.api.model import LM
-from lm_eval.loggers import EvaluationTracker
-from lm_eval.tasks import TaskManager
 from scipy import stats
 from scipy.special import softmax
 from support.association import paper_stereotypes
-from support.harness import read_results, read_samples, run_cli, run_lm_eval
+from support.harness import (
+    evaluate_in_process,
+    read_results,
+    read_samples,
+    run_cli,
+    run_lm_eval,
+)
 
 from symphony_bench.metrics import analyse
 from symphony_bench.metrics.association import DESCRIPTIVE_HEADLINES
-from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.logprob import (
@@ -296,18 +298,8 @@ def independent_likert(samples: list[dict], stereotypes: dict) -> pd.DataFrame:
 def planted_run(tmp_path_factory):
     output = tmp_path_factory.mktemp("planted") / "run"
     model = PlantedLM()
-    results = simple_evaluate(
-        model=model,
-        tasks=[TASK, "symphony_bias_text_mini"],
-        task_manager=TaskManager(include_path=[str(tasks_path())]),
-        log_samples=True,
-    )
-    samples = results.pop("samples")
-    tracker = EvaluationTracker(output_path=str(output))
-    tracker.save_results_aggregated(results=results, samples=samples)
-    for task_name in results["configs"]:
-        tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
-    return model, results["results"], samples, output
+    results, samples = evaluate_in_process(model, [TASK, "symphony_bias_text_mini"], output)
+    return model, results, samples, output
 
 
 @pytest.mark.slow  # an in-process lm-eval run of two mini tasks

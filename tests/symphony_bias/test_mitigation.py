@@ -11,11 +11,10 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from lm_eval import simple_evaluate
 from lm_eval.api.model import LM
-from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
 from support.association import expected_association, paper_stereotypes
+from support.harness import evaluate_in_process
 
 from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
@@ -144,17 +143,7 @@ def independent(samples: list[dict], model: PlantedMitigationLM) -> dict:
 def planted_run(tmp_path_factory):
     output = tmp_path_factory.mktemp("planted-mitigation") / "run"
     model = PlantedMitigationLM()
-    results = simple_evaluate(
-        model=model,
-        tasks=[GROUP],
-        task_manager=TaskManager(include_path=[str(tasks_path())]),
-        log_samples=True,
-    )
-    samples = results.pop("samples")
-    tracker = EvaluationTracker(output_path=str(output))
-    tracker.save_results_aggregated(results=results, samples=samples)
-    for task_name in results["configs"]:
-        tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
+    _, samples = evaluate_in_process(model, [GROUP], output)
     return model, samples, output
 
 
