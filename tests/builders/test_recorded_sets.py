@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+import tarfile
 from pathlib import Path
 
 import datasets
@@ -225,7 +226,10 @@ def test_openmic_solo_clips_are_chosen_by_their_labels(openmic, tmp_path):
     assert by_key["000005_0"]["attribution"] == "Artist 4: Track 4 (https://fma.example/4)"
     card = (tmp_path / "set" / "README.md").read_text()
     assert "CC BY 4.0" in card and "synthesizer -> keyboard (stand-in)" in card
-    one = build_from_openmic(openmic, tmp_path / "one", per_instrument=1, seed=3)
+    archive = tmp_path / "openmic-2018-v1.0.0.tgz"  # the release as published: one .tgz
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(openmic, arcname="openmic-2018")
+    one = build_from_openmic(archive, tmp_path / "one", per_instrument=1, seed=3)
     picked = {row["instrument"]: row["source"] for row in load_hub_dataset(tmp_path / "one")}
     assert picked["cello"] in {"000005_0", "000008_0"} and one["missing_instruments"]
 
