@@ -7,6 +7,8 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,7 +16,8 @@ import pytest
 from lm_eval.api.model import LM
 from lm_eval.tasks import TaskManager
 from support.association import expected_association, paper_stereotypes
-from support.harness import evaluate_in_process
+from support.chat_server import serve_chat
+from support.harness import evaluate_in_process, read_samples, run_cli, run_lm_eval
 
 from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
@@ -104,17 +107,14 @@ class PlantedMitigationLM(LM):
             return None
         return {"man": man, "woman": woman, "non-binary": 2}
 
+    def answer(self, prompt: str) -> str:
+        ratings = self.ratings(prompt)
+        if ratings is None:
+            return "I would rather not guess anyone's gender."
+        return json.dumps({"reason": "planted", **{k: LABELS[v - 1] for k, v in ratings.items()}})
+
     def generate_until(self, requests):
-        answers = []
-        for request in requests:
-            ratings = self.ratings(request.args[0])
-            if ratings is None:
-                answers.append("I would rather not guess anyone's gender.")
-                continue
-            answers.append(
-                json.dumps({"reason": "planted", **{k: LABELS[v - 1] for k, v in ratings.items()}})
-            )
-        return answers
+        return [self.answer(request.args[0]) for request in requests]
 
     def loglikelihood(self, requests):
         raise NotImplementedError
@@ -196,3 +196,47 @@ def test_a_drop_in_abs_with_more_refusals_is_named():
     assert "more invalid answers (+0.300" in refusal_note(metrics)
     metrics["invalid_rate"] = {"change": 0.0, "p_value": 1.0}
     assert refusal_note(metrics) is None
+
+
+@pytest.mark.e2e
+def test_the_mitigation_group_through_the_lm_eval_cli_and_report(tmp_path):
+    """The same planted model behind an OpenAI-compatible server: `lm_eval --model
+    local-chat-completions --tasks symphony_bias_mitigation_mini`, then `symphony-bench report`."""
+    model = PlantedMitigationLM()
+    server = serve_chat(lambda body: model.answer(body["messages"][-1]["content"]))
+    output = tmp_path / "run"
+    try:
+        run_lm_eval(
+            "local-chat-completions",
+            f"model=planted,base_url=http://127.0.0.1:{server.server_address[1]}/v1/chat/completions,"
+            "tokenizer_backend=none,max_retries=1,num_concurrent=1",
+            GROUP,
+            output,
+        )
+    finally:
+        server.shutdown()
+    report_json = tmp_path / "report.json"
+    completed = run_cli(
+        [
+            str(Path(sys.executable).with_name("symphony-bench")),
+            "report",
+            str(output),
+            "--json",
+            str(report_json),
+        ],
+        cwd=tmp_path,
+    )
+    assert completed.returncode == 0, completed.stderr
+    report = json.loads(report_json.read_text())
+    base = independent(read_samples(output, BASE), model)
+    for name in MITIGATIONS:
+        task = f"symphony_bias_text_mitigation_{name}_mini"
+        expected = independent(read_samples(output, task), model)
+        change = report[task]["vs_baseline"]["metrics"]["mean_abs"]["change"]
+        assert change == pytest.approx(expected["mean_abs"] - base["mean_abs"], abs=1e-9), name
+    assert (
+        report["symphony_bias_text_mitigation_no_stereotypes_mini"]["vs_baseline"]["metrics"][
+            "mean_abs"
+        ]["ci"][1]
+        < 0
+    )
