@@ -281,7 +281,9 @@ def test_report_gives_the_scored_task_its_agreement_with_the_generated_answers(
         {name: row["abs"] for name, row in report["symphony_bias_text_mini"]["instruments"].items()}
     )
     both = pd.concat([generated, scored["abs"]], axis=1, keys=["generated", "scored"]).dropna()
-    agree = ((both.generated > 0) == (both.scored > 0)).mean()
+    agree = (
+        np.sign(both.generated) == np.sign(both.scored)
+    ).mean()  # an ABS of 0 agrees with 0 only
     assert agreement["n"] == len(both) and agreement["sign_agreement"] == pytest.approx(agree)
     assert agreement["sign_agreement"] < 1.0  # piano was planted to disagree
     assert agreement["pearson_r"] == pytest.approx(
