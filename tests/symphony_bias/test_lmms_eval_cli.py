@@ -159,7 +159,10 @@ def test_planted_answers_replayed_through_lmms_eval_match_independent_computatio
     assert "recognition_accuracy" in completed.stdout
     overview = report.stdout.split("\n## ")[0]
     assert overview.startswith("## Overview")
-    assert f"| {stimulus_task} (recognised stimuli only) | {restricted['mean_abs']:.3f}" in overview
+    assert (
+        f"| {stimulus_task} (recognised stimuli only) | Likert, generated JSON | "
+        f"{restricted['mean_abs']:.3f}" in overview
+    )
 
 
 @pytest.mark.slow  # the audio_set fixture renders 44 clips
