@@ -104,6 +104,7 @@ def test_lm_eval_folder_gives_every_field(tmp_path):
         "dataset_sha256": None,
         "dataset_verified": None,
         "stereotype_table_sha256": hashlib.sha256(table_text.encode()).hexdigest(),
+        "stimulus_origin": None,  # a text task: no stimulus
         "scenario_set_sha256": "ef" * 32,
         "seed": 1234,
     }
