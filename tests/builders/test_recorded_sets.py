@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
 import tarfile
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import datasets
 import numpy as np
 import pytest
 import soundfile
-from support.harness import read_lmms_samples, run_cli, run_lmms_eval
+from support.harness import read_lmms_samples, run_lmms_eval, run_symphony_bench
 
 from symphony_bench.hub_upload.fluidsynth_render import default_soundfont, phrase_notes, render
 from symphony_bench.hub_upload.recorded_sets import (
@@ -259,8 +258,6 @@ def test_a_recordings_set_runs_through_lmms_eval_and_its_records_say_where_it_ca
     samples = read_lmms_samples(output, task)
     assert len(samples) == docs
     assert {s["mean_abs"]["stimulus_origin"] for s in samples} == {"recordings"}
-    report = run_cli(
-        [str(Path(sys.executable).with_name("symphony-bench")), "report", str(output)], cwd=tmp_path
-    )
+    report = run_symphony_bench(["report", str(output)], cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     assert "- stimuli: recordings" in report.stdout

@@ -114,3 +114,8 @@ def evaluate_in_process(model, tasks: list[str], output: Path) -> tuple[dict, di
     for task_name in results["configs"]:
         tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
     return results["results"], samples
+
+
+def run_symphony_bench(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """The installed `symphony-bench` command line, offline, as a user runs it."""
+    return run_cli([str(Path(sys.executable).with_name("symphony-bench")), *args], cwd=cwd)

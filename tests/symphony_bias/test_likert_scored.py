@@ -8,8 +8,6 @@ import csv
 import hashlib
 import json
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,8 +21,8 @@ from support.harness import (
     evaluate_in_process,
     read_results,
     read_samples,
-    run_cli,
     run_lm_eval,
+    run_symphony_bench,
 )
 
 from symphony_bench.plugin.core.task_folders import tasks_path
@@ -257,9 +255,8 @@ def test_report_gives_the_scored_task_its_agreement_with_the_generated_answers(
     planted_run, tmp_path
 ):
     model, _, samples, output = planted_run
-    completed = run_cli(
+    completed = run_symphony_bench(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
             "report",
             str(output),
             "--json",

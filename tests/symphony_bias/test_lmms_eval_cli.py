@@ -6,13 +6,16 @@ import hashlib
 import io
 import json
 import shutil
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from support.association import expected_association, paper_stereotypes
-from support.harness import read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
+from support.harness import (
+    read_lmms_results,
+    read_lmms_samples,
+    run_lmms_eval,
+    run_symphony_bench,
+)
 from support.planted_replay import plant, task_docs
 
 from symphony_bench.metrics.association import DESCRIPTIVE_HEADLINES
@@ -24,9 +27,8 @@ from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS
 @pytest.mark.e2e
 def test_tiny_qwen2_audio_runs_every_audio_condition(audio_set, tmp_path):
     """The README's smoke run: `symphony-bench tiny-model qwen2-audio`, then lmms-eval with it."""
-    built = run_cli(
+    built = run_symphony_bench(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
             "tiny-model",
             "qwen2-audio",
             "--out",
@@ -96,9 +98,8 @@ def test_planted_answers_replayed_through_lmms_eval_match_independent_computatio
     )
     results = read_lmms_results(output)
     report_json = tmp_path / "report.json"
-    report = run_cli(
+    report = run_symphony_bench(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
             "report",
             str(output),
             "--json",
@@ -254,9 +255,8 @@ def test_a_missing_stimulus_set_is_the_first_and_last_error_lmms_eval_shows_and_
     assert lines[-1].startswith(ours), lines[-3:]
     first_error = next(line for line in lines if "error" in line.lower())
     assert first_error.startswith(ours), first_error
-    check = run_cli(
+    check = run_symphony_bench(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
             "check",
             str(output),
             "--tasks",

@@ -7,7 +7,6 @@ import csv
 import hashlib
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +20,8 @@ from support.harness import (
     evaluate_in_process,
     read_results,
     read_samples,
-    run_cli,
     run_lm_eval,
+    run_symphony_bench,
 )
 
 from symphony_bench.metrics import analyse
@@ -332,9 +331,8 @@ def test_planted_logprob_model_matches_independent_computation(planted_run):
 @pytest.mark.e2e
 def test_report_shows_both_protocols_and_their_agreement(planted_run, tmp_path):
     model, _, samples, output = planted_run
-    completed = run_cli(
+    completed = run_symphony_bench(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
             "report",
             str(output),
             "--json",

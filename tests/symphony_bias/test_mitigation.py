@@ -7,8 +7,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,7 +15,12 @@ from lm_eval.api.model import LM
 from lm_eval.tasks import TaskManager
 from support.association import expected_association, paper_stereotypes
 from support.chat_server import serve_chat
-from support.harness import evaluate_in_process, read_samples, run_cli, run_lm_eval
+from support.harness import (
+    evaluate_in_process,
+    read_samples,
+    run_lm_eval,
+    run_symphony_bench,
+)
 
 from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
@@ -216,9 +219,8 @@ def test_the_mitigation_group_through_the_lm_eval_cli_and_report(tmp_path):
     finally:
         server.shutdown()
     report_json = tmp_path / "report.json"
-    completed = run_cli(
+    completed = run_symphony_bench(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
             "report",
             str(output),
             "--json",
