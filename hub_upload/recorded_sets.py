@@ -27,6 +27,7 @@ from symphony_bench.hub_upload.symphony_bias_audio import (
     NO_SEPARABILITY,
     separability,
     separability_text,
+    write_audio_folder,
 )
 from symphony_bench.hub_upload.symphony_bias_image import (
     MANIFEST,
@@ -40,7 +41,7 @@ from symphony_bench.hub_upload.symphony_bias_image import (
 from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.audio import SAMPLE_RATE
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
-from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
+from symphony_bench.plugin.core.hub_folder import card_front_matter
 from symphony_bench.plugin.core.instrument_names import GUITAR, instruments_named
 
 # OpenMIC-2018 class -> one of the 22 (a stand-in: another instrument in its place)
@@ -290,15 +291,6 @@ def _write_set(staging, rows, mappings, ignored, *, title: str, what: str) -> di
         separability=separability_text(check),
         table=table,
     )
-    for row in rows:
-        del row["_samples"]
-    import datasets
-
-    write_hub_folder(
-        staging,
-        rows,
-        card,
-        casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)},
-    )
+    write_audio_folder(staging, rows, card)
     write_summary(staging, summary)
     return {**check, "missing_instruments": summary["missing_instruments"]}

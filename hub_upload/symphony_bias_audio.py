@@ -255,15 +255,20 @@ def build(
             fluidsynth_version=fluidsynth_version(),
             soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(),
         )
-        for row in rows:
-            del row["_samples"]
-        import datasets
-
         # write_hub_folder stages its own folder inside ours; ours records the kind
-        write_hub_folder(
-            staging,
-            rows,
-            card,
-            casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)},
-        )
+        write_audio_folder(staging, rows, card)
     return check
+
+
+def write_audio_folder(folder: Path, rows: list[dict], card: str) -> None:
+    """The Hub folder of clip rows (their decoded `_samples`, kept for the separability check,
+    left out), the audio stored as its FLAC bytes."""
+    import datasets
+
+    stored = [{key: value for key, value in row.items() if key != "_samples"} for row in rows]
+    write_hub_folder(
+        folder,
+        stored,
+        card,
+        casts={"audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False)},
+    )
