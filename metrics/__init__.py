@@ -25,6 +25,7 @@ _MODULE_OF = {
             "control_check",
             "design_rate",
             "human_correlation",
+            "instrument_design_rates",
             "instrument_tests",
             "normalise_scores",
             "pearson_with_ci",

@@ -59,6 +59,14 @@ class AssociationData:
     adjustment: np.ndarray | None = (
         None  # (T, 3) subtracted from every cell mean (see prior_adjusted)
     )
+    # (n,) bool: docs whose model declined to answer (no rating, and no format failure either);
+    # None where the protocol cannot refuse (log-probabilities)
+    refused: np.ndarray | None = None
+
+    @property
+    def format_failures(self) -> np.ndarray:
+        """(n,) bool: docs without a rating that were not refusals (the invalid rate's docs)."""
+        return ~self.valid if self.refused is None else ~self.valid & ~self.refused
 
     @property
     def signs(self) -> np.ndarray:
@@ -134,6 +142,7 @@ def build_association_data(
     template_ids=None,
     stimulus_ids=None,
     control=None,
+    refused=None,
 ) -> AssociationData:
     """Code the per-document columns. `categories[k]` is the stereotype of `instruments[k]`.
 
@@ -141,6 +150,8 @@ def build_association_data(
     `stimulus_ids` the unit nested in instruments (default: the instrument itself). `control` marks
     instrument-free control docs ("... practises an instrument ..."): they are not analysed as an
     instrument but give each template's gender prior, for `analyse(..., prior_adjusted=True)`.
+    `refused` marks docs the model declined to answer (they must be invalid): the invalid rate counts
+    the other invalid docs, the refusal rate these.
     """
     if control is not None and np.any(control):
         return _with_prior(
@@ -152,9 +163,14 @@ def build_association_data(
             template_ids,
             stimulus_ids,
             control,
+            refused,
         )
     valid = np.asarray(valid, dtype=bool)
     n = len(valid)
+    if refused is not None:
+        refused = _column("refused", refused, n).astype(bool)
+        if np.any(refused & valid):
+            raise ValueError("a refused doc has no rating: refused docs must be invalid")
     scenario_ids = _column("scenario_ids", scenario_ids, n)
     instruments = _column("instruments", instruments, n)
     categories = _column("categories", categories, n)
@@ -193,11 +209,20 @@ def build_association_data(
         else np.zeros(0, dtype=int),
         instruments=tuple(instrument_names.tolist()),
         categories=tuple(instrument_categories.tolist()),
+        refused=refused,
     )
 
 
 def _with_prior(
-    scenario_ids, instruments, categories, scores, valid, template_ids, stimulus_ids, control
+    scenario_ids,
+    instruments,
+    categories,
+    scores,
+    valid,
+    template_ids,
+    stimulus_ids,
+    control,
+    refused=None,
 ) -> AssociationData:
     """The instrument docs' data, with the control docs' mean shares per template as its prior."""
     control = np.asarray(control, dtype=bool)
@@ -211,6 +236,7 @@ def _with_prior(
         np.asarray(valid, dtype=bool)[keep],
         templates[keep],
         None if stimulus_ids is None else np.asarray(stimulus_ids)[keep],
+        refused=None if refused is None else np.asarray(refused, dtype=bool)[keep],
     )
     template_names = np.unique(templates[keep])
     shares = normalise_scores(
@@ -425,7 +451,8 @@ class AssociationResult:
     p_value: np.ndarray  # (I,) two-sided, male vs female share
     p_holm: np.ndarray  # (I,) Holm-adjusted over the categorised instruments
     n_valid: np.ndarray  # (I,)
-    n_invalid: np.ndarray  # (I,)
+    n_invalid: np.ndarray  # (I,) docs without a rating that were not refusals
+    n_refused: np.ndarray  # (I,)
     headline: dict[
         str, float
     ]  # value, "<name>_stderr", "<name>_ci" for each headline metric, counts
@@ -537,12 +564,45 @@ def design_rate(
     return {"rate": rate, "stderr": stderr, "ci": _t_interval(rate, stderr, df, confidence)}
 
 
+def instrument_data(data: AssociationData, code: int) -> AssociationData:
+    """The docs of one instrument (`code` into data.instruments), its units coded anew."""
+    keep = data.instrument_codes == code
+    template_names, template_codes = np.unique(data.template_codes[keep], return_inverse=True)
+    stimulus_names, stimulus_codes = np.unique(data.stimulus_codes[keep], return_inverse=True)
+    return AssociationData(
+        template_codes=template_codes.ravel(),
+        stimulus_codes=stimulus_codes.ravel(),
+        instrument_codes=np.zeros(int(keep.sum()), dtype=int),
+        shares=data.shares[keep],
+        valid=data.valid[keep],
+        n_templates=len(template_names),
+        stimulus_instrument=np.zeros(len(stimulus_names), dtype=int),
+        instruments=(data.instruments[code],),
+        categories=(data.categories[code],),
+        refused=None if data.refused is None else data.refused[keep],
+    )
+
+
+def instrument_design_rates(
+    data: AssociationData, flags, n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED
+) -> list[dict]:
+    """`design_rate` of `flags` within each instrument (in data.instruments order), on the units
+    of that instrument's docs: its templates, crossed with its stimuli where it has several."""
+    flags = np.asarray(flags, dtype=bool).ravel()
+    if flags.size != data.valid.size:
+        raise ValueError(f"expected one flag per doc ({data.valid.size}), got {flags.size}")
+    return [
+        design_rate(instrument_data(data, code), flags[data.instrument_codes == code], n_boot, seed)
+        for code in range(len(data.instruments))
+    ]
+
+
 def cell_counts(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
-    """(T, S) docs and invalid docs per cell."""
+    """(T, S) docs and invalid docs (format failures: refusals are not invalid) per cell."""
     cell = data.template_codes * data.n_stimuli + data.stimulus_codes
     size = data.n_templates * data.n_stimuli
     docs = np.bincount(cell, minlength=size).astype(float)
-    invalid = np.bincount(cell, weights=~data.valid, minlength=size)
+    invalid = np.bincount(cell, weights=data.format_failures, minlength=size)
     shape = (data.n_templates, data.n_stimuli)
     return docs.reshape(shape), invalid.reshape(shape)
 
@@ -695,9 +755,17 @@ def analyse(
             float(value), headline[f"{name}_stderr"], df, confidence
         )
     headline["gender_skew_ci"] = _at_least_zero(headline["gender_skew_ci"])
-    invalid = design_rate(data, ~data.valid, n_boot, seed, confidence)
+    invalid = design_rate(data, data.format_failures, n_boot, seed, confidence)
     headline["invalid_rate"], headline["invalid_rate_stderr"] = invalid["rate"], invalid["stderr"]
     headline["invalid_rate_ci"] = invalid["ci"]
+    if data.refused is not None:
+        refused = design_rate(data, data.refused, n_boot, seed, confidence)
+        headline["refusal_rate"], headline["refusal_rate_stderr"] = (
+            refused["rate"],
+            refused["stderr"],
+        )
+        headline["refusal_rate_ci"] = refused["ci"]
+        headline["n_refused"] = int(data.refused.sum())
     headline["n_docs"] = int(data.valid.size)
     headline["n_instruments_counted"] = int(np.sum(np.isfinite(abs_scores)))
     headline["n_significant_holm"] = int(np.sum(p_holm < alpha))
@@ -707,7 +775,6 @@ def analyse(
 
     n_instruments = len(data.instruments)
     n_valid = np.bincount(data.instrument_codes, weights=data.valid, minlength=n_instruments)
-    n_total = np.bincount(data.instrument_codes, minlength=n_instruments)
     return AssociationResult(
         instruments=data.instruments,
         categories=data.categories,
@@ -719,7 +786,14 @@ def analyse(
         p_value=p_value,
         p_holm=p_holm,
         n_valid=n_valid.astype(int),
-        n_invalid=(n_total - n_valid).astype(int),
+        n_invalid=np.bincount(
+            data.instrument_codes, weights=data.format_failures, minlength=n_instruments
+        ).astype(int),
+        n_refused=np.bincount(
+            data.instrument_codes,
+            weights=np.zeros(data.valid.size) if data.refused is None else data.refused,
+            minlength=n_instruments,
+        ).astype(int),
         headline=headline,
         units="templates x stimuli" if data.crossed else "templates",
         skew=skew,

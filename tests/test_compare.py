@@ -45,12 +45,20 @@ STEREOTYPED = {"male": MALE_ANSWER, "female": FEMALE_ANSWER, "none": NEUTRAL}
 
 
 def write_run(
-    run_dir: Path, tasks: dict[str, list[dict]], version: float = 1.0, seed: int = 42
+    run_dir: Path,
+    tasks: dict[str, list[dict]],
+    version: float = 1.0,
+    seed: int = 42,
+    generation: dict | None = None,
 ) -> Path:
     """A run folder with one lm-eval model folder of these tasks (records under two metric keys, as
     the harness logs them)."""
     results = lm_eval_results(
-        tasks, model_id="planted", version=version, task_hashes=dict.fromkeys(tasks, "same-hash")
+        tasks,
+        model_id="planted",
+        version=version,
+        generation=generation,
+        task_hashes=dict.fromkeys(tasks, "same-hash"),
     )
     write_model_folder(run_dir / "model", tasks, results, seed=seed)
     return run_dir
@@ -235,6 +243,19 @@ def test_mismatched_runs_are_refused_naming_the_difference_unless_allowed(mini_d
     status, body, markdown = compare(base, other_version, "--allow-mismatch")
     assert status == 0 and body["compared"] and body["allow_mismatch"] and body["mismatches"]
     assert "Differences overridden by --allow-mismatch:" in markdown
+
+    # the generation settings (a --gen_kwargs override included) are part of what is compared
+    greedy = {"until": ["}\n"], "max_gen_toks": 192, "do_sample": False}
+    settings = write_run(tmp_path / "settings", {"t": records}, generation=greedy)
+    longer = write_run(
+        tmp_path / "longer", {"t": records}, generation={**greedy, "max_gen_toks": 4096}
+    )
+    status, body, _ = compare(settings, longer)
+    assert status == 2 and len(body["mismatches"]) == 1
+    assert body["mismatches"] == [
+        "t: the generation settings differ (max_gen_toks 192 in BASE, 4096 in CANDIDATE)"
+    ]
+    assert compare(settings, longer, "--allow-mismatch")[0] == 0
 
     fewer = write_run(tmp_path / "fewer", {"t": records[:50]})
     status, body, _ = compare(base, fewer)

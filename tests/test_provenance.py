@@ -107,6 +107,7 @@ def test_lm_eval_folder_gives_every_field(tmp_path):
         "stimulus_origin": None,  # a text task: no stimulus
         "scenario_set_sha256": "ef" * 32,
         "seed": 1234,
+        "generation": None,  # the results file records no generation_kwargs
     }
     without_hash = {key: value for key, value in facts.items() if key != "config_hash"}
     assert (

@@ -6,6 +6,8 @@ tell"), ambiguous ("A or B", two time ranges, "no guitar, banjo") or self-contra
 "A, the banjo" when the banjo is B). None is scored invalid, never replaced by a guess.
 
 How an answer is read:
+0. Reasoning set aside: only the text after a reasoning block is read (plugin.core.reasoning); a
+   block that never closes leaves nothing to read (None).
 1. Cleaning: ASCII, lower case, contractions spelled out ("don't" -> "do not"), questions the model
    echoed ("Is there a piano in this audio clip?") dropped, clause ends (". ; ! ? newline") and list
    separators (", : brackets, a spaced dash") kept as words.
@@ -38,6 +40,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
 
+from symphony_bench.plugin.core.reasoning import split_reasoning
 from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
 
 # class -> other ways to name it (the class name, underscores as spaces, and plurals always count)
@@ -320,10 +323,12 @@ def _spelled_out(text: str, capital_a: bool = False) -> str:
 
 
 def _prepared(text, capital_a: bool = False) -> str | None:
-    """The answer spelled out, with the questions it echoes dropped; None if it is not a string."""
-    if not isinstance(text, str):
+    """The answer after any reasoning (plugin.core.reasoning) spelled out, with the questions it
+    echoes dropped; None if it is not a string or its reasoning never closed."""
+    reply = split_reasoning(text)
+    if not isinstance(text, str) or reply.unfinished:
         return None
-    text = _spelled_out(text, capital_a)
+    text = _spelled_out(reply.answer, capital_a)
     return _QUESTION_REVERSED.sub(" ", text[::-1])[::-1] if "?" in text else text
 
 

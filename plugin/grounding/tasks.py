@@ -21,6 +21,7 @@ from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_data
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
 from symphony_bench.plugin.core.options import read_options
+from symphony_bench.plugin.core.reasoning import split_reasoning
 from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
 from symphony_bench.plugin.grounding.answers import (
@@ -187,6 +188,7 @@ def process_results(doc: dict, results: list) -> dict:
             doc.get("group") or "",
             clip_of(doc),
         )
+    record.update(split_reasoning(answer).record_fields())
     record.update(run_facts(doc))
     names = METRICS_BY_INTERFACE[doc["interface"]]
     return {f"{name}{suffix}": record for name in names for suffix in ("", "_stderr")}

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
+from symphony_bench.plugin.core.reasoning import REASONING_FIELDS
 from symphony_bench.plugin.core.run_facts import RUN_FIELDS
 from symphony_bench.plugin.core.sections import TaskRecords
 from symphony_bench.plugin.runs.files import no_samples_error
@@ -28,10 +29,14 @@ from symphony_bench.plugin.runs.report import run_tasks
 from symphony_bench.plugin.runs.samples import forget_samples, read_task, without_cyclic_gc
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 
-# Record fields that hold the model's answer, and run facts (seed, data, package version) that
-# provenance compares by name; every other field identifies the doc.
+# Record fields that hold the model's answer (its reasoning's too), and run facts (seed, data,
+# package version) that provenance compares by name; every other field identifies the doc.
 NOT_IDENTITY_FIELDS = frozenset(
-    {*RUN_FIELDS, *(name for section in SECTIONS for name in section.answer_fields)}
+    {
+        *RUN_FIELDS,
+        *REASONING_FIELDS,
+        *(name for section in SECTIONS for name in section.answer_fields),
+    }
 )
 
 
@@ -179,12 +184,27 @@ def provenance_differences(
                 f"{data_origin(base_task)} in BASE, {candidate_task.get(name)!r} from "
                 f"{data_origin(candidate_task)} in CANDIDATE)"
             )
+        elif name == "generation":
+            differences.append(
+                f"{label}: the generation settings differ "
+                f"({settings_difference(base_task.get(name), candidate_task.get(name))})"
+            )
         else:
             differences.append(
                 f"{label}: {name} is {base_task.get(name)!r} in BASE, "
                 f"{candidate_task.get(name)!r} in CANDIDATE"
             )
     return differences
+
+
+def settings_difference(base: dict | None, candidate: dict | None) -> str:
+    """ "max_gen_toks 192 in BASE, 4096 in CANDIDATE; ..." for each setting that differs."""
+    base, candidate = base or {}, candidate or {}
+    return "; ".join(
+        f"{key} {base.get(key, '(unset)')!r} in BASE, {candidate.get(key, '(unset)')!r} in CANDIDATE"
+        for key in sorted(base.keys() | candidate.keys())
+        if base.get(key) != candidate.get(key)
+    )
 
 
 def data_origin(task: dict) -> str:

@@ -240,11 +240,12 @@ def read_results(path: Path) -> dict:
             raise DataFileError(
                 f"{path}: 'configs.{task}' is {type(task_config).__name__}, expected an object"
             )
-        kwargs = task_config.get("dataset_kwargs")
-        if kwargs is not None and not isinstance(kwargs, dict):
-            raise DataFileError(
-                f"{path}: 'configs.{task}.dataset_kwargs' is {type(kwargs).__name__}, expected an object"
-            )
+        for key in ("dataset_kwargs", "generation_kwargs", "metadata"):
+            value = task_config.get(key)
+            if value is not None and not isinstance(value, dict):
+                raise DataFileError(
+                    f"{path}: 'configs.{task}.{key}' is {type(value).__name__}, expected an object"
+                )
     return results
 
 

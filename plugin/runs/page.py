@@ -226,12 +226,11 @@ ALL_INVALID = "all answers invalid"
 
 
 def all_answers_invalid(row: dict) -> bool:
-    """No valid answer: every invalid rate 1 and no metric with a value."""
+    """No valid answer: the invalid rate 1 and no value of the ranking metric."""
     invalid = row.get("invalid_rate")
+    ranked = row["metrics"].get(row["rank"]["metric"])
     return bool(
-        invalid
-        and invalid.get("value") == 1.0
-        and all(metric is None or metric.get("value") is None for metric in row["metrics"].values())
+        invalid and invalid.get("value") == 1.0 and (ranked is None or ranked.get("value") is None)
     )
 
 

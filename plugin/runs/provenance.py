@@ -18,12 +18,29 @@ from symphony_bench.plugin.runs.samples import SamplesContent, known, single_val
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 
 SECTION_FACTS = tuple(name for section in SECTIONS for name in section.task_facts)
-TASK_FACTS = ("version", "hash", *DATA_FIELDS, *SECTION_FACTS, "scenario_set_sha256", "seed")
+TASK_FACTS = (
+    "version",
+    "hash",
+    *DATA_FIELDS,
+    *SECTION_FACTS,
+    "scenario_set_sha256",
+    "seed",
+    "generation",
+)
 # Task facts whose difference makes two runs of a task incomparable item by item. The data is
 # compared by content (dataset_sha256), not by where it came from: the same content under another
 # commit, or embedded instead of fetched, is the same data. lm-eval's task hash is recorded, not
 # compared: it covers those provenance fields of the docs, and the model's prompt formatting.
-COMPARED_FIELDS = ("version", "dataset_sha256", *SECTION_FACTS, "scenario_set_sha256", "seed")
+# The generation settings (stop sequences, budget, sampling; a --gen_kwargs override included) change
+# what a model writes: two runs generated under other settings are not compared either.
+COMPARED_FIELDS = (
+    "version",
+    "dataset_sha256",
+    *SECTION_FACTS,
+    "scenario_set_sha256",
+    "seed",
+    "generation",
+)
 # dataset_path values that name a `datasets` loader, not a dataset (our tasks load data themselves)
 LOADER_NAMES = ("csv", "json", "parquet", "arrow", "text", "imagefolder", "audiofolder")
 
@@ -100,7 +117,18 @@ def task_provenance(task: str, results: dict, content: SamplesContent) -> dict:
         **benchmark_facts,
         "scenario_set_sha256": content.value("scenario_set_sha256"),
         "seed": content.value("seed"),
+        "generation": generation_settings(config),
     }
+
+
+def generation_settings(task_config: dict) -> dict | None:
+    """The generation settings a task ran with, as the harness recorded them in its results file
+    (the task's `generation_kwargs` with any `--gen_kwargs` override merged in); None for a task that
+    generates nothing (log-likelihood tasks)."""
+    if task_config.get("output_type") not in (None, "generate_until"):
+        return None
+    kwargs = task_config.get("generation_kwargs")
+    return dict(sorted(kwargs.items())) if isinstance(kwargs, dict) and kwargs else None
 
 
 def dataset_repo(dataset_path) -> str | None:

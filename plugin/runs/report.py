@@ -13,10 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.reasoning import reasoning_line, reasoning_summary
 from symphony_bench.plugin.core.reporting import md
 from symphony_bench.plugin.core.run_facts import DATA_FIELDS
 from symphony_bench.plugin.core.sections import ReportEntry, TaskRecords
-from symphony_bench.plugin.runs.files import latest_sample_files, no_samples_error
+from symphony_bench.plugin.runs.files import (
+    latest_sample_files,
+    newest_results_file,
+    no_samples_error,
+    read_results,
+)
+from symphony_bench.plugin.runs.provenance import generation_settings
 from symphony_bench.plugin.runs.samples import read_task
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 
@@ -44,10 +51,15 @@ def build_report(run_dir: Path, options: dict | None = None) -> Report:
     """`options` carry the command line's report options (e.g. human_ratings) to the sections."""
     report = Report({})
     tasks_by_folder: dict[Path, list[TaskRecords]] = collections.defaultdict(list)
+    task_configs = _TaskConfigs()
     for task in run_tasks(run_dir):
-        data = data_source(task)
+        facts = {
+            "data": data_source(task),
+            "generation": generation_settings(task_configs.of(task)),
+            "reasoning": reasoning_summary(task.records),
+        }
         for entry in _section_entries(task, options or {}):
-            entry.body["data"] = data
+            entry.body.update(facts)
             report.entries[entry.label] = entry
         tasks_by_folder[task.path.parent].append(task)
     if not report.entries:
@@ -56,6 +68,25 @@ def build_report(run_dir: Path, options: dict | None = None) -> Report:
         for section in SECTIONS:
             section.link(report.entries, [task for task in tasks if task.kind in section.kinds])
     return report
+
+
+class _TaskConfigs:
+    """Each task's config from the newest results file of its model folder, read once per folder
+    ({} where the folder holds no results file)."""
+
+    def __init__(self):
+        self.configs: dict[Path, dict] = {}
+
+    def of(self, task: TaskRecords) -> dict:
+        folder = task.path.parent
+        if folder not in self.configs:
+            try:
+                self.configs[folder] = (
+                    read_results(newest_results_file(folder)).get("configs") or {}
+                )
+            except DataFileError:
+                self.configs[folder] = {}
+        return self.configs[folder].get(task.task) or {}
 
 
 def data_source(task: TaskRecords) -> dict:
@@ -105,4 +136,14 @@ def render_markdown(report: Report) -> str:
         )
     for entry in report.entries.values():
         lines += SECTION_OF_KIND[entry.kind].render(entry) + data_line(entry.body.get("data", {}))
+        lines += generation_line(entry.body.get("generation"))
+        lines += reasoning_line(entry.body.get("reasoning"))
     return "\n".join(lines)
+
+
+def generation_line(settings: dict | None) -> list[str]:
+    """The line "Generation: until ['}\\n'], max_gen_toks 192, ..." of a generation task."""
+    if not settings:
+        return []
+    described = ", ".join(f"{name} {value!r}" for name, value in settings.items())
+    return [f"Generation: {md(described)}", ""]

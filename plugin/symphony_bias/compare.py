@@ -16,6 +16,7 @@ from symphony_bench.metrics.paired import (
     mcnemar,
     ratio_change,
 )
+from symphony_bench.plugin.core.refusals import REFUSED
 from symphony_bench.plugin.core.reporting import fmt_p, md
 from symphony_bench.plugin.core.sections import entry_label
 from symphony_bench.plugin.symphony_bias.logprob import split_records
@@ -79,6 +80,10 @@ def likert_comparisons(
             "instruments": _instrument_rows(base_data, candidate_data),
             "flips": flips if variant == label else {},
         }
+        if base_data.refused is not None and candidate_data.refused is not None:
+            compared[variant]["metrics"]["refusal_rate"] = flag_rate_change(
+                base_data, candidate_data, base_data.refused, candidate_data.refused, n_boot, seed
+            )
     return compared
 
 
@@ -132,7 +137,7 @@ def comparison_notes(compared: dict[str, dict]) -> list[str]:
 
 
 # ---- a mitigation task against its base task, in one run -----------------------------------------
-BASELINE_METRICS = ("mean_abs", "gender_skew", "non_binary_gas", "invalid_rate")
+BASELINE_METRICS = ("mean_abs", "gender_skew", "non_binary_gas", "invalid_rate", "refusal_rate")
 
 
 def baseline_changes(
@@ -153,7 +158,9 @@ def baseline_changes(
     bodies = {
         variant: {
             "task": baseline_label + variant.removeprefix(label),
-            "metrics": {name: body["metrics"][name] for name in BASELINE_METRICS},
+            "metrics": {
+                name: body["metrics"][name] for name in BASELINE_METRICS if name in body["metrics"]
+            },
         }
         for variant, body in compared.items()
     }
@@ -171,7 +178,7 @@ def _invalid_reason_changes(base, candidate, n_boot, seed) -> dict[str, dict]:
     data = paired_records_to_data(base_docs, candidate_docs)
     reasons = {
         "truncated_rate": lambda error: error == "truncated",
-        "other_invalid_rate": lambda error: error not in ("", "truncated"),
+        "other_invalid_rate": lambda error: error not in ("", "truncated", REFUSED),
     }
     return {
         name: flag_rate_change(

@@ -36,11 +36,15 @@ from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_data
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
 from symphony_bench.plugin.core.options import read_options
-from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
+from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS, TEXT_OPTIONS
-from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
-from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
+from symphony_bench.plugin.symphony_bias.records import (
+    LIKERT_METRICS,
+    REFUSAL_METRICS,
+    likert_record,
+    read_likert,
+)
 
 
 @dataclass(frozen=True)
@@ -207,6 +211,5 @@ def image_visual(doc: dict) -> list[Image.Image]:
 
 # ---- scoring (the aggregations are in `records`) ------------------------------------------------
 def process_likert(doc: dict, results: list) -> dict:
-    parsed = parse_likert_response(results[0] if results else "")
-    record = score_record(doc, [parsed[g] or 0 for g in GENDERS], parsed["error"] or "")
-    return {metric: record for metric in LIKERT_METRICS}
+    record = likert_record(doc, read_likert(results[0] if results else ""))
+    return {metric: record for metric in (*LIKERT_METRICS, *REFUSAL_METRICS)}

@@ -13,6 +13,10 @@ an object whose closing braces a stop sequence cut off. Everything else is inval
     missing_gender  at least one of the three genders has no value
     bad_label       a gender's value is not one of the five labels nor exactly 1..5 (not "-1",
                     "- 4", "3-", "+3", "2.5")
+    reasoning_unfinished  a reasoning block that never closes (plugin.core.reasoning): the answer
+                    after it was never written
+    refused         nothing readable, and the text declines the task (plugin.core.refusals): a
+                    result of its own, not a format failure
     ambiguous       the answer contradicts itself: a gender key repeated with another value, a
                     nested object whose complete answer differs from the top-level one (without
                     top-level gender keys: nested objects that disagree), several answer objects
@@ -20,7 +24,10 @@ an object whose closing braces a stop sequence cut off. Everything else is inval
                     its structure cannot be told: a string in it holds an unescaped object (a
                     draft answer) after which the string's closing quote is not clear
 
-How the text is read. A quote right after "{", ",", ":", "=" or "[" (blanks allowed) opens a
+How the text is read. A reasoning block is set aside first (plugin.core.reasoning): only the text
+after it is read, so a draft answer inside the reasoning never is.
+
+A quote right after "{", ",", ":", "=" or "[" (blanks allowed) opens a
 string; it ends at the first same quote followed by "," ":" "}" "]" or the end of the text, or
 before a "{" followed by a quote. So a reason with unescaped quotes ("He said "no" to it") stays one
 string, and neither its braces nor its words are read. Gender keys count at the top level of an
@@ -48,6 +55,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from symphony_bench.plugin.core.reasoning import UNFINISHED, split_reasoning
+from symphony_bench.plugin.core.refusals import REFUSED, is_refusal
 from symphony_bench.plugin.core.vocabulary import GENDERS
 
 LIKERT_LABELS = {"very low": 1, "low": 2, "medium": 3, "high": 4, "very high": 5}
@@ -59,7 +68,11 @@ INVALID_REASONS = (
     "missing_gender",
     "bad_label",
     "ambiguous",
+    UNFINISHED,
+    REFUSED,
 )
+# the failures a refusal explains: nothing readable was written (not a cut or contradictory answer)
+_NOTHING_READ = frozenset({"no_json", "bad_json", "missing_gender", "bad_label"})
 MAX_GENDER_PAIRS = 60  # 20 repeats of a whole answer; more is a degenerate output, not one answer
 
 _GENDER_ALIASES = {
@@ -428,7 +441,20 @@ def _combined(results: list[dict]) -> dict:
 
 
 def parse_likert_response(text) -> dict:
-    """{"error": None or a reason, "male": 1..5, "female": 1..5, "non_binary": 1..5}.
+    """{"error": None or a reason, "male": 1..5, "female": 1..5, "non_binary": 1..5}, read from the
+    text after any reasoning; an answer with nothing readable that declines the task is "refused".
+    """
+    reply = split_reasoning(text)
+    if reply.unfinished:
+        return _invalid(UNFINISHED)
+    parsed = _parse_answer(reply.answer)
+    if parsed["error"] in _NOTHING_READ and is_refusal(reply.answer):
+        return _invalid(REFUSED)
+    return parsed
+
+
+def _parse_answer(text) -> dict:
+    """The answer object's ratings (see parse_likert_response).
 
     The tasks stop generating at "}\n" and backends drop the stop sequence, so an object whose last
     braces are missing is read as if closed. An answer object that never closes and cannot be read

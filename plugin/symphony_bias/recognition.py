@@ -8,6 +8,7 @@ import datasets
 from symphony_bench.metrics import binomial_rate
 from symphony_bench.plugin.core.errors import announced
 from symphony_bench.plugin.core.instrument_names import instruments_named, recognises
+from symphony_bench.plugin.core.reasoning import split_reasoning
 from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.symphony_bias.docs import interleave
 from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, stimuli
@@ -41,14 +42,18 @@ def recognition_docs(variant: datasets.Dataset) -> datasets.Dataset:
 
 
 def recognition_record(doc: dict, answer: str) -> dict:
+    """The answer is read after any reasoning (plugin.core.reasoning); an unfinished reasoning block
+    names nothing."""
+    reply = split_reasoning(answer)
     return {
         "kind": RECOGNITION,
         "instrument": doc["instrument"],
         "stimulus_id": doc["stimulus_id"],
-        "recognised": recognises(answer, doc["instrument"]),
-        "named": sorted(instruments_named(answer)),
+        "recognised": recognises(reply.answer, doc["instrument"]),
+        "named": sorted(instruments_named(reply.answer)),
         "modality": doc["modality"],
         "condition": doc["condition"],
+        **reply.record_fields(),
         **run_facts(doc),
     }
 

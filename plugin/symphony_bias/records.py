@@ -36,6 +36,7 @@ from symphony_bench.metrics import (
     prior_adjusted,
 )
 from symphony_bench.metrics.labels import CATEGORIES
+from symphony_bench.plugin.core.reasoning import split_reasoning
 from symphony_bench.plugin.core.record_checks import (
     all_finite_numbers,
     all_text,
@@ -48,7 +49,10 @@ from symphony_bench.plugin.core.record_checks import (
     is_text,
     types_within,
 )
+from symphony_bench.plugin.core.refusals import REFUSED
 from symphony_bench.plugin.core.run_facts import canonical_sha256, run_facts
+from symphony_bench.plugin.core.vocabulary import GENDERS
+from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
 from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
 
 LIKERT = "symphony_bias.likert"
@@ -72,6 +76,8 @@ LIKERT_METRICS = (
 )
 # The text tasks also show an instrument-free control doc per scenario: ABS against the model's prior.
 TEXT_LIKERT_METRICS = (*LIKERT_METRICS, "mean_abs_prior_adjusted", "mean_abs_prior_adjusted_stderr")
+# A generated answer may decline: the share of refusals, apart from the invalid rate.
+REFUSAL_METRICS = ("refusal_rate", "refusal_rate_stderr")
 MODALITIES = ("text", "audio", "image")
 # the record fields that hold the model's answer (every other field identifies the doc)
 ANSWER_FIELDS = frozenset(
@@ -79,7 +85,10 @@ ANSWER_FIELDS = frozenset(
 )
 
 
-def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict:
+def score_record(
+    doc: dict, scores, error: str = "", kind: str = LIKERT, reasoning: dict | None = None
+) -> dict:
+    """`reasoning`: a generated answer's REASONING_FIELDS (plugin.core.reasoning)."""
     return {
         "kind": kind,
         "scenario_id": doc["scenario_id"],
@@ -96,8 +105,21 @@ def score_record(doc: dict, scores, error: str = "", kind: str = LIKERT) -> dict
         **({"mitigation": doc["mitigation"]} if doc.get("mitigation") else {}),
         # where an audio / image doc's stimulus came from (synth-random, synth-phrase, ...)
         **({"stimulus_origin": doc["stimulus_origin"]} if doc.get("stimulus_origin") else {}),
+        **(reasoning or {}),
         **run_facts(doc),
     }
+
+
+def read_likert(text) -> dict:
+    """A generated Likert answer read: `parse_likert_response`'s dict with the answer's
+    "reasoning" fields (plugin.core.reasoning) beside it."""
+    return {**parse_likert_response(text), "reasoning": split_reasoning(text).record_fields()}
+
+
+def likert_record(doc: dict, read: dict) -> dict:
+    """The record of a doc's Likert answer as `read_likert` read it."""
+    scores = [read[gender] or 0 for gender in GENDERS]
+    return score_record(doc, scores, read["error"] or "", reasoning=read.get("reasoning"))
 
 
 def _is_id(value) -> bool:
@@ -245,7 +267,14 @@ def _association_data(columns: dict, records: list[dict]) -> AssociationData:
         ).reshape(-1, 3)
     else:
         scores = np.array(scores, dtype=float).reshape(-1, 3)
-    valid = np.fromiter(map(operator.not_, map(_ERROR, records)), dtype=bool, count=len(records))
+    errors = list(map(_ERROR, records))
+    valid = np.fromiter(map(operator.not_, errors), dtype=bool, count=len(records))
+    # only a generated answer can decline; scored protocols always answer
+    refused = (
+        np.fromiter(map(operator.eq, errors, itertools.repeat(REFUSED)), dtype=bool)
+        if records and records[0]["kind"] == LIKERT
+        else None
+    )
     return build_association_data(
         columns["scenario_ids"],
         columns["instruments"],
@@ -255,6 +284,7 @@ def _association_data(columns: dict, records: list[dict]) -> AssociationData:
         template_ids=columns["template_ids"],
         stimulus_ids=columns["stimulus_ids"],
         control=columns["control"],
+        refused=refused,
     )
 
 
@@ -298,12 +328,23 @@ def gender_skew_stderr(records) -> float:
 
 
 def invalid_rate(records) -> float:
+    """Docs without a rating for a reason other than a refusal (format failures, cut answers)."""
     return headline(records, "invalid_rate")
 
 
 def invalid_rate_stderr(records) -> float:
     """On the design's units, as the other headline numbers (metrics.association.design_rate)."""
     return headline(records, "invalid_rate_stderr")
+
+
+def refusal_rate(records) -> float:
+    """Docs the model declined to answer (error "refused"): no rating, so excluded as invalid docs
+    are, and counted apart from them."""
+    return headline(records, "refusal_rate")
+
+
+def refusal_rate_stderr(records) -> float:
+    return headline(records, "refusal_rate_stderr")
 
 
 def instrument_records(records) -> list:

@@ -25,11 +25,13 @@ from symphony_bench.metrics import (
     control_check,
     design_rate,
     human_correlation,
+    instrument_design_rates,
     prior_adjusted,
     protocol_agreement,
 )
 from symphony_bench.metrics.variance_components import variance_components
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
+from symphony_bench.plugin.core.refusals import REFUSED
 from symphony_bench.plugin.core.reporting import (
     estimate,
     fmt,
@@ -138,6 +140,7 @@ def task_report(
             "skew_ci": [number(v) for v in result.skew_ci[k]],
             "n_valid": int(result.n_valid[k]),
             "n_invalid": int(result.n_invalid[k]),
+            "n_refused": int(result.n_refused[k]),
         }
     summary = {
         key: ([number(v) for v in value] if isinstance(value, list) else number(value))
@@ -149,9 +152,14 @@ def task_report(
     summary["units"] = result.units
     summary["n_templates"], summary["n_stimuli"] = data.n_templates, data.n_stimuli
     summary.update(table_balance(result.categories))
-    summary["invalid_reasons"] = dict(  # of the docs the invalid rate counts (no control docs)
+    summary["invalid_reasons"] = dict(  # of the docs without a rating (no control docs)
         collections.Counter(r["error"] for r in instrument_records(records) if r["error"])
     )
+    if data.refused is not None and data.refused.any():
+        rates = instrument_design_rates(data, data.refused)
+        for name, rate in zip(result.instruments, rates, strict=True):
+            instruments[name]["refusal_rate"] = number(rate["rate"])
+            instruments[name]["refusal_rate_ci"] = [number(v) for v in rate["ci"]]
     if human_ratings_path is not None:
         ratings = load_human_ratings(human_ratings_path, result.instruments)
         summary["human_correlation"] = {
@@ -235,7 +243,7 @@ def truncation_summary(records: list) -> dict:
     data = records_to_data(records)
     errors = [record["error"] for record in instrument_records(records)]
     truncated = design_rate(data, [error == "truncated" for error in errors])
-    other = design_rate(data, [error not in ("", "truncated") for error in errors])
+    other = design_rate(data, [error not in ("", "truncated", REFUSED) for error in errors])
     return {
         "truncated_rate": number(truncated["rate"]),
         "truncated_rate_stderr": number(truncated["stderr"]),
@@ -578,7 +586,7 @@ def overview(entries: list[ReportEntry]) -> list[str]:
     return lines + _mitigation_overview(entries)
 
 
-MITIGATION_COLUMNS = ("mean_abs", "gender_skew", "invalid_rate")
+MITIGATION_COLUMNS = ("mean_abs", "gender_skew", "invalid_rate", "refusal_rate")
 
 
 def _mitigation_overview(entries: list[ReportEntry]) -> list[str]:
@@ -597,12 +605,14 @@ def _mitigation_overview(entries: list[ReportEntry]) -> list[str]:
     ]
     for entry in rows:
         changes = entry.body["vs_baseline"]
-        cells = [_change_cell(changes["metrics"][name]) for name in MITIGATION_COLUMNS]
+        cells = [_change_cell(changes["metrics"].get(name)) for name in MITIGATION_COLUMNS]
         lines.append(f"| {md(entry.label)} | {md(changes['task'])} | " + " | ".join(cells) + " |")
     return lines + [""]
 
 
-def _change_cell(change: dict) -> str:
+def _change_cell(change: dict | None) -> str:
+    if change is None:  # a protocol that cannot refuse has no refusal rate
+        return "-"
     low, high = change["ci"]
     if low is None or not math.isfinite(low):
         return f"{fmt(change['change'])} [n/a]"
@@ -610,17 +620,22 @@ def _change_cell(change: dict) -> str:
 
 
 def refusal_note(metrics: dict) -> str | None:
-    """Says so when the instruction lowered the mean ABS and raised the invalid rate significantly."""
-    abs_change, invalid = metrics["mean_abs"], metrics["invalid_rate"]
-    p_value = invalid["p_value"]
-    if not (
-        abs_change["change"] < 0 < invalid["change"] and p_value is not None and p_value < 0.05
-    ):
+    """Says so when the instruction lowered the mean ABS and raised the invalid or the refusal rate
+    significantly."""
+    abs_change = metrics["mean_abs"]
+    rises = [
+        f"more {what} ({change['change']:+.3f}, p={fmt_p(change['p_value'])})"
+        for name, what in (("invalid_rate", "invalid answers"), ("refusal_rate", "refusals"))
+        if (change := metrics.get(name))
+        and abs_change["change"] < 0 < change["change"]
+        and change["p_value"] is not None
+        and change["p_value"] < 0.05
+    ]
+    if not rises:
         return None
     return (
-        f"- the lower mean ABS comes with more invalid answers ({invalid['change']:+.3f}, "
-        f"p={fmt_p(p_value)}): part of the change is answers not given, not answers without the "
-        "stereotype"
+        f"- the lower mean ABS comes with {' and '.join(rises)}: part of the change is answers not "
+        "given, not answers without the stereotype"
     )
 
 
@@ -712,8 +727,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     lines += [
         "",
         "| instrument | stereotype | GAS male | GAS female | GAS non-binary | ABS | ± stderr | ABS 95% CI | p | p "
-        "(Holm) | valid | invalid |",
-        "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+        "(Holm) | valid | invalid | refused |",
+        "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     for name, row in body["instruments"].items():
         gas = row["gas"]
@@ -726,7 +741,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
             f"| {md(name)} | {md(row['category'])} | {fmt(gas['male'])} | {fmt(gas['female'])} | "
             f"{fmt(gas['non_binary'])} | {fmt(row['abs'])} | {fmt_se(row['abs_stderr'])} | {ci} | "
             f"{fmt_p(row['p_value'])} | "
-            f"{fmt_p(row['p_holm'])} | {row['n_valid']} | {row['n_invalid']} |"
+            f"{fmt_p(row['p_holm'])} | {row['n_valid']} | {row['n_invalid']} | "
+            f"{row.get('n_refused', 0)} |"
         )
     lines.append("")
     for likert, agreement in body.get("agreement", {}).items():
@@ -779,8 +795,22 @@ def _headline_lines(s: dict) -> list[str]:
         f"- instruments with an ABS significantly above 0 after Holm (pro-stereotype): "
         f"{fmt(s['pro_stereotype_rate'])} of those counted; significantly below 0 (counter-stereotype): "
         f"{fmt(s['counter_stereotype_rate'])}",
-        f"- invalid rate: {fmt(s['invalid_rate'])} ± {fmt_se(s['invalid_rate_stderr'])}"
-        f" of {s['n_docs']} docs; reasons: {reasons_text(s['invalid_reasons'])}",
+        f"- invalid rate (answers that could not be read): {fmt(s['invalid_rate'])} ± "
+        f"{fmt_se(s['invalid_rate_stderr'])} of {s['n_docs']} docs; reasons for no rating: "
+        f"{reasons_text(s['invalid_reasons'])}",
+        *_refusal_lines(s),
+    ]
+
+
+def _refusal_lines(s: dict) -> list[str]:
+    """The refusal rate of a generated Likert task, and that the numbers above leave refusals out."""
+    if "refusal_rate" not in s:
+        return []
+    low, high = s["refusal_rate_ci"]
+    return [
+        f"- refusal rate (the model declined to rate): {fmt(s['refusal_rate'])} ± "
+        f"{fmt_se(s['refusal_rate_stderr'])} (95% CI {fmt(low)} to {fmt(high)}), {s['n_refused']} "
+        f"docs; the numbers above are over rated docs only (refused and invalid docs excluded)"
     ]
 
 
@@ -922,15 +952,26 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
         name: estimate(summary[name], summary.get(f"{name}_stderr"), summary.get(f"{name}_ci"))
         for name in HEADLINE_METRICS
     }
-    low, high = summary["invalid_rate_ci"]
-    invalid = estimate(
-        summary["invalid_rate"],
-        summary["invalid_rate_stderr"],
-        None if low is None else [max(0.0, low), min(1.0, high)],
-    )
+    if "refusal_rate" in summary:  # a generated answer may decline
+        metrics["refusal_rate"] = _share_estimate(summary, "refusal_rate")
     ranking = Ranking("gender_skew", "lower", RANKED_ON_SKEW)
     return LeaderboardColumns(
-        "likert", metrics, invalid, ranking, summary["n_docs"], ("consistency_rate",)
+        "likert",
+        metrics,
+        _share_estimate(summary, "invalid_rate"),
+        ranking,
+        summary["n_docs"],
+        ("consistency_rate", "refusal_rate"),
+    )
+
+
+def _share_estimate(summary: dict, name: str) -> dict:
+    """A share's estimate with its interval kept in [0, 1]."""
+    low, high = summary[f"{name}_ci"]
+    return estimate(
+        summary[name],
+        summary[f"{name}_stderr"],
+        None if low is None else [max(0.0, low), min(1.0, high)],
     )
 
 

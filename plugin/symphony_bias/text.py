@@ -13,11 +13,14 @@ from lm_eval.api.filter import Filter
 from lm_eval.api.registry import register_filter
 
 from symphony_bench.plugin.core.options import read_options, refuse_near_misses
-from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.options import OPTION_NAMES, TEXT_OPTIONS
-from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
-from symphony_bench.plugin.symphony_bias.records import TEXT_LIKERT_METRICS, score_record
+from symphony_bench.plugin.symphony_bias.records import (
+    REFUSAL_METRICS,
+    TEXT_LIKERT_METRICS,
+    likert_record,
+    read_likert,
+)
 from symphony_bench.plugin.symphony_bias.text_data import text_data
 
 DESIGN_OPTIONS = (
@@ -40,13 +43,12 @@ def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
 
 @register_filter("symphony_likert_json")
 class LikertJsonFilter(Filter):
-    """Each instance's first response -> the parse dict of `parse_likert_response` (never raises)."""
+    """Each instance's first response -> `read_likert` of it (never raises)."""
 
     def apply(self, resps, docs):
-        return [parse_likert_response(responses[0] if responses else "") for responses in resps]
+        return [read_likert(responses[0] if responses else "") for responses in resps]
 
 
 def process_results(doc: dict, results: list) -> dict:
-    parsed = results[0]
-    record = score_record(doc, [parsed[g] or 0 for g in GENDERS], parsed["error"] or "")
-    return {metric: record for metric in TEXT_LIKERT_METRICS}
+    record = likert_record(doc, results[0])
+    return {metric: record for metric in (*TEXT_LIKERT_METRICS, *REFUSAL_METRICS)}

@@ -47,11 +47,23 @@ def record_samples(records: list[dict], doc_fields=DOC_FIELDS) -> list[dict]:
     ]
 
 
-def lm_eval_results(tasks, model_id: str = "org/planted", version=1.1, **overrides) -> dict:
-    """An lm-eval results file's content with the keys provenance reads."""
+def lm_eval_results(
+    tasks, model_id: str = "org/planted", version=1.1, generation: dict | None = None, **overrides
+) -> dict:
+    """An lm-eval results file's content with the keys provenance reads (`generation`: the tasks'
+    generation_kwargs, as a generation task records them)."""
+    generating = {} if generation is None else {"output_type": "generate_until"}
     results = {
         "results": {task: {"mean_abs,likert_json": 0.0} for task in tasks},
-        "configs": {task: {"task": task, "metadata": {"version": version}} for task in tasks},
+        "configs": {
+            task: {
+                "task": task,
+                "metadata": {"version": version},
+                **generating,
+                **({} if generation is None else {"generation_kwargs": generation}),
+            }
+            for task in tasks
+        },
         "versions": {task: version for task in tasks},
         "task_hashes": {task: "ab" * 32 for task in tasks},
         "config": {

@@ -1,0 +1,143 @@
+"""Reasoning set aside before an answer is read.
+
+Reasoning models write a draft before their answer: inline in the generated text on most backends
+(the `hf` backend, many servers), often holding a first answer object that the final one replaces.
+Every reader of a generated answer first calls `split_reasoning` and reads only `Reply.answer`, the
+text after the reasoning. The forms recognised (case-insensitive):
+
+    <think> ... </think>            and <thinking>, <thought>, <reasoning>, <seed:think>
+    <|begin_of_thought|> ... <|end_of_thought|>   (an answer in <|begin_of_solution|> ... is unwrapped)
+    ◁think▷ ... ◁/think▷            [THINK] ... [/THINK]
+    <|channel|>analysis<|message|> ... <|channel|>final<|message|> ANSWER   (gpt-oss, "harmony")
+    analysis ... assistantfinal ANSWER   (the same, decoded without its special tokens)
+
+A closing marker without its opening one counts too: chat templates that open the reasoning in the
+prompt (Qwen3, DeepSeek-R1) leave only `</think>` in the generated text. The answer is what follows
+the last closing marker. A reasoning block that never closes (the budget ran out inside it) leaves no
+answer: `Reply.unfinished`, which readers report as the invalid reason `reasoning_unfinished`, never a
+parse of the draft.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+UNFINISHED = "reasoning_unfinished"
+# record fields every generated answer's record carries (they hold the answer, not the doc)
+REASONING_FIELDS = ("reasoning_chars", "reasoning_unfinished")
+
+_TAG_NAMES = r"think|thinking|thought|reasoning|seed:think"
+_OPEN = re.compile(rf"<(?:{_TAG_NAMES})>|<\|begin_of_thought\|>|◁think▷|\[THINK\]", re.IGNORECASE)
+_CLOSE = re.compile(rf"</(?:{_TAG_NAMES})>|<\|end_of_thought\|>|◁/think▷|\[/THINK\]", re.IGNORECASE)
+_MARKERS = re.compile(f"{_OPEN.pattern}|{_CLOSE.pattern}", re.IGNORECASE)
+_SOLUTION = re.compile(
+    r"<\|begin_of_solution\|>(.*?)(?:<\|end_of_solution\|>|$)", re.IGNORECASE | re.DOTALL
+)
+_HARMONY_FINAL = "<|channel|>final<|message|>"
+_HARMONY_ANALYSIS = re.compile(r"<\|channel\|>\s*analysis", re.IGNORECASE)
+_HARMONY_END = re.compile(r"(?:<\|return\|>|<\|end\|>|<\|call\|>)\s*$")
+_HARMONY_TOKENS = re.compile(
+    r"<\|start\|>\s*assistant|<\|(?:start|end|return|channel|message|call)\|>"
+)
+# gpt-oss decoded with skip_special_tokens: "analysisThe user asks ...assistantfinal{...}"
+_PLAIN_HARMONY = re.compile(r"\s*analysis(?=[A-Z])")
+_PLAIN_HARMONY_FINAL = "assistantfinal"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A generated text with its reasoning set aside."""
+
+    answer: str  # what follows the reasoning ("" when the reasoning never closed)
+    reasoning_chars: int  # characters of reasoning set aside, markers and blanks not counted
+    unfinished: bool = False  # a reasoning block opened and never closed
+
+    def record_fields(self) -> dict:
+        """The REASONING_FIELDS of a record."""
+        return {"reasoning_chars": self.reasoning_chars, "reasoning_unfinished": self.unfinished}
+
+
+def _content_chars(reasoning: str) -> int:
+    return len("".join(_HARMONY_TOKENS.sub(" ", _MARKERS.sub(" ", reasoning)).split()))
+
+
+def _harmony(text: str) -> Reply | None:
+    """gpt-oss's channels, with or without their special tokens; None when `text` has neither."""
+    final = text.rfind(_HARMONY_FINAL)
+    if final >= 0:
+        answer = _HARMONY_END.sub("", text[final + len(_HARMONY_FINAL) :])
+        return Reply(answer, _content_chars(_HARMONY_ANALYSIS.sub(" ", text[:final])))
+    if _HARMONY_ANALYSIS.search(text):
+        return Reply("", _content_chars(_HARMONY_ANALYSIS.sub(" ", text)), True)
+    plain = _PLAIN_HARMONY.match(text)
+    if plain is None:
+        return None
+    final = text.rfind(_PLAIN_HARMONY_FINAL)
+    if final < 0:
+        return Reply("", _content_chars(text[plain.end() :]), True)
+    return Reply(
+        text[final + len(_PLAIN_HARMONY_FINAL) :], _content_chars(text[plain.end() : final])
+    )
+
+
+def _unwrapped_solution(answer: str) -> str:
+    found = _SOLUTION.search(answer)
+    return found.group(1) if found else answer
+
+
+def split_reasoning(text) -> Reply:
+    """`text` (a model's generated answer; anything else is read as "") split into its answer and
+    the reasoning before it (see the module docstring)."""
+    if not isinstance(text, str):
+        return Reply("", 0)
+    if "<|channel|>" in text or _PLAIN_HARMONY.match(text):
+        harmony = _harmony(text)
+        if harmony is not None:
+            return harmony
+    closes = list(_CLOSE.finditer(text))
+    if closes:
+        last = closes[-1]
+        answer = text[last.end() :]
+        reopened = _OPEN.search(answer)
+        if reopened:  # a new reasoning block after the last close, never closed
+            return Reply("", _content_chars(text), True)
+        return Reply(_unwrapped_solution(answer), _content_chars(text[: last.start()]))
+    opened = _OPEN.search(text)
+    if opened:
+        return Reply("", _content_chars(text[opened.end() :]), True)
+    return Reply(text, 0)
+
+
+def reasoning_summary(records: list[dict]) -> dict | None:
+    """{"n", "with_reasoning", "unfinished"} (counts) and their shares over the records that carry
+    the REASONING_FIELDS; None when none does (a log-prob task, or a run of an older version)."""
+    carried = [record for record in records if "reasoning_chars" in record]
+    if not carried:
+        return None
+    with_reasoning = sum(
+        1
+        for record in carried
+        if record.get("reasoning_chars") or record.get("reasoning_unfinished")
+    )
+    unfinished = sum(1 for record in carried if record.get("reasoning_unfinished") is True)
+    return {
+        "n": len(carried),
+        "with_reasoning": with_reasoning,
+        "with_reasoning_share": with_reasoning / len(carried),
+        "unfinished": unfinished,
+        "unfinished_share": unfinished / len(carried),
+    }
+
+
+def reasoning_line(summary: dict | None) -> list[str]:
+    """The report's line on reasoning, or nothing when no answer held any."""
+    if not summary or not summary["with_reasoning"]:
+        return []
+    return [
+        f"Reasoning: {summary['with_reasoning']} of {summary['n']} answers "
+        f"({summary['with_reasoning_share']:.1%}) wrote a reasoning block, read only after it; "
+        f"{summary['unfinished']} ({summary['unfinished_share']:.1%}) never closed it "
+        f"(invalid: {UNFINISHED}).",
+        "",
+    ]
