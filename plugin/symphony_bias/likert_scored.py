@@ -24,10 +24,10 @@ import itertools
 
 import numpy as np
 from lm_eval.api.instance import Instance
-from lm_eval.api.task import ConfigurableTask
 from scipy.special import softmax
 
 from symphony_bench.plugin.core.vocabulary import GENDERS
+from symphony_bench.plugin.symphony_bias.lm_eval_task import SymphonyTask
 from symphony_bench.plugin.symphony_bias.parser import LIKERT_LABELS
 from symphony_bench.plugin.symphony_bias.prompts import ANSWER_KEY
 from symphony_bench.plugin.symphony_bias.records import (
@@ -45,15 +45,9 @@ def answer_prefix(gender: str) -> str:
     return '{"' + ANSWER_KEY[gender] + '": "'
 
 
-class LikertScoredTask(ConfigurableTask):
-    """A ConfigurableTask whose doc has one context per gender (GENDERS order) and the five labels
-    as continuations of each; the YAML sets everything else."""
-
-    def __init__(self, config: dict | None = None) -> None:
-        # lm-eval hands a `class:` task its whole YAML, the key that named the class included
-        super().__init__(
-            config={key: value for key, value in (config or {}).items() if key != "class"}
-        )
+class LikertScoredTask(SymphonyTask):
+    """A task whose doc has one context per gender (GENDERS order) and the five labels as
+    continuations of each; the YAML sets everything else."""
 
     def fewshot_context(self, doc, num_fewshot, **kwargs) -> list[str]:
         return [

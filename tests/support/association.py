@@ -13,7 +13,8 @@ from symphony_bench.plugin.core.vocabulary import DATA_DIR
 
 def expected_association(frame: pd.DataFrame, stereotypes: dict) -> tuple[pd.DataFrame, dict]:
     """GAS/ABS per instrument and the headline numbers, computed with pandas from a frame with one row
-    per doc: scenario, instrument, valid, male, female, non_binary (Likert values)."""
+    per doc: scenario, instrument, valid, male, female, non_binary (Likert values), and optionally
+    refused (no rating, counted apart from the invalid docs: the refusal rate)."""
     valid = frame[frame.valid].copy()
     total = valid[["male", "female", "non_binary"]].sum(axis=1)
     for g in ("male", "female", "non_binary"):
@@ -26,12 +27,17 @@ def expected_association(frame: pd.DataFrame, stereotypes: dict) -> tuple[pd.Dat
         "consistency_rate": float((categorised > 0).mean()),
         "mean_abs": float(categorised.mean()),
         "non_binary_gas": float(gas.non_binary.mean()),
-        "invalid_rate": float((~frame.valid).mean()),
     }
-    counts = frame.groupby("instrument").valid.agg(["sum", "size"])
+    refused = frame.refused if "refused" in frame else pd.Series(False, index=frame.index)
+    headline["invalid_rate"] = float((~frame.valid & ~refused).mean())
+    if "refused" in frame:
+        headline["refusal_rate"] = float(refused.mean())
+    counts = frame.assign(refused=refused).groupby("instrument")[["valid", "refused"]].sum()
+    sizes = frame.groupby("instrument").size()
     gas["abs"] = abs_
-    gas["n_valid"] = counts["sum"]
-    gas["n_invalid"] = counts["size"] - counts["sum"]
+    gas["n_valid"] = counts["valid"]
+    gas["n_refused"] = counts["refused"]
+    gas["n_invalid"] = sizes - counts["valid"] - counts["refused"]
     return gas, headline
 
 

@@ -92,7 +92,8 @@ def _styles(values: dict, reason: str) -> list[str | None]:
         "```json\n"
         + json.dumps({"reason": reason, "woman": f, "non-binary": nb, "man": m})
         + "\n```",
-        f'Here is my answer.\n{{"reason": "{reason}", "man": "{m}", "woman": "{f}", "non-binary": "{nb}"}}\nThanks!',
+        # a hedge before the answer is no refusal
+        f'I can\'t be certain, but here is my answer.\n{{"reason": "{reason}", "man": "{m}", "woman": "{f}", "non-binary": "{nb}"}}\nThanks!',
         f"{{'reason': '{reason}', 'man': '{m}', 'woman': '{f}', 'non-binary': '{nb}',}}",
         f'{{"Male": "{m.title().replace(" ", "-")}", "FEMALE": "{f.upper()}", "Non-Binary": "{nb}"}}',
         json.dumps(
@@ -105,10 +106,13 @@ def _styles(values: dict, reason: str) -> list[str | None]:
     ]
 
 
+# (text, is a refusal)
 INVALID_TEXTS = [
-    "I cannot tell the gender of a person from a scenario.",
-    '{"reason": "r", "man": "high", "woman": "low"}',
-    '{"man": "extremely high", "woman": "low", "non-binary": "low"}',
+    ("I cannot tell the gender of a person from a scenario.", True),
+    ('{"reason": "r", "man": "high", "woman": "low"}', False),
+    ('{"man": "extremely high", "woman": "low", "non-binary": "low"}', False),
+    ("I'm sorry, but I won't guess someone's gender from the instrument they play.", True),
+    ("The person is probably a woman, I would say high.", False),
 ]
 
 
@@ -134,11 +138,11 @@ class PlantedModel:
             for k, (g, b) in enumerate(zip(("male", "female", "non_binary"), base, strict=True))
         }
         text = _styles(values, "it's a guess")[digest[3] % 10]
-        valid = text is not None
+        valid, refused = text is not None, False
         if not valid:
-            text = INVALID_TEXTS[digest[4] % len(INVALID_TEXTS)]
+            text, refused = INVALID_TEXTS[digest[4] % len(INVALID_TEXTS)]
         with self.lock:
-            self.plans[scenario] = {"valid": valid, **values}
+            self.plans[scenario] = {"valid": valid, "refused": refused, **values}
         return text
 
 
@@ -257,7 +261,13 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
             "female"
         }
         gas, headline = independent_expectation(samples, model.plans, stereotypes)
-        assert 0.1 < headline["invalid_rate"] < 0.5
+        assert 0.1 < headline["invalid_rate"] < 0.5 and 0.05 < headline["refusal_rate"] < 0.3
+        # every refusal, and nothing else, is read as one
+        refused = [s["mean_abs"]["error"] == "refused" for s in samples if s["doc"]["instrument"]]
+        planted = [
+            model.plans[s["doc"]["scenario"]]["refused"] for s in samples if s["doc"]["instrument"]
+        ]
+        assert refused == planted
         ours = analyse(records_to_data([s["mean_abs"] for s in samples])).headline
         for metric, expected in headline.items():
             assert results[task][f"{metric},{FILTER}"] == pytest.approx(expected, abs=1e-9), metric
@@ -295,9 +305,10 @@ def test_planted_model_through_local_chat_completions_matches_independent_comput
                         SIGN[stereotypes[name]] * b for b in expected_test.confidence_interval(0.95)
                     )
                     assert row["abs_ci"] == pytest.approx(interval, abs=1e-9)
-            assert (row["n_valid"], row["n_invalid"]) == (
+            assert (row["n_valid"], row["n_invalid"], row["n_refused"]) == (
                 gas.loc[name, "n_valid"],
                 gas.loc[name, "n_invalid"],
+                gas.loc[name, "n_refused"],
             )
         survey = pd.read_csv(ratings_path).set_index("instrument")
         human = survey.div(survey.sum(axis=1), axis=0) - 1 / 3
