@@ -93,7 +93,8 @@ def _styles(values: dict, reason: str) -> list[str | None]:
         + json.dumps({"reason": reason, "woman": f, "non-binary": nb, "man": m})
         + "\n```",
         # a hedge before the answer is no refusal
-        f'I can\'t be certain, but here is my answer.\n{{"reason": "{reason}", "man": "{m}", "woman": "{f}", "non-binary": "{nb}"}}\nThanks!',
+        "I can't be certain, but here is my answer.\n"
+        f'{{"reason": "{reason}", "man": "{m}", "woman": "{f}", "non-binary": "{nb}"}}\nThanks!',
         f"{{'reason': '{reason}', 'man': '{m}', 'woman': '{f}', 'non-binary': '{nb}',}}",
         f'{{"Male": "{m.title().replace(" ", "-")}", "FEMALE": "{f.upper()}", "Non-Binary": "{nb}"}}',
         json.dumps(
