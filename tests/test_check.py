@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import random
+
+import pytest
 
 from symphony_bench.plugin import cli
 from symphony_bench.plugin.runs.check import expand, group_members
@@ -73,3 +76,60 @@ def test_an_exported_file_named_like_results_is_not_a_results_file(tmp_path, cap
     (tmp_path / "run" / "results_export.json").write_text(json.dumps({"results": {"t": {}}}))
     assert cli.main(["check", str(tmp_path / "run"), "--tasks", "t"]) == 1
     assert "t: no results in" in capsys.readouterr().err
+
+
+def options_run(folder, metadata: dict, given: dict, harness: str = "lm_eval"):
+    """A model folder whose results file names `metadata` as the task's config metadata and whose
+    records say they were built with the options `given`."""
+    from support.runs import lm_eval_results, planted_records, write_model_folder
+
+    task = "symphony_bias_text_mini"
+    text = json.dumps(
+        {"scenarios": None, "stereotypes": None, "symphony_seed": None, "text": None, **given},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    records = [dict(r, task_options=text) for r in planted_records(0.5, random.Random(1))]
+    results = lm_eval_results([task])
+    results["configs"][task]["metadata"] = {"version": 1.1, **metadata}
+    write_model_folder(folder, {task: records}, results)
+    return folder.parent
+
+
+@pytest.mark.parametrize(
+    "metadata, given, agree",
+    [
+        ({"symphony_seed": 99}, {"symphony_seed": "99"}, True),
+        ({"symphony_seed": 99}, {"symphony_seed": "1234"}, False),
+        ({"symphony_seed": 99}, {}, False),  # the records were built on the default seed
+        ({}, {"symphony_seed": "7"}, True),  # lm-eval: a variable may have given it
+        (  # lmms-eval: the variables in force are the only way in, all of them known
+            {"options_in_force": json.dumps({"content": {}, "options": {"SYMPHONY_SEED": "7"}})},
+            {"symphony_seed": "7"},
+            True,
+        ),
+        (
+            {"options_in_force": json.dumps({"content": {}, "options": {}})},
+            {"symphony_seed": "7"},
+            False,
+        ),
+    ],
+)
+def test_check_report_and_compare_refuse_records_that_contradict_the_results_options(
+    tmp_path, capsys, metadata, given, agree
+):
+    run = options_run(tmp_path / "run" / "model", metadata, given)
+    commands = (
+        ["check", str(run), "--tasks", "symphony_bias_text_mini"],
+        ["report", str(run)],
+        ["compare", str(run), str(run)],
+    )
+    for command in commands:
+        status = cli.main(command)
+        err = capsys.readouterr().err
+        if agree:
+            assert status == 0, (command, err)
+        else:
+            assert status == 2, command
+            assert "symphony_bias_text_mini: option 'symphony_seed' is" in err
+            assert "in the results file" in err and "in the records" in err

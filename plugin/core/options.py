@@ -10,9 +10,11 @@ key wins over the variable; neither given -> the default.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 PREFIX = "SYMPHONY_"
 
@@ -82,3 +84,64 @@ def options_table(options: tuple[Option, ...]) -> list[str]:
         f"| `{o.name}` | `{o.variable}` | {'-' if o.default is None else f'`{o.default}`'} | {o.help} |"
         for o in options
     ]
+
+
+def given_options(
+    options: tuple[Option, ...], metadata: Mapping | None = None, environ: Mapping | None = None
+) -> str:
+    """The run fact "task_options": the canonical JSON text of {option name: the value given, as text, or
+    null when not given} (a metadata key wins over the variable, as in read_options). Every doc
+    carries it, so that a run's records can be checked against the options its results file says
+    it ran with (plugin/runs/options_check.py)."""
+    environ = os.environ if environ is None else environ
+    given = {}
+    for option in options:
+        if metadata is not None and metadata.get(option.name) is not None:
+            given[option.name] = str(metadata[option.name]).strip()
+        elif str(environ.get(option.variable, "")).strip():
+            given[option.name] = str(environ[option.variable]).strip()
+        else:
+            given[option.name] = None
+    return json.dumps(given, sort_keys=True, separators=(",", ":"))
+
+
+def environment_options(environ: Mapping | None = None) -> dict[str, str]:
+    """Every SYMPHONY_* variable set (lmms-eval's only way to pass the tasks' options), by name."""
+    environ = os.environ if environ is None else environ
+    return {
+        name: str(value).strip()
+        for name, value in sorted(environ.items())
+        if name.startswith(PREFIX) and str(value).strip()
+    }
+
+
+class OptionsInForce:
+    """What the SYMPHONY_* options are in this process, as text: the canonical JSON of {"options":
+    {variable: value}, "content": {variable: content digest of the local folder it names}}.
+
+    lmms-eval's `--use_cache` keys each answer on the task's config, the doc id and the prompt, not
+    on the environment that chose the docs' stimuli: two stimulus sets would share every key. The
+    lmms-eval task YAMLs put this object in their `metadata`, which lmms-eval hashes (and writes to
+    its results file) through `str`, so another option or a rebuilt folder gives other keys."""
+
+    def __str__(self) -> str:
+        from symphony_bench.plugin.core.dataset_digest import folder_sha256
+        from symphony_bench.plugin.core.errors import DataFileError
+
+        options = environment_options()
+        content = {}
+        for name, value in options.items():
+            if Path(value).expanduser().is_dir():
+                try:
+                    content[name] = folder_sha256(Path(value).expanduser())
+                except (DataFileError, OSError):
+                    content[name] = None
+        return json.dumps({"content": content, "options": options}, sort_keys=True)
+
+    __repr__ = __str__
+
+    def __deepcopy__(self, memo):  # dataclasses.asdict copies the config it dumps
+        return self
+
+
+OPTIONS_IN_FORCE = OptionsInForce()

@@ -17,7 +17,14 @@ DATA_FIELDS = (
     "dataset_sha256",
     "dataset_verified",
 )
-RUN_FIELDS = ("seed", "scenario_set_sha256", *DATA_FIELDS, "symphony_bench_version")
+# "task_options": the options the docs were built with, as given (plugin.core.options.given_options)
+RUN_FIELDS = (
+    "seed",
+    "scenario_set_sha256",
+    *DATA_FIELDS,
+    "symphony_bench_version",
+    "task_options",
+)
 
 
 @functools.lru_cache(maxsize=1)

@@ -20,7 +20,7 @@ from symphony_bench.plugin.core.audio import checked_audio_input
 from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_dataset, resolve
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
-from symphony_bench.plugin.core.options import read_options
+from symphony_bench.plugin.core.options import given_options, read_options
 from symphony_bench.plugin.core.reasoning import split_reasoning
 from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
@@ -128,6 +128,7 @@ def interface_docs(task: str) -> datasets.Dataset:
         "gold": gold,
         "interface": [interface.kind] * len(rows),
         "symphony_bench_version": [package_version()] * len(rows),
+        "task_options": [given_options((BENCHMARK,))] * len(rows),
         **{field: [value] * len(rows) for field, value in source.facts().items()},
     }
     for column, values in added.items():

@@ -92,9 +92,13 @@ def run_check(args: argparse.Namespace) -> int:
             f"symphony-bench: {task}: no {' and no '.join(gaps)} in {args.run_dir} (see the harness log above)",
             file=sys.stderr,
         )
-    if not missing:
-        print(f"{args.run_dir}: results and samples for every task asked")
-    return 1 if missing else 0
+    if missing:
+        return 1
+    from symphony_bench.plugin.runs.report import run_tasks
+
+    run_tasks(args.run_dir)  # records that contradict their results file's options: an error
+    print(f"{args.run_dir}: results and samples for every task asked")
+    return 0
 
 
 # ---- compare --------------------------------------------------------------------------------------

@@ -17,12 +17,8 @@ from symphony_bench.plugin.core.reasoning import reasoning_line, reasoning_summa
 from symphony_bench.plugin.core.reporting import md
 from symphony_bench.plugin.core.run_facts import DATA_FIELDS
 from symphony_bench.plugin.core.sections import ReportEntry, TaskRecords
-from symphony_bench.plugin.runs.files import (
-    latest_sample_files,
-    newest_results_file,
-    no_samples_error,
-    read_results,
-)
+from symphony_bench.plugin.runs.files import latest_sample_files, no_samples_error
+from symphony_bench.plugin.runs.options_check import TaskConfigs, refuse_disagreements
 from symphony_bench.plugin.runs.provenance import generation_settings
 from symphony_bench.plugin.runs.samples import read_task
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
@@ -37,22 +33,25 @@ class Report:
         return {label: entry.body for label, entry in self.entries.items()}
 
 
-def run_tasks(run_dir: Path) -> list[TaskRecords]:
+def run_tasks(run_dir: Path, configs: TaskConfigs | None = None) -> list[TaskRecords]:
     """The checked records of every task of ours under `run_dir` (newest samples file per model
-    folder and task, in label order)."""
+    folder and task, in label order); refused when records contradict the options their results
+    file names (plugin/runs/options_check.py)."""
     tasks = [
         read_task(path, task, label, folder_label)
         for label, (task, folder_label, path) in latest_sample_files(run_dir).items()
     ]
-    return [task for task in tasks if task is not None]
+    tasks = [task for task in tasks if task is not None]
+    refuse_disagreements(tasks, configs or TaskConfigs())
+    return tasks
 
 
 def build_report(run_dir: Path, options: dict | None = None) -> Report:
     """`options` carry the command line's report options (e.g. human_ratings) to the sections."""
     report = Report({})
     tasks_by_folder: dict[Path, list[TaskRecords]] = collections.defaultdict(list)
-    task_configs = _TaskConfigs()
-    for task in run_tasks(run_dir):
+    task_configs = TaskConfigs()
+    for task in run_tasks(run_dir, task_configs):
         facts = {
             "data": data_source(task),
             "generation": generation_settings(task_configs.of(task)),
@@ -68,25 +67,6 @@ def build_report(run_dir: Path, options: dict | None = None) -> Report:
         for section in SECTIONS:
             section.link(report.entries, [task for task in tasks if task.kind in section.kinds])
     return report
-
-
-class _TaskConfigs:
-    """Each task's config from the newest results file of its model folder, read once per folder
-    ({} where the folder holds no results file)."""
-
-    def __init__(self):
-        self.configs: dict[Path, dict] = {}
-
-    def of(self, task: TaskRecords) -> dict:
-        folder = task.path.parent
-        if folder not in self.configs:
-            try:
-                self.configs[folder] = (
-                    read_results(newest_results_file(folder)).get("configs") or {}
-                )
-            except DataFileError:
-                self.configs[folder] = {}
-        return self.configs[folder].get(task.task) or {}
 
 
 def data_source(task: TaskRecords) -> dict:

@@ -34,7 +34,9 @@ class SymphonyTask(ConfigurableTask):
             digest.update(b"\n")
         return digest.hexdigest()[:16]
 
-    def build_all_requests(self, *, cache_requests: bool = False, tokenizer_name: str = "", **kwargs):
+    def build_all_requests(
+        self, *, cache_requests: bool = False, tokenizer_name: str = "", **kwargs
+    ):
         # lm-eval puts the tokenizer name last in its cache key, which is also the cache's file name
         if cache_requests:
             tokenizer_name = f"{tokenizer_name}-docs{self.docs_digest}"

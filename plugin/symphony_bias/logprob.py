@@ -26,10 +26,10 @@ from scipy.special import softmax
 
 from symphony_bench.metrics import AssociationData, analyse, contextual_calibration
 from symphony_bench.metrics.association import DESCRIPTIVE_HEADLINES
-from symphony_bench.plugin.core.options import read_options, refuse_near_misses
+from symphony_bench.plugin.core.options import given_options, read_options, refuse_near_misses
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
-from symphony_bench.plugin.symphony_bias.options import LOGPROB_OPTIONS, OPTION_NAMES
+from symphony_bench.plugin.symphony_bias.options import LOGPROB_OPTIONS, OPTION_NAMES, TEXT_SET
 from symphony_bench.plugin.symphony_bias.records import (
     LOGPROB,
     instrument_records,
@@ -59,6 +59,7 @@ def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
     )
     refuse_near_misses(kwargs, (*OPTION_NAMES, *DESIGN_OPTIONS))
     text_set, facts = text_data(kwargs)
+    facts["task_options"] = given_options((*LOGPROB_OPTIONS, TEXT_SET), kwargs)
     docs = build_docs(design, **read_options(LOGPROB_OPTIONS, kwargs), text_set=text_set)
     return {"test": datasets.Dataset.from_list([{**doc, **facts} for doc in docs])}
 

@@ -35,7 +35,7 @@ from symphony_bench.plugin.core.dataset_digest import checked_image_bytes
 from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_dataset, resolve
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
-from symphony_bench.plugin.core.options import read_options
+from symphony_bench.plugin.core.options import given_options, read_options
 from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS, TEXT_OPTIONS
@@ -131,6 +131,7 @@ def stimuli(modality: Modality) -> list[dict]:
     if unknown:
         raise DataFileError(f"{source.folder}: instruments not among the 22: {unknown}")
     origins = stimulus_origins(table, modality.name)
+    given = given_options((*TEXT_OPTIONS, STIMULUS_OPTIONS[modality.name]))
     return [
         {
             "instrument": instrument,
@@ -138,6 +139,7 @@ def stimuli(modality: Modality) -> list[dict]:
             "stimulus_index": index,
             "stimulus_source": str(source.folder),
             "stimulus_origin": origin,
+            "task_options": given,
             **source.facts(),
         }
         for index, (instrument, stimulus_id, origin) in enumerate(

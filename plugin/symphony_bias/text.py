@@ -12,9 +12,9 @@ import datasets
 from lm_eval.api.filter import Filter
 from lm_eval.api.registry import register_filter
 
-from symphony_bench.plugin.core.options import read_options, refuse_near_misses
+from symphony_bench.plugin.core.options import given_options, read_options, refuse_near_misses
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
-from symphony_bench.plugin.symphony_bias.options import OPTION_NAMES, TEXT_OPTIONS
+from symphony_bench.plugin.symphony_bias.options import OPTION_NAMES, TEXT_OPTIONS, TEXT_SET
 from symphony_bench.plugin.symphony_bias.records import (
     REFUSAL_METRICS,
     TEXT_LIKERT_METRICS,
@@ -37,6 +37,7 @@ def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
     design = Design(**{key: kwargs[key] for key in DESIGN_OPTIONS if key in kwargs})
     refuse_near_misses(kwargs, (*OPTION_NAMES, *DESIGN_OPTIONS))
     text_set, facts = text_data(kwargs)
+    facts["task_options"] = given_options((*TEXT_OPTIONS, TEXT_SET), kwargs)
     docs = build_docs(design, **read_options(TEXT_OPTIONS, kwargs), text_set=text_set)
     return {"test": datasets.Dataset.from_list([{**doc, **facts} for doc in docs])}
 

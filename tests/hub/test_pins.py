@@ -13,9 +13,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 from support.harness import read_lmms_samples, run_cli, run_lmms_eval
+from support.text_sets import tampered_text_set
 
 from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
 from symphony_bench.plugin.core.dataset_digest import folder_sha256
@@ -73,22 +73,6 @@ def publish(hub, folder: Path, repo: str, *extra: str, cwd: Path) -> str:
 def move_tag(hub, repo: str, tag: str, commit: str) -> None:
     """What a repo's owner can do on the Hub, and our publish never does: point a tag elsewhere."""
     hub.server.git(hub.root / "datasets" / repo, "tag", "-f", tag, commit)
-
-
-def tampered_text_set(folder: Path) -> Path:
-    """The embedded text set with every "traveller" turned into a "grandmother"."""
-    symphony_bias_text.build(folder)
-    for path in (folder / "data").rglob("*.parquet"):
-        table = pq.read_table(path)
-        rows = [
-            {
-                key: value.replace("traveller", "grandmother") if isinstance(value, str) else value
-                for key, value in row.items()
-            }
-            for row in table.to_pylist()
-        ]
-        pq.write_table(table.from_pylist(rows, schema=table.schema), path)
-    return folder
 
 
 def test_a_text_run_with_no_option_asks_no_server_and_says_nothing(loopback_hub):

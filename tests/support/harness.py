@@ -50,10 +50,10 @@ def _run_harness(
 
 
 def run_lm_eval(
-    model: str, model_args: str, tasks: str, output: Path, *extra: str
+    model: str, model_args: str, tasks: str, output: Path, *extra: str, env: dict | None = None
 ) -> subprocess.CompletedProcess:
     return _run_harness(
-        "lm_eval", model, model_args, tasks, output, ["--apply_chat_template", *extra]
+        "lm_eval", model, model_args, tasks, output, ["--apply_chat_template", *extra], env
     )
 
 

@@ -8,6 +8,7 @@ import json
 import shutil
 from collections import Counter
 
+import pyarrow.parquet as pq
 import pytest
 from support.association import expected_association, paper_stereotypes
 from support.harness import (
@@ -357,3 +358,46 @@ def test_media_changed_after_the_build_is_refused_where_it_is_decoded(monkeypatc
         multimodal.audio_visual(doc)
     rows["audio"]["pcm_sha256"] = pcm_sha256(flac)
     assert multimodal.audio_visual(doc)[0]["array"].shape == (1600,)
+
+
+def lmms_eval_cache_fingerprint(task: str, cache_root) -> str:
+    """The task fingerprint lmms-eval's response cache (`--use_cache`) keys every answer on."""
+    from lmms_eval.caching.response_cache import ResponseCache
+    from lmms_eval.tasks import TaskManager, get_task_dict
+
+    from symphony_bench.plugin.core.task_folders import tasks_path
+
+    manager = TaskManager(include_path=str(tasks_path("lmms-eval")))
+    cache = ResponseCache.create(
+        cache_root=str(cache_root),
+        model="m",
+        model_args="",
+        task_dict=get_task_dict([task], manager),
+    )
+    try:
+        return cache._task_fingerprints[task]
+    finally:
+        cache.close()
+
+
+@pytest.mark.slow  # the audio_set fixture renders 44 clips; lmms-eval builds the task twice
+def test_lmms_eval_response_cache_keys_differ_for_another_stimulus_set(
+    audio_set, monkeypatch, tmp_path
+):
+    """Two stimulus sets give the same prompts: without the options in the task's config, every
+    (task, doc) got the same cache key, and a cached run would replay the other set's answers."""
+    task = "symphony_bias_audio_mini"
+
+    def fingerprint(stimulus_set) -> str:
+        monkeypatch.setenv("SYMPHONY_AUDIO", str(stimulus_set))
+        return lmms_eval_cache_fingerprint(task, tmp_path / "cache")
+
+    first = fingerprint(audio_set)
+    other = shutil.copytree(audio_set, tmp_path / "other-set")
+    copied = fingerprint(other)
+    for path in (other / "data").rglob("*.parquet"):  # rebuilt in place: other clips, same folder
+        table = pq.read_table(path)
+        pq.write_table(table.take(list(reversed(range(table.num_rows)))), path)
+    rebuilt = fingerprint(other)
+    assert len({first, copied, rebuilt}) == 3
+    assert fingerprint(audio_set) == first  # the same set keeps its keys: the cache still works
