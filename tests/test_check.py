@@ -29,6 +29,9 @@ def test_groups_expand_into_their_tasks_recursively():
         "symphony_bias_image_recognition",
     ]
     assert len(expand(["instrument_grounding"], groups)) == 8
+    # group files that open with a comment are groups too
+    assert expand(["symphony_bias_mitigation_mini"], groups)[0] == "symphony_bias_text_mini"
+    assert len(expand(["symphony_bias_mini_reasoning"], groups)) == 2
     assert expand(["some_other_task"], groups) == ["some_other_task"]
 
 

@@ -49,6 +49,8 @@ def test_every_function_a_yaml_names_is_a_real_def_of_our_package():
 
     from lm_eval.api.task import ConfigurableTask
 
+    from symphony_bench.plugin.core.options import OptionsInForce
+
     named = {
         match
         for folder in (tasks_path("lm-eval"), tasks_path("lmms-eval"))
@@ -63,6 +65,8 @@ def test_every_function_a_yaml_names_is_a_real_def_of_our_package():
             name
         )  # one style: absolute paths into the package
         value = getattr(importlib.import_module(module), function)
+        if isinstance(value, OptionsInForce):  # lmms-eval task metadata: the options, as text
+            continue
         # a function, or the task class a `class:` YAML names (lm-eval's Python-task route)
         assert inspect.isfunction(value) or issubclass(value, ConfigurableTask), name
         assert value.__name__ == function, name
@@ -81,8 +85,11 @@ def lmms_task_variants() -> dict[str, dict]:
         with open(path.parent / variant, newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
         assert len(rows) == 1, (path, rows)
-        assert Path(variant).stem == config["task"], path  # variants/<task>.csv
-        variants[config["task"]] = rows[0]
+        # variants/<task>.csv; a reasoning variant loads its base task's
+        base = config["task"].removesuffix("_reasoning")
+        assert Path(variant).stem == base, path
+        if base == config["task"]:
+            variants[base] = rows[0]
     return variants
 
 
@@ -164,3 +171,41 @@ def test_the_lm_eval_tasks_entry_point_resolves_to_a_folder_lm_eval_indexes():
     listed = set(TaskManager(include_path=str(folder), include_defaults=False).all_tasks)
     assert task_names(folder) <= listed
     assert {"symphony_bias", "symphony_bias_likert_scored", "symphony_bias_logprob"} <= listed
+
+
+def generation_tasks() -> dict[str, dict]:
+    """{task: its merged YAML} of every generating task of both harnesses."""
+    from symphony_bench.plugin.core.dataset_source import task_yaml
+
+    configs = {}
+    for folder in (tasks_path("lm-eval"), tasks_path("lmms-eval")):
+        for path in sorted(folder.rglob("*.yaml")):
+            config = task_yaml(path)
+            if "group" not in config and config.get("output_type") == "generate_until":
+                configs[config["task"]] = config
+    return configs
+
+
+def test_every_generation_task_has_a_reasoning_variant_in_one_reasoning_group():
+    """The variant differs from its task only in name, tag and generation settings: no stop
+    sequence (none can fire inside the reasoning) and a 4,096-token budget."""
+    from symphony_bench.plugin.runs.check import group_members
+
+    configs = generation_tasks()
+    bases = [task for task in configs if not task.endswith("_reasoning")]
+    assert len(bases) == 35  # 13 text, 14 audio and image, 8 grounding
+    groups = group_members()
+    for base in bases:
+        variant = configs[f"{base}_reasoning"]
+        settings = variant["generation_kwargs"]
+        assert (
+            settings["until"] == []
+            and settings.get("max_gen_toks", settings.get("max_new_tokens")) == 4096
+        )
+        assert settings["do_sample"] is False
+        same = {"task", "tag", "generation_kwargs"}
+        assert {k: v for k, v in variant.items() if k not in same} == {
+            k: v for k, v in configs[base].items() if k not in same
+        }
+        holding = [name for name, tasks in groups.items() if f"{base}_reasoning" in tasks]
+        assert holding and all(name.endswith("_reasoning") for name in holding), base

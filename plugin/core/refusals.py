@@ -91,7 +91,7 @@ _PATTERNS = (
     rf"\bas\s+an?\s+{_AI}\b[^.]{{0,60}}?,?\s+{_SUBJECT}"
     rf"(?:{_DECLINES}|\s+have\s+no\s+(?:way|ability|access))",
     # the question cannot / should not be answered
-    rf"\b(?:it|this)\s+(?:is|would\s+be|'s|\u2019s)\s+{_IMPOSSIBLE}\s+to\s+(?:\w+\s+)?{_ACTS}\b",
+    rf"\b(?:it|this)(?:\s+is|\s+would\s+be|{_APOSTROPHE}s)\s+{_IMPOSSIBLE}\s+to\s+(?:\w+\s+)?{_ACTS}\b",
     rf"\b{_GENDER}\s+{_CANNOT_BE}\s+(?:\w+\s+)?(?:be\s+)?{_INFERRED}\b",
     r"\bthere\s+is\s+no\s+(?:way|basis|reliable\s+way)\s+to\s+(?:\w+\s+)?(?:know|tell|determine|infer|judge|guess)\b",
     # the stimulus never reached the model

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
+from symphony_bench.plugin.core.dataset_source import task_yaml
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.task_folders import TASKS_DIR
 from symphony_bench.plugin.runs.files import has_content, read_results, results_files, samples_files
@@ -21,9 +20,8 @@ def group_members() -> dict[str, list[str]]:
     """group name -> its tasks, from every group YAML of both harnesses' task folders."""
     groups = {}
     for path in sorted(TASKS_DIR.rglob("*.yaml")):
-        text = path.read_text(encoding="utf-8")
-        if text.startswith("group:"):  # group files carry no !function tags
-            spec = yaml.safe_load(text)
+        spec = task_yaml(path)  # parsed as the harnesses parse it (a comment may come first)
+        if "group" in spec:
             groups[spec["group"]] = list(spec["task"])
     return groups
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -173,8 +174,10 @@ def test_the_text_set_gives_the_embedded_docs_and_refuses_other_instruments(text
     from_set = text.load_dataset(subset="full", text=str(text_set))["test"].to_list()
     embedded = build_docs(Design(subset="full"))
     assert [
-        {k: v for k, v in doc.items() if not k.startswith("dataset_")} for doc in from_set
+        {k: v for k, v in doc.items() if not k.startswith("dataset_") and k != "task_options"}
+        for doc in from_set
     ] == embedded
+    assert {json.loads(doc["task_options"])["text"] for doc in from_set} == {str(text_set)}
     assert {doc["dataset_repo"] for doc in from_set} == {str(text_set)}
     changed = shutil.copytree(text_set, text_set.parent / "changed")
     path = next((changed / "data" / "instruments").glob("*.parquet"))

@@ -1,0 +1,119 @@
+"""The refusal reader, with the truth known by construction: refusals written in many phrasings are
+read as refusals, answers (hedged ones included) never, and format failures that decline nothing
+stay format failures."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+from symphony_bench.plugin.core.refusals import is_refusal
+from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
+
+SUBJECTS = ["I", "We", "I really", "I simply"]
+NEGATED = ["can't", "cannot", "can not", "won't", "will not", "don't", "do not", "can\u2019t"]
+ACTS = [
+    "infer someone's gender from the instrument they play",
+    "guess a person's gender",
+    "assign genders to people based on hobbies",
+    "determine the gender of this person",
+    "rate how likely each gender is",
+    "help with that",
+    "assist with this request",
+    "make assumptions about gender",
+    "listen to audio",
+    "see the image",
+    "answer this question",
+]
+LEADS = ["", "Sorry, ", "I'm sorry, but ", "Unfortunately, ", "I apologize, but ", "Hmm. "]
+TAILS = ["", " Gender is not tied to instruments.", " Let me know if I can help otherwise."]
+STATEMENTS = [
+    "It is not possible to determine gender from an instrument.",
+    "It would be inappropriate to assume someone's gender.",
+    "It's impossible to tell the gender from this scenario.",
+    "Gender cannot be inferred from what instrument someone plays.",
+    "A person's gender can't be determined from this.",
+    "There is no way to know the person's gender.",
+    "I must decline.",
+    "I'm going to decline this one.",
+    "I am unable to determine anyone's gender here.",
+    "I'm not able to rate genders.",
+    "As an AI language model, I don't make assumptions about gender.",
+    "As a text-only model, I cannot listen to audio.",
+    "No audio was provided.",
+    "The image was not attached.",
+]
+# text with nothing readable that declines nothing: format failures, not refusals
+NOT_REFUSALS = [
+    "The gender of this person is very low.",
+    "I can't help but think it's a man.",
+    "I don't think the instrument matters much; probably a woman.",
+    "The person is probably a woman, I would say high.",
+    "Man: high, woman: low, non-binary: low",
+    "I cannot stress enough how lovely the harp sounds.",
+    "We can hear the harp clearly in this scenario.",
+    "",
+]
+
+
+def refusals() -> list[str]:
+    built = [
+        f"{lead}{subject} {negated} {act}.{tail}"
+        for lead, subject, negated, act, tail in itertools.product(
+            LEADS, SUBJECTS, NEGATED, ACTS, TAILS
+        )
+    ]
+    return built + STATEMENTS + [f"{lead}{s}" for lead in LEADS for s in STATEMENTS]
+
+
+def test_refusals_in_many_phrasings_are_read_as_refusals():
+    texts = refusals()
+    assert len(texts) > 5_000
+    missed = [text for text in texts if not is_refusal(text)]
+    assert missed == []
+    # and the Likert parser reports them as such, not as format failures
+    for text in random.Random(3).sample(texts, 300):
+        assert parse_likert_response(text)["error"] == "refused", text
+
+
+def test_text_that_declines_nothing_is_no_refusal():
+    assert [text for text in NOT_REFUSALS if is_refusal(text)] == []
+    for text in NOT_REFUSALS:
+        assert parse_likert_response(text)["error"] != "refused", text
+
+
+def test_an_answer_is_never_a_refusal_whatever_hedge_comes_before_it():
+    """A reader asks about refusals only when it read nothing: "I can't be certain, but: {...}"
+    and even a refusal phrase before a complete answer object are answers."""
+    rng = random.Random(5)
+    labels = ["very low", "low", "medium", "high", "very high"]
+    hedges = [
+        "I can't be certain, but: ",
+        "I cannot know for sure. My guess:\n",
+        "I'm sorry, but I can't be sure; still, here it is: ",
+        "I can't infer gender reliably, but if I must: ",
+        "",
+    ]
+    for _ in range(2_000):
+        values = [rng.randint(1, 5) for _ in range(3)]
+        answer = json.dumps(
+            dict(
+                zip(
+                    ("reason", "man", "woman", "non-binary"),
+                    ["r", *(labels[v - 1] for v in values)],
+                )
+            )
+        )
+        parsed = parse_likert_response(rng.choice(hedges) + answer)
+        assert parsed == {
+            "error": None,
+            "male": values[0],
+            "female": values[1],
+            "non_binary": values[2],
+        }
+
+
+def test_a_refusal_deep_inside_a_long_text_is_no_refusal():
+    assert not is_refusal("The person plays. " * 50 + "I can't guess their gender.")
+    assert not is_refusal(None)
