@@ -97,14 +97,8 @@ def test_an_answer_is_never_a_refusal_whatever_hedge_comes_before_it():
     ]
     for _ in range(2_000):
         values = [rng.randint(1, 5) for _ in range(3)]
-        answer = json.dumps(
-            dict(
-                zip(
-                    ("reason", "man", "woman", "non-binary"),
-                    ["r", *(labels[v - 1] for v in values)],
-                )
-            )
-        )
+        man, woman, non_binary = (labels[v - 1] for v in values)
+        answer = json.dumps({"reason": "r", "man": man, "woman": woman, "non-binary": non_binary})
         parsed = parse_likert_response(rng.choice(hedges) + answer)
         assert parsed == {
             "error": None,
