@@ -207,6 +207,29 @@ def test_gate_flags_a_regression_only_when_the_interval_clears_the_tolerance(min
     assert status == 2 and body["gate"]["unmatched"] == ["no_such_metric:+0.1"]
 
 
+def test_refusals_are_a_gateable_change_of_their_own(mini_docs, tmp_path):
+    """A candidate that declines a third of what it answered: refusal_rate rises by exactly that
+    share of the docs, the invalid rate does not move, and a refusal_rate rule fires."""
+    base_records = likert_records(mini_docs, 0.0, 1)
+    rng = np.random.default_rng(4)
+    candidate_records = [
+        dict(r, error="refused", scores=[0, 0, 0])
+        if not r["error"] and r["instrument"] and rng.random() < 1 / 3
+        else r
+        for r in base_records
+    ]
+    base = write_run(tmp_path / "base", {"t": base_records})
+    candidate = write_run(tmp_path / "candidate", {"t": candidate_records})
+    status, body, markdown = compare(base, candidate, "--fail-on", "refusal_rate:+0.05")
+    metrics = body["tasks"]["t"]["metrics"]
+    instrument_docs = [r for r in candidate_records if r["instrument"]]
+    share = sum(r["error"] == "refused" for r in instrument_docs) / len(instrument_docs)
+    assert 0.2 < share < 0.4
+    assert metrics["refusal_rate"]["change"] == pytest.approx(share, abs=1e-12)
+    assert metrics["invalid_rate"]["change"] == 0
+    assert status == 1 and [r["metric"] for r in body["gate"]["regressions"]][0] == "refusal_rate"
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [
