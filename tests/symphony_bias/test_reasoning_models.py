@@ -8,7 +8,6 @@ import csv
 import hashlib
 import json
 import re
-import sys
 import threading
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pandas as pd
 import pytest
 from support.association import expected_association, paper_stereotypes
 from support.chat_server import serve_chat
-from support.harness import read_samples, run_cli, run_lm_eval
+from support.harness import read_samples, run_lm_eval, run_symphony_bench
 
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 
@@ -134,9 +133,8 @@ def test_the_reasoning_variant_reads_the_final_answers_exactly_through_a_server_
         ]
     )
     gas, headline = expected_association(frame, paper_stereotypes())
-    report = run_cli(
+    report = run_symphony_bench(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
             "report",
             str(tmp_path / "run"),
             "--json",
