@@ -96,6 +96,14 @@ def audio_sets(tmp_path_factory) -> tuple[Path, Path]:
     return first, second
 
 
+def without_data_origin(rows: list[dict]) -> list[dict]:
+    """Docs without where their data came from (the data facts and the option that named it)."""
+    return [
+        {k: v for k, v in row.items() if not k.startswith("dataset_") and k != "task_options"}
+        for row in rows
+    ]
+
+
 def test_publish_load_at_the_tag_republish_and_a_new_revision(loopback_hub, audio_sets, tmp_path):
     first, second = audio_sets
     repo = "symphony-bench-test/audio"
@@ -174,10 +182,7 @@ def test_a_task_loads_the_pinned_revision_through_the_hub_client_and_records_the
     )
     assert local.returncode == 0, local.stderr[-3000:]
 
-    def strip(rows):
-        return [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]
-
-    assert strip(json.loads(local.stdout)) == strip(docs)
+    assert without_data_origin(json.loads(local.stdout)) == without_data_origin(docs)
 
     # offline, same HF_HOME: the warm cache answers and nothing is asked of the endpoint (the write
     # server, which logs every request, stands in for it)
@@ -237,10 +242,10 @@ def test_the_text_set_round_trips_and_the_text_task_makes_the_same_docs(loopback
         (pin.repo_id, pin.sha256)
     }
 
-    def strip(rows):
-        return [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]
-
-    assert strip(hub_docs) == strip(embedded_docs) and len(hub_docs) == 5 * 23
+    assert (
+        without_data_origin(hub_docs) == without_data_origin(embedded_docs)
+        and len(hub_docs) == 5 * 23
+    )
 
 
 def test_a_bad_token_is_a_clear_error_that_never_shows_the_token(loopback_hub, tmp_path):
@@ -417,10 +422,7 @@ def test_synthmic_and_the_grounding_set_publish_and_the_grounding_task_reads_the
         for d in from_hub
     } == {(pin.repo_id, commit, commit, False)}
 
-    def strip(rows):
-        return [{k: v for k, v in row.items() if not k.startswith("dataset_")} for row in rows]
-
-    assert strip(from_hub) == strip(local) and len(local) > 0
+    assert without_data_origin(from_hub) == without_data_origin(local) and len(local) > 0
 
     # a set published without a config: `tasks-path --grounding repo@tag` trims the group as for a folder
     sparse = shutil.copytree(benchmark, tmp_path / "sparse")
