@@ -9,6 +9,7 @@ from importlib import import_module
 
 _MODULE_OF = {
     "protocol_agreement": "agreement",
+    "instrument_design_rates": "instrument_rates",
     **dict.fromkeys(
         (
             "GENDERS",
@@ -25,7 +26,6 @@ _MODULE_OF = {
             "control_check",
             "design_rate",
             "human_correlation",
-            "instrument_design_rates",
             "instrument_tests",
             "normalise_scores",
             "pearson_with_ci",

@@ -1,0 +1,96 @@
+"""Refused docs in the association data: counted apart from the invalid ones, as a headline rate and
+per instrument, each on the design's units."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from symphony_bench.metrics import analyse, build_association_data, design_rate
+from symphony_bench.metrics.instrument_rates import instrument_design_rates
+
+
+def planted(seed: int = 0, n_templates: int = 12, clips: int = 1):
+    """Docs of four instruments over `n_templates` templates (`clips` stimuli each); some invalid,
+    some refused (never both)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for template in range(n_templates):
+        for instrument, category in (
+            ("harp", "female"),
+            ("drums", "male"),
+            ("piano", "none"),
+            ("oboe", "female"),
+        ):
+            for clip in range(clips):
+                outcome = rng.choice(["rated", "invalid", "refused"], p=[0.7, 0.1, 0.2])
+                rows.append(
+                    {
+                        "template": f"t{template}",
+                        "instrument": instrument,
+                        "category": category,
+                        "stimulus": f"{instrument}-{clip}",
+                        "valid": outcome == "rated",
+                        "refused": outcome == "refused",
+                        "scores": rng.integers(1, 6, size=3).astype(float),
+                    }
+                )
+    frame = pd.DataFrame(rows)
+    data = build_association_data(
+        frame.template,
+        frame.instrument,
+        frame.category,
+        np.stack(frame.scores),
+        frame.valid,
+        template_ids=frame.template,
+        stimulus_ids=frame.stimulus,
+        refused=frame.refused,
+    )
+    return frame, data
+
+
+@pytest.mark.parametrize("clips", [1, 3])
+def test_refusals_are_their_own_rate_and_not_invalid(clips):
+    frame, data = planted(clips=clips)
+    headline = analyse(data).headline
+    assert headline["refusal_rate"] == pytest.approx(frame.refused.mean(), abs=1e-12)
+    assert headline["invalid_rate"] == pytest.approx(
+        (~frame.valid & ~frame.refused).mean(), abs=1e-12
+    )
+    assert headline["n_refused"] == frame.refused.sum()
+    assert headline["refusal_rate_stderr"] == design_rate(data, frame.refused)["stderr"]
+    result = analyse(data)
+    by_instrument = frame.groupby("instrument")
+    for k, name in enumerate(result.instruments):
+        assert result.n_refused[k] == by_instrument.refused.sum()[name]
+        assert (
+            result.n_invalid[k] == (~frame.valid & ~frame.refused)[frame.instrument == name].sum()
+        )
+
+
+@pytest.mark.parametrize("clips", [1, 3])
+def test_per_instrument_rates_equal_the_rate_of_that_instrument_alone(clips):
+    frame, data = planted(seed=1, clips=clips)
+    rates = instrument_design_rates(data, frame.refused)
+    for name, rate in zip(data.instruments, rates, strict=True):
+        alone = frame[frame.instrument == name]
+        assert rate["rate"] == pytest.approx(alone.refused.mean(), abs=1e-12)
+        own = build_association_data(
+            alone.template,
+            alone.instrument,
+            alone.category,
+            np.stack(alone.scores),
+            alone.valid,
+            template_ids=alone.template,
+            stimulus_ids=alone.stimulus,
+        )
+        assert rate["stderr"] == pytest.approx(design_rate(own, alone.refused)["stderr"], rel=1e-12)
+        low, high = rate["ci"]
+        # no refusal (or only refusals) in an instrument: no variation, the interval is the value
+        assert (low < rate["rate"] < high) if rate["stderr"] > 0 else (low == rate["rate"] == high)
+
+
+def test_a_refused_doc_with_a_rating_is_refused():
+    with pytest.raises(ValueError, match="refused docs must be invalid"):
+        build_association_data(["t"], ["harp"], ["female"], [[1, 2, 3]], [True], refused=[True])
