@@ -9,10 +9,10 @@ import pytest
 from scipy.special import expit
 
 from symphony_bench.metrics import analyse, build_association_data, design_rate
-from symphony_bench.metrics.instrument_rates import instrument_design_rates
+from symphony_bench.metrics.instrument_rates import MIN_TEMPLATES, instrument_design_rates
 
 
-def planted(seed: int = 0, n_templates: int = 12, clips: int = 1):
+def planted(seed: int = 0, n_templates: int = 24, clips: int = 1):
     """Docs of four instruments over `n_templates` templates (`clips` stimuli each); some invalid,
     some refused (never both)."""
     rng = np.random.default_rng(seed)
@@ -88,8 +88,15 @@ def test_per_instrument_rates_equal_the_rate_of_that_instrument_alone(clips):
         )
         assert rate["stderr"] == pytest.approx(design_rate(own, alone.refused)["stderr"], rel=1e-12)
         low, high = rate["ci"]
+        assert data.n_templates >= MIN_TEMPLATES
         # no refusal (or only refusals) in an instrument: no variation, the interval is the value
         assert (low < rate["rate"] < high) if rate["stderr"] > 0 else (low == rate["rate"] == high)
+
+
+def test_an_instrument_with_few_templates_gets_no_interval():
+    frame, data = planted(seed=2, n_templates=MIN_TEMPLATES - 1)
+    for rate in instrument_design_rates(data, frame.refused):
+        assert np.isnan(rate["stderr"]) and np.isnan(rate["ci"]).all() and 0 <= rate["rate"] <= 1
 
 
 def test_a_refused_doc_with_a_rating_is_refused():
