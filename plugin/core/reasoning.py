@@ -53,6 +53,14 @@ class Reply:
     reasoning_chars: int  # characters of reasoning set aside, markers and blanks not counted
     unfinished: bool = False  # a reasoning block opened and never closed
 
+    def answer_until(self, stops: tuple[str, ...]) -> str:
+        """The answer as the task's stop sequences would have cut it (chat model classes that
+        ignore them, and the reasoning variants, which send none, write on): its text from the
+        first non-blank character up to the first stop sequence."""
+        answer = self.answer.lstrip()
+        ends = [answer.find(stop) for stop in stops if stop and stop in answer]
+        return answer[: min(ends)] if ends else answer
+
     def record_fields(self) -> dict:
         """The REASONING_FIELDS of a record."""
         return {"reasoning_chars": self.reasoning_chars, "reasoning_unfinished": self.unfinished}

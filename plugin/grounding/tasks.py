@@ -169,14 +169,20 @@ def read_answer(doc: dict, answer) -> int | list[bool] | None:
     return None if chosen is None else [k in chosen for k in range(len(options))]
 
 
+# the grounding YAMLs' `until`
+ANSWER_STOP = ("\n\n",)
+
+
 def clip_of(doc: dict) -> str:
     """The clip an item was built from (a 30-second item: its three clips), the unit stderrs cluster on."""
     return doc.get("sample_key") or "+".join(doc.get("source_keys") or [])
 
 
 def process_results(doc: dict, results: list) -> dict:
-    answer = results[0] if results else ""
-    chosen = read_answer(doc, answer)
+    """The answer is read after any reasoning and up to the first blank line, where the tasks' stop
+    sequence would have cut it (chat model classes ignore it)."""
+    reply = split_reasoning(results[0] if results else "")
+    chosen = None if reply.unfinished else read_answer(doc, reply.answer_until(ANSWER_STOP))
     if doc["interface"] == "set":
         record = set_record(list(doc["gold"]), chosen, clip_of(doc))
     else:
@@ -189,7 +195,7 @@ def process_results(doc: dict, results: list) -> dict:
             doc.get("group") or "",
             clip_of(doc),
         )
-    record.update(split_reasoning(answer).record_fields())
+    record.update(reply.record_fields())
     record.update(run_facts(doc))
     names = METRICS_BY_INTERFACE[doc["interface"]]
     return {f"{name}{suffix}": record for name in names for suffix in ("", "_stderr")}

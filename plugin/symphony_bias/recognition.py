@@ -15,6 +15,8 @@ from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, stimuli
 from symphony_bench.plugin.symphony_bias.records import RECOGNITION
 
 RECOGNITION_METRICS = ("recognition_accuracy", "recognition_accuracy_stderr")
+# the recognition YAMLs' `until`: an answer is read up to it even where a model class ignores it
+RECOGNITION_STOP = ("\n",)
 
 
 def stimulus_docs(modality_name: str) -> list[dict]:
@@ -42,15 +44,16 @@ def recognition_docs(variant: datasets.Dataset) -> datasets.Dataset:
 
 
 def recognition_record(doc: dict, answer: str) -> dict:
-    """The answer is read after any reasoning (plugin.core.reasoning); an unfinished reasoning block
-    names nothing."""
+    """The answer is read after any reasoning (plugin.core.reasoning; an unfinished reasoning block
+    names nothing) and up to the end of its first line ("Harp\nI also hear the guitar." is harp)."""
     reply = split_reasoning(answer)
+    first_line = reply.answer_until(RECOGNITION_STOP)
     return {
         "kind": RECOGNITION,
         "instrument": doc["instrument"],
         "stimulus_id": doc["stimulus_id"],
-        "recognised": recognises(reply.answer, doc["instrument"]),
-        "named": sorted(instruments_named(reply.answer)),
+        "recognised": recognises(first_line, doc["instrument"]),
+        "named": sorted(instruments_named(first_line)),
         "modality": doc["modality"],
         "condition": doc["condition"],
         **reply.record_fields(),

@@ -343,3 +343,29 @@ def test_the_group_runs_on_whatever_was_built(benchmark, tmp_path, monkeypatch):
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert set(read_lmms_results(output)) >= set(TASKS) - {"grounding_multilabel_30s"}
     assert "grounding_multilabel_30s" not in read_lmms_results(output)
+
+
+def test_an_answer_is_read_up_to_the_stop_sequence_a_chat_class_ignored():
+    """Chat model classes ignore `until`: what follows the first blank line is not read, and a
+    reasoning block is set aside first (an unfinished one is invalid)."""
+    from symphony_bench.plugin.core.dataset_source import task_yaml
+    from symphony_bench.plugin.core.task_folders import tasks_path
+
+    common = task_yaml(tasks_path("lmms-eval") / "instrument_grounding" / "_grounding_common_yaml")
+    assert tuple(common["generation_kwargs"]["until"]) == grounding.ANSWER_STOP
+    doc = {
+        "interface": "yes_no",
+        "options": ["yes", "no"],
+        "gold": 0,
+        "instrument": "piano",
+        "sample_key": "000001_0",
+    }
+    for answer, chosen, unfinished in [
+        ("Yes.\n\nActually, on reflection there is no piano.", 0, False),
+        ("\n\nNo.\n\nThough a piano might be there.", 1, False),
+        ("<think>Is there a piano? Yes.</think>\nNo.\n\nYes.", 1, False),
+        ("<think>Is there a piano? Yes, there is", -1, True),
+    ]:
+        record = grounding.process_results(doc, [answer])["accuracy"]
+        assert record["chosen"] == chosen, answer
+        assert record["reasoning_unfinished"] is unfinished
