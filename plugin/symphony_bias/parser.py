@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symphony_bench.plugin.core.reasoning import UNFINISHED, split_reasoning
+from symphony_bench.plugin.core.reasoning import UNFINISHED, Reply, split_reasoning
 from symphony_bench.plugin.core.refusals import REFUSED, is_refusal
 from symphony_bench.plugin.core.vocabulary import GENDERS
 
@@ -444,7 +444,11 @@ def parse_likert_response(text) -> dict:
     """{"error": None or a reason, "male": 1..5, "female": 1..5, "non_binary": 1..5}, read from the
     text after any reasoning; an answer with nothing readable that declines the task is "refused".
     """
-    reply = split_reasoning(text)
+    return parse_reply(split_reasoning(text))
+
+
+def parse_reply(reply: Reply) -> dict:
+    """`parse_likert_response` of a text whose reasoning is already set aside."""
     if reply.unfinished:
         return _invalid(UNFINISHED)
     parsed = _parse_answer(reply.answer)

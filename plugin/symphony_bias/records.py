@@ -52,7 +52,7 @@ from symphony_bench.plugin.core.record_checks import (
 from symphony_bench.plugin.core.refusals import REFUSED
 from symphony_bench.plugin.core.run_facts import canonical_sha256, run_facts
 from symphony_bench.plugin.core.vocabulary import GENDERS
-from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
+from symphony_bench.plugin.symphony_bias.parser import parse_reply
 from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
 
 LIKERT = "symphony_bias.likert"
@@ -113,7 +113,8 @@ def score_record(
 def read_likert(text) -> dict:
     """A generated Likert answer read: `parse_likert_response`'s dict with the answer's
     "reasoning" fields (plugin.core.reasoning) beside it."""
-    return {**parse_likert_response(text), "reasoning": split_reasoning(text).record_fields()}
+    reply = split_reasoning(text)
+    return {**parse_reply(reply), "reasoning": reply.record_fields()}
 
 
 def likert_record(doc: dict, read: dict) -> dict:

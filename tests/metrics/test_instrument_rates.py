@@ -38,7 +38,12 @@ def planted(seed: int = 0, n_templates: int = 24, clips: int = 1):
                     }
                 )
     frame = pd.DataFrame(rows)
-    data = build_association_data(
+    data = association_data(frame, refused=frame.refused)
+    return frame, data
+
+
+def association_data(frame: pd.DataFrame, refused=None):
+    return build_association_data(
         frame.template,
         frame.instrument,
         frame.category,
@@ -46,9 +51,8 @@ def planted(seed: int = 0, n_templates: int = 24, clips: int = 1):
         frame.valid,
         template_ids=frame.template,
         stimulus_ids=frame.stimulus,
-        refused=frame.refused,
+        refused=refused,
     )
-    return frame, data
 
 
 @pytest.mark.parametrize("clips", [1, 3])
@@ -77,15 +81,7 @@ def test_per_instrument_rates_equal_the_rate_of_that_instrument_alone(clips):
     for name, rate in zip(data.instruments, rates, strict=True):
         alone = frame[frame.instrument == name]
         assert rate["rate"] == pytest.approx(alone.refused.mean(), abs=1e-12)
-        own = build_association_data(
-            alone.template,
-            alone.instrument,
-            alone.category,
-            np.stack(alone.scores),
-            alone.valid,
-            template_ids=alone.template,
-            stimulus_ids=alone.stimulus,
-        )
+        own = association_data(alone)
         assert rate["stderr"] == pytest.approx(design_rate(own, alone.refused)["stderr"], rel=1e-12)
         low, high = rate["ci"]
         assert data.n_templates >= MIN_TEMPLATES
