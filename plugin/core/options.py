@@ -38,7 +38,21 @@ class Option:
 
     @property
     def variable(self) -> str:
-        return PREFIX + self.name.removeprefix("symphony_").upper()
+        return variable_of(self.name)
+
+
+def variable_of(name: str) -> str:
+    """The environment variable of the option `name` (`symphony_seed` -> `SYMPHONY_SEED`)."""
+    return PREFIX + name.removeprefix("symphony_").upper()
+
+
+def _given(option: Option, metadata: Mapping | None, environ: Mapping) -> tuple[object, str] | None:
+    """(the raw value given, where it came from), or None: a metadata key wins over the variable."""
+    if metadata is not None and metadata.get(option.name) is not None:
+        return metadata[option.name], f"--metadata key {option.name!r}"
+    if str(environ.get(option.variable, "")).strip():
+        return environ[option.variable], f"environment variable {option.variable}"
+    return None
 
 
 def read_options(
@@ -48,13 +62,11 @@ def read_options(
     environ = os.environ if environ is None else environ
     values = {}
     for option in options:
-        if metadata is not None and metadata.get(option.name) is not None:
-            raw, origin = metadata[option.name], f"--metadata key {option.name!r}"
-        elif str(environ.get(option.variable, "")).strip():
-            raw, origin = environ[option.variable], f"environment variable {option.variable}"
-        else:
+        given = _given(option, metadata, environ)
+        if given is None:
             values[option.name] = option.default
             continue
+        raw, origin = given
         try:
             values[option.name] = option.parse(raw)
         except (TypeError, ValueError) as error:
@@ -94,15 +106,12 @@ def given_options(
     carries it, so that a run's records can be checked against the options its results file says
     it ran with (plugin/runs/options_check.py)."""
     environ = os.environ if environ is None else environ
-    given = {}
-    for option in options:
-        if metadata is not None and metadata.get(option.name) is not None:
-            given[option.name] = str(metadata[option.name]).strip()
-        elif str(environ.get(option.variable, "")).strip():
-            given[option.name] = str(environ[option.variable]).strip()
-        else:
-            given[option.name] = None
-    return json.dumps(given, sort_keys=True, separators=(",", ":"))
+    given = {option.name: _given(option, metadata, environ) for option in options}
+    return json.dumps(
+        {name: None if found is None else str(found[0]).strip() for name, found in given.items()},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
 
 
 def environment_options(environ: Mapping | None = None) -> dict[str, str]:

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.core.options import Option
+from symphony_bench.plugin.core.options import variable_of
 from symphony_bench.plugin.core.sections import TaskRecords
 from symphony_bench.plugin.runs.files import newest_results_file, read_results
 
@@ -63,7 +63,7 @@ def _said(config: dict, options: dict) -> dict[str, str | None]:
             variables = json.loads(in_force).get("options") or {}
         except (ValueError, AttributeError):
             return {}
-        return {name: variables.get(Option(name, None, "").variable) for name in options}
+        return {name: variables.get(variable_of(name)) for name in options}
     # lm-eval: an option absent from --metadata may have come from its variable: not known here
     return {
         name: str(metadata[name]).strip()

@@ -1,10 +1,17 @@
 """One name and one parser per option: metadata key, else SYMPHONY_<NAME>, else the default."""
 
+import json
 from pathlib import Path
 
 import pytest
 
-from symphony_bench.plugin.core.options import Option, integer, options_table, read_options
+from symphony_bench.plugin.core.options import (
+    Option,
+    given_options,
+    integer,
+    options_table,
+    read_options,
+)
 from symphony_bench.plugin.grounding.options import OPTIONS as GROUNDING_OPTIONS
 from symphony_bench.plugin.symphony_bias.options import ALL_OPTIONS
 
@@ -44,3 +51,16 @@ def test_the_readme_holds_the_table_of_every_option():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     for row in options_table(ALL_OPTIONS + GROUNDING_OPTIONS):
         assert row in readme
+
+
+def test_given_options_name_what_was_given_and_where_the_metadata_wins():
+    seed, folder = Option("symphony_seed", 1234, "seed"), Option("audio", None, "set")
+    environ = {"SYMPHONY_SEED": " 7 ", "SYMPHONY_AUDIO": ""}
+    assert json.loads(given_options((seed, folder), {}, environ)) == {
+        "symphony_seed": "7",
+        "audio": None,
+    }
+    assert json.loads(given_options((seed, folder), {"symphony_seed": 99}, environ)) == {
+        "symphony_seed": "99",
+        "audio": None,
+    }
