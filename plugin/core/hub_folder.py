@@ -12,6 +12,13 @@ from pathlib import Path
 import datasets
 
 from symphony_bench.plugin.core.atomic import staged_directory
+from symphony_bench.plugin.core.dataset_digest import (
+    DEFAULT_CONFIG,
+    MEDIA_COLUMNS,
+    config_sha256,
+    rows_sha256,
+    split_files,
+)
 from symphony_bench.plugin.core.errors import DataFileError
 
 
@@ -57,28 +64,52 @@ def write_hub_folder(out: Path, rows: list[dict], card: str, casts: dict | None 
 
 
 def load_hub_dataset(
-    path_or_repo: str | Path, split: str = "test", config: str | None = None
+    path_or_repo: str | Path,
+    split: str = "test",
+    config: str | None = None,
+    download_mode: str | None = None,
 ) -> datasets.Dataset:
     """A local folder in this layout (one config: data/<split>-*.parquet; several:
     data/<config>/<split>-*.parquet), or a Hub repo id.
 
-    Local folders go through the parquet loader: `load_dataset(folder)` caches under the folder's
-    name, so a rebuilt folder of the same name can come back with the old features.
+    Local folders go through the parquet loader, whose cache knows a file by its path and
+    modification time only: `open_folder` checks what it loaded against the files.
     """
     folder = Path(path_or_repo)
     if folder.is_dir():
         data = folder / "data" / config if config else folder / "data"
-        files = sorted(str(p) for p in data.glob(f"{split}-*.parquet"))
+        files = [str(path) for path in split_files(data, split)]
         if not files:
             raise FileNotFoundError(f"{data}: no {split}-*.parquet files")
-        return datasets.load_dataset("parquet", data_files={split: files}, split=split)
+        return datasets.load_dataset(
+            "parquet", data_files={split: files}, split=split, download_mode=download_mode
+        )
     return datasets.load_dataset(str(path_or_repo), config, split=split)
 
 
 def open_folder(folder: Path, expected: str, config: str | None = None) -> datasets.Dataset:
     """A local folder in Hub layout (a build, or a Hub repo's snapshot: see plugin.core.dataset_source);
-    one that lacks the data is an error naming it."""
+    one that lacks the data is an error naming it.
+
+    The rows loaded are the rows the folder's files hold (the content its digest was taken of): a
+    cache entry left by other files under the same path and modification time (files copied with
+    `cp -p`, `rsync -a`, `tar -x`) is rebuilt from the files."""
     try:
-        return load_hub_dataset(folder, config=config)
+        dataset = load_hub_dataset(folder, config=config)
+        expected_sha256 = config_sha256(folder, config or DEFAULT_CONFIG)
+        if _loaded_sha256(dataset) != expected_sha256:
+            dataset = load_hub_dataset(folder, config=config, download_mode="force_redownload")
     except FileNotFoundError as error:
         raise DataFileError(f"{folder}: not {expected} ({error})") from error
+    if _loaded_sha256(dataset) != expected_sha256:
+        raise DataFileError(
+            f"{folder}: the rows the datasets library loaded differ from the rows its parquet files hold, "
+            "even after rebuilding its cache; remove the folder's entries from the datasets cache "
+            "(HF_DATASETS_CACHE) and run again"
+        )
+    return dataset
+
+
+def _loaded_sha256(dataset: datasets.Dataset) -> str:
+    kept = [name for name in dataset.column_names if name not in MEDIA_COLUMNS]
+    return rows_sha256(dataset.select_columns(kept).to_list())

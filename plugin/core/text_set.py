@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from symphony_bench.plugin.core.dataset_digest import tables_sha256
+from symphony_bench.plugin.core.dataset_digest import split_files, tables_sha256
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.vocabulary import DATA_DIR, INSTRUMENTS_CSV
 
@@ -88,7 +88,7 @@ def read_text_set(folder: Path) -> TextSet:
 
     tables = {}
     for config, columns in CONFIG_COLUMNS.items():
-        files = sorted((folder / "data" / config).glob("test-*.parquet"))
+        files = split_files(folder / "data" / config)
         if not files:
             raise DataFileError(
                 f"{folder}: not a symphony-bias-text set (no data/{config}/test-*.parquet)"
