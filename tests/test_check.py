@@ -136,3 +136,39 @@ def test_check_report_and_compare_refuse_records_that_contradict_the_results_opt
             assert status == 2, command
             assert "symphony_bias_text_mini: option 'symphony_seed' is" in err
             assert "in the results file" in err and "in the records" in err
+
+
+def write_answers(folder, task: str, answers: list) -> None:
+    """A run of one generated-answer task whose samples hold `answers` (lmms-eval's shape: the
+    filtered answer a text; lm-eval's: a list of texts)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "20260101_000000_results.json").write_text(json.dumps({"results": {task: {}}}))
+    (folder / f"20260101_000000_samples_{task}.jsonl").write_text(
+        "".join(
+            json.dumps({"doc_id": k, "filtered_resps": answer}) + "\n"
+            for k, answer in enumerate(answers)
+        )
+    )
+
+
+@pytest.mark.parametrize("empty", ["", [""], [" \n"]])
+def test_a_task_whose_model_never_ran_fails_naming_the_task(tmp_path, capsys, empty):
+    """lmms-eval turns a model's exception into an empty answer and exits 0."""
+    task = "symphony_bias_audio_recognition"
+    write_answers(tmp_path / "run", task, [empty] * 110)
+    assert cli.main(["check", str(tmp_path / "run"), "--tasks", task]) == 1
+    assert f"{task}: 110 of 110 answers are empty: the model never ran" in capsys.readouterr().err
+
+
+def test_the_empty_share_threshold_and_log_likelihood_runs(tmp_path, monkeypatch):
+    from symphony_bench.plugin.runs import check, report
+
+    monkeypatch.setattr(report, "run_tasks", lambda run_dir: None)  # these runs hold no records
+    task = "symphony_bias_audio_recognition"
+    assert check.EMPTY_ANSWERS_FAIL == 0.9
+    write_answers(tmp_path / "some", task, [""] * 89 + ["harp"] * 11)
+    assert cli.main(["check", str(tmp_path / "some"), "--tasks", task]) == 0
+    write_answers(tmp_path / "most", task, [""] * 90 + ["harp"] * 10)
+    assert cli.main(["check", str(tmp_path / "most"), "--tasks", task]) == 1
+    write_answers(tmp_path / "scored", task, [[[-1.5, False], [-0.2, True]]] * 10)
+    assert cli.main(["check", str(tmp_path / "scored"), "--tasks", task]) == 0

@@ -3,17 +3,22 @@
 lmms-eval exits 0 on many failures (a missing stimulus set ends the run with "Error during
 evaluation: RetryError[...]"), so a script or CI job cannot trust its exit status. This check
 expands our group names into their tasks (from the task folders' group YAMLs) and requires, for every
-task, an entry in a results file and a non-empty samples file under RUN_DIR.
+task, an entry in a results file and a non-empty samples file under RUN_DIR. lmms-eval also turns
+a model's exception into an empty answer and goes on, so a task whose generated answers are nearly
+all empty (EMPTY_ANSWERS_FAIL of them or more) fails the check too: its model never really ran.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from symphony_bench.plugin.core.dataset_source import task_yaml
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.task_folders import TASKS_DIR
 from symphony_bench.plugin.runs.files import has_content, read_results, results_files, samples_files
+
+EMPTY_ANSWERS_FAIL = 0.9  # a model that answered fewer than 1 doc in 10 did not run
 
 
 def group_members() -> dict[str, list[str]]:
@@ -63,3 +68,52 @@ def missing_outputs(run_dir: Path, requested: list[str]) -> dict[str, list[str]]
         if gaps:
             missing[task] = gaps
     return missing
+
+
+def answer_texts(sample: dict) -> list[str] | None:
+    """The generated answers a samples line holds (lmms-eval: `filtered_resps` a text; lm-eval: a
+    list of texts), or None when it holds none (a log-likelihood task's numbers, an unreadable line)."""
+    answers = sample.get("filtered_resps", sample.get("resps"))
+    texts = []
+    pending = [answers]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, list):
+            pending += value
+        elif isinstance(value, str):
+            texts.append(value)
+        else:
+            return None
+    return texts or None
+
+
+def empty_answers(paths: list[Path]) -> tuple[int, int]:
+    """(samples whose generated answers are all blank, samples with generated answers) in `paths`."""
+    empty = answered = 0
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                try:
+                    sample = json.loads(line)
+                except ValueError:
+                    continue  # report and compare name a damaged line; check counts answers
+                texts = answer_texts(sample) if isinstance(sample, dict) else None
+                if texts is not None:
+                    answered += 1
+                    empty += not any(text.strip() for text in texts)
+    return empty, answered
+
+
+def silent_failures(run_dir: Path, requested: list[str]) -> dict[str, str]:
+    """task -> why its model never ran, for each requested task whose generated answers are
+    EMPTY_ANSWERS_FAIL or more empty."""
+    found = samples_files(run_dir) if run_dir.is_dir() else {}
+    failures = {}
+    for task in expand(requested, group_members()):
+        empty, answered = empty_answers(found.get(task, []))
+        if answered and empty >= EMPTY_ANSWERS_FAIL * answered:
+            failures[task] = (
+                f"{empty} of {answered} answers are empty: the model never ran (lmms-eval writes an "
+                "empty answer when the model raises; see the harness log for the exception)"
+            )
+    return failures

@@ -83,7 +83,7 @@ def _add_check(commands) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from symphony_bench.plugin.runs.check import missing_outputs
+    from symphony_bench.plugin.runs.check import missing_outputs, silent_failures
 
     requested = [name.strip() for name in args.tasks.split(",") if name.strip()]
     missing = missing_outputs(args.run_dir, requested)
@@ -92,7 +92,10 @@ def run_check(args: argparse.Namespace) -> int:
             f"symphony-bench: {task}: no {' and no '.join(gaps)} in {args.run_dir} (see the harness log above)",
             file=sys.stderr,
         )
-    if missing:
+    failures = silent_failures(args.run_dir, requested)
+    for task, why in failures.items():
+        print(f"symphony-bench: {task}: {why}", file=sys.stderr)
+    if missing or failures:
         return 1
     from symphony_bench.plugin.runs.report import run_tasks
 
