@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import stat
+import struct
 import zlib
 from pathlib import Path
 
@@ -18,13 +21,17 @@ SAMPLE_RATE = 16_000
 
 
 def read_audio_file(path: Path) -> tuple[np.ndarray, int]:
-    """(float32 samples, frames x channels; sample rate). DataFileError naming the file if it does
-    not decode whole: libsndfile stops quietly at a damaged Ogg page and returns the frames before
-    it, so Ogg pages are checked first, and any format must decode the frames its header announces."""
+    """(float32 samples, frames x channels; sample rate). DataFileError naming the file if it is not
+    a regular file (a FIFO would block the read), does not decode whole, or holds samples that are
+    not numbers (a float file can hold NaN and infinity). libsndfile reads what is there without a
+    word: it stops quietly at a damaged Ogg page, and it takes a WAV or AIFF file cut short for a
+    shorter one (its frame count shrinks to match), so Ogg pages and the sample chunk's announced
+    size are checked first, and any format must decode the frames its header announces."""
     path = Path(path)
     try:
+        refuse_non_file(path)
         data = path.read_bytes()
-        damage = ogg_damage(data) if data.startswith(OGG_CAPTURE) else None
+        damage = ogg_damage(data) if data.startswith(OGG_CAPTURE) else chunk_shortfall(data)
         if damage:
             raise DataFileError(f"{path}: corrupt audio: {damage}")
         with soundfile.SoundFile(io.BytesIO(data)) as handle:
@@ -36,7 +43,71 @@ def read_audio_file(path: Path) -> tuple[np.ndarray, int]:
         raise DataFileError(
             f"{path}: corrupt audio: decoded {len(samples):,} of the {announced:,} frames its header announces"
         )
+    finite = np.isfinite(samples)
+    if not finite.all():
+        raise DataFileError(
+            f"{path}: {finite.size - int(finite.sum()):,} of its {finite.size:,} samples are not "
+            "numbers (NaN or infinite)"
+        )
     return samples, rate
+
+
+NOT_FILES = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def refuse_non_file(path: Path) -> None:
+    """DataFileError unless `path` (links followed) is a regular file: checked before it is opened,
+    since opening a FIFO waits for a writer that may never come."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        what = next((name for test, name in NOT_FILES if test(mode)), "not a file")
+        raise DataFileError(f"{path}: not a regular file ({what}); refusing to read it")
+
+
+# a WAV (RIFF, big-endian RIFX, RF64) or AIFF file: chunk byte order and the chunk of the samples
+SAMPLE_CHUNKS = {
+    (b"RIFF", b"WAVE"): ("<", b"data"),
+    (b"RIFX", b"WAVE"): (">", b"data"),
+    (b"RF64", b"WAVE"): ("<", b"data"),
+    (b"FORM", b"AIFF"): (">", b"SSND"),
+    (b"FORM", b"AIFC"): (">", b"SSND"),
+}
+UNKNOWN_SIZE = 0xFFFFFFFF  # what a writer to a pipe leaves (it cannot go back); RF64: see ds64
+
+
+def chunk_shortfall(data: bytes) -> str | None:
+    """How a WAV or AIFF file's sample chunk is cut short: it holds fewer bytes than its header
+    announces. None when it is whole, announces no length (a stream), or is another format."""
+    container = SAMPLE_CHUNKS.get((data[:4], data[8:12]))
+    if container is None:
+        return None
+    order, samples = container
+    offset, ds64_size = 12, None
+    while offset + 8 <= len(data):
+        name = data[offset : offset + 4]
+        (size,) = struct.unpack(f"{order}I", data[offset + 4 : offset + 8])
+        if name == b"ds64" and offset + 24 <= len(data):  # RF64: 64-bit RIFF and data sizes
+            (ds64_size,) = struct.unpack("<Q", data[offset + 16 : offset + 24])
+        if name == samples:
+            if size == UNKNOWN_SIZE:
+                if ds64_size is None:
+                    return None
+                size = ds64_size
+            held = len(data) - offset - 8
+            if size > held:
+                return (
+                    f"its header announces {size:,} bytes of samples, the file holds {held:,} "
+                    "(cut short)"
+                )
+            return None
+        offset += 8 + size + (size & 1)  # chunks are padded to an even length
+    return None
 
 
 OGG_CAPTURE = b"OggS"

@@ -3,8 +3,11 @@ header's frame count is an error naming the file."""
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import re
+import signal
 
 import numpy as np
 import pytest
@@ -87,3 +90,89 @@ def test_an_unreadable_file_is_named(tmp_path):
     path.write_bytes(b"not audio at all")
     with pytest.raises(DataFileError, match=re.escape(f"{path}: cannot decode")):
         read_audio_file(path)
+
+
+# ---- WAV and AIFF files cut short, samples that are not numbers, FIFOs --------------------------
+def tone(rate: int = 16_000, channels: int = 1) -> np.ndarray:
+    return np.tile(0.3 * np.sin(np.arange(rate) / 5.0), (channels, 1)).T.astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "format, subtype, channels",
+    [
+        ("WAV", "PCM_16", 1),
+        ("WAV", "FLOAT", 2),
+        ("WAV", "PCM_24", 1),
+        ("RF64", "PCM_16", 1),
+        ("AIFF", "PCM_16", 1),
+    ],
+)
+def test_a_file_cut_to_half_its_announced_length_is_an_error_naming_it(
+    tmp_path, format, subtype, channels
+):
+    whole = tmp_path / "whole.wav"
+    soundfile.write(whole, tone(channels=channels), 16_000, format=format, subtype=subtype)
+    data = whole.read_bytes()
+    path = tmp_path / "clip.wav"
+    path.write_bytes(data[: len(data) // 2])
+    # what libsndfile alone does: the frames that are there, no error, a frame count to match
+    assert 0 < soundfile.info(path).frames < 16_000 and len(soundfile.read(path)[0]) < 16_000
+    with pytest.raises(
+        DataFileError,
+        match=re.escape(f"{path}: corrupt audio: its header announces ")
+        + r"[\d,]+ bytes of samples, the file holds [\d,]+ \(cut short\)",
+    ):
+        read_audio_file(path)
+    assert read_audio_file(whole)[0].shape == (16_000, channels)
+
+
+def test_a_streamed_wav_whose_header_announces_no_length_is_read_whole(tmp_path):
+    """Writers to a pipe cannot go back to fill in the sizes: 0xFFFFFFFF means "to the end"."""
+    buffer = io.BytesIO()
+    soundfile.write(buffer, tone(), 16_000, format="WAV")
+    data = bytearray(buffer.getvalue())
+    at = data.index(b"data")
+    data[4:8] = data[at + 4 : at + 8] = b"\xff\xff\xff\xff"
+    path = tmp_path / "streamed.wav"
+    path.write_bytes(bytes(data))
+    assert read_audio_file(path)[0].shape == (16_000, 1)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("subtype", ["FLOAT", "DOUBLE"])
+def test_samples_that_are_not_numbers_are_an_error_naming_the_file(tmp_path, bad, subtype):
+    samples = tone()
+    samples[100:103] = bad
+    path = tmp_path / "float.wav"
+    soundfile.write(path, samples, 16_000, subtype=subtype)
+    with pytest.raises(
+        DataFileError,
+        match=re.escape(f"{path}: 3 of its 16,000 samples are not numbers (NaN or infinite)"),
+    ):
+        read_audio_file(path)
+
+
+def test_a_fifo_is_refused_before_it_is_opened(tmp_path):
+    path = tmp_path / "clip.wav"
+    os.mkfifo(path)  # opening it would wait for a writer forever
+    with (
+        no_hang(),
+        pytest.raises(DataFileError, match=re.escape(f"{path}: not a regular file (a FIFO)")),
+    ):
+        read_audio_file(path)
+
+
+@contextlib.contextmanager
+def no_hang(seconds: int = 10):
+    """A blocked open() is interrupted after `seconds`: the test fails instead of hanging."""
+
+    def hung(signum, frame):
+        raise TimeoutError(f"still blocked after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
