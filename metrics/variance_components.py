@@ -20,7 +20,9 @@ inside it (`separable` False).
 Percentile intervals come from a bootstrap of templates (and of stimuli within their instrument,
 when an instrument has several), the table's rows and columns resampled and the estimator run on
 each replicate: a rough interval (a variance's bootstrap distribution is skewed and the duplicated
-units of a replicate bias it), reported as such.
+units of a replicate bias it), reported as such. Only replicates that split the variance as the
+point estimate does count (one that leaves out the only cells with two docs cannot separate
+template x instrument from the residual); with fewer than half of them, no interval (NaN).
 """
 
 from __future__ import annotations
@@ -51,13 +53,14 @@ def variance_components(
         return {"components": {}, "separable": False, "n_docs": int(data.valid.sum())}
     rng = np.random.default_rng(seed)
     replicates = [table.resampled(rng).components() for _ in range(n_boot)]
+    replicates = [r for r in replicates if r is not None and r["separable"] == point["separable"]]
     alpha = (1.0 - confidence) / 2.0
     components = {}
     for name, variance in point["variances"].items():
-        shares = np.array([r["shares"][name] for r in replicates if r is not None])
+        shares = np.array([r["shares"][name] for r in replicates])
         ci = (
             [float(np.quantile(shares, alpha)), float(np.quantile(shares, 1.0 - alpha))]
-            if shares.size >= 2
+            if shares.size >= max(2, n_boot / 2)
             else [float("nan")] * 2
         )
         components[name] = {

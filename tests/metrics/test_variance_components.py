@@ -128,3 +128,18 @@ def test_an_instrument_only_design_puts_everything_on_instruments():
     result = variance_components(as_data(frame), n_boot=20)["components"]
     assert result["instrument"]["share"] == pytest.approx(1.0)
     assert result["residual"]["share"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_one_template_holding_an_instrument_twice_gives_components_not_a_key_error():
+    """Only that template's cell has two docs, so a bootstrap replicate that leaves the template out
+    cannot split template x instrument from the doc residual: it counts for the other components."""
+    frame = simulated_docs(np.random.default_rng(4), 12, 6, 1, 1, TRUTH_TEXT)
+    twice = frame[(frame.t == 0) & (frame.i == 2)].assign(y=lambda rows: rows.y + 0.05)
+    result = variance_components(as_data(pd.concat([frame, twice], ignore_index=True)), n_boot=60)
+    assert result["separable"]
+    shares = result["components"]
+    assert set(shares) == {"instrument", "template", "template_x_instrument", "residual"}
+    assert sum(component["share"] for component in shares.values()) == pytest.approx(1.0)
+    for component in shares.values():
+        low, high = component["ci"]
+        assert 0.0 <= low <= high <= 1.0
