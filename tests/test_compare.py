@@ -578,6 +578,16 @@ def test_the_cli_command_exits_2_naming_the_mismatch(mini_docs, tmp_path):
     assert run_compare(args) == 2
 
 
+@pytest.mark.parametrize("n_boot", ["1", "1000000000"])
+def test_a_bootstrap_size_out_of_range_is_one_clear_error(mini_docs, tmp_path, capsys, n_boot):
+    """A billion replicates ran out of memory (MemoryError) before anything was said."""
+    from symphony_bench.plugin import cli
+
+    base = write_run(tmp_path / "base", {"t": likert_records(mini_docs, 0.0, 1)})
+    assert cli.main(["compare", str(base), str(base), "--n-boot", n_boot]) == 2
+    assert "--n-boot must be between 2 and 100,000" in capsys.readouterr().err
+
+
 # ---- through the real harness -------------------------------------------------------------------
 SHIFT_SHARE = 0.8  # the candidate gives the stereotyped answer to 80% of the docs
 

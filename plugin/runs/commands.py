@@ -14,6 +14,8 @@ from pathlib import Path
 
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
 
+MAX_BOOTSTRAP = 100_000  # 100x the default; more replicates cannot narrow a 95 % interval further
+
 EXPORT_FORMATS = ("hf-leaderboard", "eval-results")
 # The paired bootstraps are many small matrix products: OpenBLAS's thread pool costs more than it
 # saves there, and on a busy 2-core machine it made the statistics 4x slower (see bench_compare.py).
@@ -149,7 +151,7 @@ def _add_compare(commands) -> None:
         "--n-boot",
         type=int,
         default=N_BOOTSTRAP,
-        help=f"bootstrap replicates (default {N_BOOTSTRAP})",
+        help=f"bootstrap replicates (default {N_BOOTSTRAP}, at most {MAX_BOOTSTRAP:,})",
     )
     command.add_argument(
         "--seed",
@@ -169,8 +171,8 @@ def run_compare(args: argparse.Namespace) -> int:
     from symphony_bench.plugin.runs.compare_output import json_text, render_markdown
     from symphony_bench.plugin.runs.gate import GateRule, apply_gate, exit_status
 
-    if args.n_boot < 2:
-        raise ValueError(f"--n-boot must be at least 2, got {args.n_boot}")
+    if not 2 <= args.n_boot <= MAX_BOOTSTRAP:
+        raise ValueError(f"--n-boot must be between 2 and {MAX_BOOTSTRAP:,}, got {args.n_boot:,}")
     rules = [GateRule.parse(text) for text in args.fail_on]
     result = compare_runs(
         args.base_run, args.candidate_run, args.allow_mismatch, args.n_boot, args.seed
