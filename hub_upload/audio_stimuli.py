@@ -10,6 +10,7 @@ library is a dependency, and for solo instrument clips the two differ by a near-
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,10 +43,20 @@ class PreparedClip:
     samples: np.ndarray  # as stored (for the separability check; not written)
 
 
+def check_window(seconds: float, offset: float) -> None:
+    """ValueError unless `seconds` is finite and above 0 and `offset` finite and 0 or more (a
+    negative one would count from the end, infinity has no sample index)."""
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"seconds must be a finite number above 0, got {seconds:g}")
+    if not (math.isfinite(offset) and offset >= 0):
+        raise ValueError(f"offset must be a finite number of 0 or more, got {offset:g}")
+
+
 def prepare_clip(path: Path, seconds: float, offset: float) -> PreparedClip:
     """The window [offset, offset + seconds) of the file (the whole file if shorter), mono 16 kHz,
-    loudness-normalised. DataFileError naming the file when it does not decode, is silent or
-    clipped, or holds nothing after `offset`."""
+    loudness-normalised. ValueError for a window `check_window` refuses; DataFileError naming the
+    file when it does not decode, is silent or clipped, or holds nothing after `offset`."""
+    check_window(seconds, offset)
     samples, rate = read_audio_file(path)
     clipped = float(np.mean(np.abs(samples) >= FULL_SCALE))
     if clipped > CLIPPED_SHARE:
@@ -83,6 +94,7 @@ def prepare_clip(path: Path, seconds: float, offset: float) -> PreparedClip:
 
 def prepare_all(files: list[Path], seconds: float, offset: float) -> list[PreparedClip]:
     """Every file prepared, or one DataFileError listing every file that could not be."""
+    check_window(seconds, offset)
     prepared, problems = [], []
     for path in files:
         try:

@@ -7,6 +7,7 @@ imports its builder (numpy, datasets, FluidSynth...) when it runs.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -78,10 +79,16 @@ def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
         help="build from OpenMIC-2018 solo clips (the folder or .tgz `build openmic` reads)",
     )
     audio.add_argument(
-        "--seconds", type=float, default=10.0, help="--recordings: window length (default 10)"
+        "--seconds",
+        type=window_length,
+        default=10.0,
+        help="--recordings: window length in s, above 0 (default 10)",
     )
     audio.add_argument(
-        "--offset", type=float, default=0.0, help="--recordings: window start in s (default 0)"
+        "--offset",
+        type=window_start,
+        default=0.0,
+        help="--recordings: window start in s from the file's start, 0 or more (default 0)",
     )
     audio.add_argument(
         "--per-instrument", type=int, default=5, help="--from-openmic: clips per instrument"
@@ -95,6 +102,29 @@ def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
         "a groove",
     )
     audio.set_defaults(run=run_build_audio)
+
+
+def _seconds(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+
+
+def window_length(text: str) -> float:
+    """--seconds: a finite number above 0 (argparse names the option in its error)."""
+    value = _seconds(text)
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text!r}")
+    return value
+
+
+def window_start(text: str) -> float:
+    """--offset: a finite number of 0 or more (a negative one would count from the file's end)."""
+    value = _seconds(text)
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number of 0 or more, got {text!r}")
+    return value
 
 
 def run_build_audio(args: argparse.Namespace) -> None:

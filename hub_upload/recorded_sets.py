@@ -20,7 +20,12 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from symphony_bench.hub_upload.audio_stimuli import AUDIO_SUFFIXES, PreparedClip, prepare_all
+from symphony_bench.hub_upload.audio_stimuli import (
+    AUDIO_SUFFIXES,
+    PreparedClip,
+    check_window,
+    prepare_all,
+)
 from symphony_bench.hub_upload.openmic.release import audio_path, load_release, release_root
 from symphony_bench.hub_upload.symphony_bias_audio import (
     KIND,
@@ -39,10 +44,11 @@ from symphony_bench.hub_upload.symphony_bias_image import (
     write_summary,
 )
 from symphony_bench.plugin.core.atomic import staged_directory
-from symphony_bench.plugin.core.audio import SAMPLE_RATE
+from symphony_bench.plugin.core.audio import SAMPLE_RATE, refuse_non_file
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.hub_folder import card_front_matter
 from symphony_bench.plugin.core.instrument_names import GUITAR, instruments_named
+from symphony_bench.plugin.core.reporting import md
 
 # OpenMIC-2018 class -> one of the 22 (a stand-in: another instrument in its place)
 OPENMIC_CLASSES = {
@@ -74,10 +80,13 @@ def folder_instrument(name: str) -> str | None:
 
 def recording_files(source: Path) -> tuple[dict[str, list[Path]], list[NameMapping]]:
     """{instrument: audio files} of the instrument folders, the folder names read, and a
-    DataFileError for a folder that names no single instrument or two folders of one."""
+    DataFileError for a folder that names no single instrument or two folders of one, for
+    anything in an instrument folder that is neither a file nor a folder (a FIFO would block the
+    read), and for two files whose names differ only in the suffix (one clip_id for both)."""
     if not source.is_dir():
         raise DataFileError(f"{source}: not a directory")
     files, folders, mappings, unreadable = {}, {}, [], []
+    not_files = []
     for folder in sorted(p for p in source.iterdir() if p.is_dir()):
         instrument = folder_instrument(folder.name)
         if instrument is None:
@@ -88,9 +97,11 @@ def recording_files(source: Path) -> tuple[dict[str, list[Path]], list[NameMappi
                 f"{source}: two folders for {instrument}: {folders[instrument]}, {folder.name}"
             )
         folders[instrument] = folder.name
-        files[instrument] = sorted(
-            p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES
-        )
+        entries = sorted(folder.iterdir())
+        not_files += [p for p in entries if p.exists() and not (p.is_file() or p.is_dir())]
+        files[instrument] = [
+            p for p in entries if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES
+        ]
         if folder.name != instrument:
             mappings.append(NameMapping(folder.name, instrument, False))
     if unreadable:
@@ -98,14 +109,63 @@ def recording_files(source: Path) -> tuple[dict[str, list[Path]], list[NameMappi
             f"{source}: folders that name none of the 22 instruments (or a bare 'guitar': say acoustic or "
             f"electric): {', '.join(unreadable)}"
         )
+    if not_files:
+        raise DataFileError(
+            f"{source}: not regular files (FIFOs...): "
+            f"{', '.join(p.relative_to(source).as_posix() for p in not_files)}; remove them"
+        )
+    refuse_same_stems(source, files)
     refuse_outside_links(source, [path for paths in files.values() for path in paths])
     return files, mappings
 
 
+def refuse_same_stems(source: Path, files: dict[str, list[Path]]) -> None:
+    """DataFileError naming every group of files in one folder whose names differ only in the
+    suffix (a.wav, a.flac): the clip_id is the folder's instrument and the name without suffix."""
+    by_stem: dict[Path, list[Path]] = {}
+    for path in (path for paths in files.values() for path in paths):
+        by_stem.setdefault(path.with_suffix(""), []).append(path)
+    same = [
+        f"{', '.join(p.relative_to(source).as_posix() for p in sorted(paths))} "
+        f"({stem.relative_to(source).as_posix()})"
+        for stem, paths in sorted(by_stem.items())
+        if len(paths) > 1
+    ]
+    if same:
+        raise DataFileError(
+            f"{source}: files that differ only in their suffix would give one clip_id: "
+            f"{'; '.join(same)}. Keep one of each, or rename"
+        )
+
+
+MANIFEST_COLUMNS = ("licence", "source")
+
+
 def recordings_manifest(source: Path, files: list[Path]) -> dict[str, dict[str, str]]:
-    """file -> {licence, source}; one DataFileError naming every clip without a licence."""
+    """file -> {licence, source}; one DataFileError naming every clip without a licence, or every
+    file whose rows disagree (a second row with another licence must not silently win). The
+    manifest must be a regular file (a FIFO would block the read); a UTF-8 byte order mark, as
+    Excel writes, is read past."""
     path = source / MANIFEST
-    rows = {row["file"]: row for row in read_csv(path, ("file", "licence", "source"))}
+    if path.exists():
+        refuse_non_file(path)
+    rows: dict[str, dict[str, str]] = {}
+    disagreements: dict[str, list[str]] = {}
+    for row in read_csv(path, ("file", *MANIFEST_COLUMNS)):
+        first = rows.setdefault(row["file"], row)
+        for column in MANIFEST_COLUMNS:
+            if row[column] != first[column]:
+                disagreements.setdefault(row["file"], []).append(
+                    f"{column} {first[column]!r} vs {row[column]!r}"
+                )
+    if disagreements:
+        raise DataFileError(
+            f"{path}: rows that disagree about a file (one row per file, or rows that say the "
+            "same): "
+            + "; ".join(
+                f"{name}: {', '.join(found)}" for name, found in sorted(disagreements.items())
+            )
+        )
     names = [p.relative_to(source).as_posix() for p in files]
     missing = [name for name in names if not rows.get(name, {}).get("licence", "").strip()]
     if missing:
@@ -116,6 +176,7 @@ def recordings_manifest(source: Path, files: list[Path]) -> dict[str, dict[str, 
 def build_recordings(source: Path, out: Path, seconds: float = 10.0, offset: float = 0.0) -> dict:
     """The stimulus set of a recordings folder at `out` (atomically); returns the separability check."""
     source = Path(source)
+    check_window(seconds, offset)
     with staged_directory(out, KIND, inputs=[source]) as staging:
         by_instrument, mappings = recording_files(source)
         files = [path for paths in by_instrument.values() for path in paths]
@@ -271,14 +332,26 @@ sample_key), `licence`, `attribution`, `stimulus_origin`, `duration_s`, `offset_
 """
 
 
+def escaped_summary(summary: dict) -> dict:
+    """The summary with the names a source folder gave (folders read as instruments, files ignored)
+    escaped for the card; stimulus_set.json keeps them as they are."""
+    return {
+        **summary,
+        "name_mappings": [{**m, "source": md(m["source"])} for m in summary["name_mappings"]],
+        "ignored_files": [md(name) for name in summary["ignored_files"]],
+    }
+
+
 def _write_set(staging, rows, mappings, ignored, *, title: str, what: str) -> dict:
     if not rows:
         raise DataFileError("no clip to write: no instrument has a usable recording")
     per_instrument = Counter(row["instrument"] for row in rows)
     check = separability(rows) if min(per_instrument.values()) > 1 else NO_SEPARABILITY
     summary = set_summary("audio", [row["instrument"] for row in rows], mappings, ignored)
+    # licences, credits and names come from the recordings' owner or OpenMIC's metadata: escaped
+    # (plugin.core.reporting.md) so that a `|`, a line break or HTML stays inside its table cell
     table = "\n".join(
-        f"| {r['clip_id']} | {r['instrument']} | {r['licence']} | {r['attribution']} |"
+        f"| {md(r['clip_id'])} | {md(r['instrument'])} | {md(r['licence'])} | {md(r['attribution'])} |"
         for r in rows
     )
     card = card_front_matter(title, "other") + CARD.format(
@@ -287,7 +360,7 @@ def _write_set(staging, rows, mappings, ignored, *, title: str, what: str) -> di
         sample_rate=SAMPLE_RATE,
         n_clips=len(rows),
         n_instruments=len(per_instrument),
-        summary=summary_markdown(summary, "clips"),
+        summary=summary_markdown(escaped_summary(summary), "clips"),
         separability=separability_text(check),
         table=table,
     )

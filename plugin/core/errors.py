@@ -48,9 +48,10 @@ def _repeat_announced() -> None:
 
 def read_csv(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:
     """Rows as {column: stripped value}; a missing column, a row with more fields than the header or
-    an unreadable file is a DataFileError."""
+    an unreadable file is a DataFileError. A UTF-8 byte order mark (Excel's "CSV UTF-8") is read
+    past, not taken into the first column's name."""
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             missing = set(required) - set(reader.fieldnames or ())
             if missing:

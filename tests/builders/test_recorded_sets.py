@@ -5,8 +5,12 @@ through the builder and an lmms-eval run with `symphony_replay`."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
+import os
+import re
+import signal
 import tarfile
 from pathlib import Path
 
@@ -261,3 +265,217 @@ def test_a_recordings_set_runs_through_lmms_eval_and_its_records_say_where_it_ca
     report = run_symphony_bench(["report", str(output)], cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     assert "- stimuli: recordings" in report.stdout
+
+
+# ---- bad input: each one a clear error naming what is wrong, nothing written -------------------
+def tone(pitch: float, seconds: float = 1.0) -> np.ndarray:
+    time = np.arange(int(SAMPLE_RATE * seconds)) / SAMPLE_RATE
+    return (0.3 * np.sin(2 * np.pi * pitch * time)).astype(np.float32)
+
+
+def small_source(root: Path, files: dict[str, np.ndarray] | None = None) -> Path:
+    """Two cello and two flute tones as 16 kHz WAV, each with a manifest row (fast to build)."""
+    files = files or {
+        "cello/low.wav": tone(131),
+        "cello/high.wav": tone(262),
+        "flute/low.wav": tone(523),
+        "flute/high.wav": tone(1046),
+    }
+    for name, samples in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        soundfile.write(root / name, samples, SAMPLE_RATE, subtype="FLOAT")
+    write_manifest(root, [(name, "CC0", "me") for name in files])
+    return root
+
+
+def cli_build(source: Path, out: Path, *extra: str) -> int:
+    from symphony_bench.plugin.cli import main
+
+    return main(
+        ["build", "symphony-bias-audio", "--recordings", str(source), "--out", str(out), *extra]
+    )
+
+
+@pytest.mark.parametrize("option", ["--seconds", "--offset"])
+@pytest.mark.parametrize("value", ["-1", "inf", "-inf", "nan", "ten"])
+def test_the_cli_refuses_windows_that_are_negative_or_not_finite(tmp_path, capsys, option, value):
+    with pytest.raises(SystemExit) as stopped:
+        cli_build(small_source(tmp_path / "src"), tmp_path / "out", f"{option}={value}")
+    stderr = capsys.readouterr().err
+    assert stopped.value.code == 2 and f"argument {option}: " in stderr
+    assert value in stderr and "Traceback" not in stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_zero_length_window_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        cli_build(small_source(tmp_path / "src"), tmp_path / "out", "--seconds", "0")
+    assert "argument --seconds: " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("seconds", "offset", "error"),
+    [
+        (-1.0, 0.0, "seconds must be a finite number above 0, got -1"),
+        (0.0, 0.0, "seconds must be a finite number above 0, got 0"),
+        (float("inf"), 0.0, "seconds must be a finite number above 0, got inf"),
+        (1.0, -1.0, "offset must be a finite number of 0 or more, got -1"),
+        (1.0, float("inf"), "offset must be a finite number of 0 or more, got inf"),
+        (1.0, float("nan"), "offset must be a finite number of 0 or more, got nan"),
+    ],
+)
+def test_the_builder_refuses_such_windows_too(tmp_path, seconds, offset, error):
+    with pytest.raises(ValueError, match=re.escape(error)):
+        build_recordings(small_source(tmp_path / "src"), tmp_path / "out", seconds, offset)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_float_wav_holding_nan_or_infinity_is_one_clear_cli_error(tmp_path, capsys, bad):
+    samples = tone(131)
+    samples[500] = bad
+    source = small_source(
+        tmp_path / "src",
+        {"cello/bad.wav": samples, "cello/high.wav": tone(262), "flute/low.wav": tone(523)},
+    )
+    assert cli_build(source, tmp_path / "out", "--seconds", "1") == 2
+    stderr = capsys.readouterr().err
+    assert "Traceback" not in stderr
+    assert f"{source / 'cello' / 'bad.wav'}: 1 of its 16,000 samples are not numbers" in stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_wav_cut_to_half_its_announced_length_is_refused(tmp_path):
+    source = small_source(tmp_path / "src")
+    path = source / "cello" / "low.wav"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(DataFileError, match=re.escape(f"{path}: corrupt audio: its header ")):
+        build_recordings(source, tmp_path / "out", seconds=1.0)
+    assert not (tmp_path / "out").exists()
+
+
+def test_two_files_of_one_name_in_a_folder_are_refused_naming_both(tmp_path):
+    source = small_source(tmp_path / "src")
+    soundfile.write(source / "cello" / "low.flac", tone(140), SAMPLE_RATE)
+    soundfile.write(source / "flute" / "high.ogg", tone(1000), SAMPLE_RATE)
+    with open(source / "manifest.csv", "a", newline="") as handle:
+        csv.writer(handle).writerows(
+            [("cello/low.flac", "CC0", "me"), ("flute/high.ogg", "CC0", "me")]
+        )
+    with pytest.raises(DataFileError) as raised:
+        build_recordings(source, tmp_path / "out", seconds=1.0)
+    assert str(raised.value) == (
+        f"{source}: files that differ only in their suffix would give one clip_id: "
+        "cello/low.flac, cello/low.wav (cello/low); flute/high.ogg, flute/high.wav (flute/high). "
+        "Keep one of each, or rename"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_fifo_named_manifest_csv_is_refused_without_hanging(tmp_path):
+    source = small_source(tmp_path / "src")
+    (source / "manifest.csv").unlink()
+    os.mkfifo(source / "manifest.csv")
+    with (
+        no_hang(),
+        pytest.raises(
+            DataFileError,
+            match=re.escape(f"{source / 'manifest.csv'}: not a regular file (a FIFO)"),
+        ),
+    ):
+        build_recordings(source, tmp_path / "out", seconds=1.0)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_fifo_among_the_recordings_is_refused_without_hanging(tmp_path):
+    source = small_source(tmp_path / "src")
+    os.mkfifo(source / "cello" / "live.wav")
+    with (
+        no_hang(),
+        pytest.raises(
+            DataFileError,
+            match=re.escape(f"{source}: not regular files (FIFOs...): cello/live.wav"),
+        ),
+    ):
+        build_recordings(source, tmp_path / "out", seconds=1.0)
+
+
+@contextlib.contextmanager
+def no_hang(seconds: int = 20):
+    """A blocked open() is interrupted after `seconds`: the test fails instead of hanging."""
+
+    def hung(signum, frame):
+        raise TimeoutError(f"still blocked after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_manifest_saved_with_a_byte_order_mark_is_read(tmp_path):
+    source = small_source(tmp_path / "src")
+    manifest = source / "manifest.csv"
+    manifest.write_bytes(b"\xef\xbb\xbf" + manifest.read_bytes())  # Excel's "CSV UTF-8"
+    build_recordings(source, tmp_path / "out", seconds=1.0)
+    assert {row["licence"] for row in load_hub_dataset(tmp_path / "out")} == {"CC0"}
+
+
+def test_manifest_rows_that_disagree_about_a_file_are_refused_naming_both_values(tmp_path):
+    source = small_source(tmp_path / "src")
+    with open(source / "manifest.csv", "a", newline="") as handle:
+        csv.writer(handle).writerows(
+            [
+                ("cello/low.wav", "CC0", "me"),  # the same again: harmless
+                ("flute/high.wav", "CC BY-NC 4.0", "me"),
+                ("cello/high.wav", "CC0", "someone else"),
+            ]
+        )
+    with pytest.raises(DataFileError) as raised:
+        build_recordings(source, tmp_path / "out", seconds=1.0)
+    assert str(raised.value) == (
+        f"{source / 'manifest.csv'}: rows that disagree about a file (one row per file, or rows "
+        "that say the same): cello/high.wav: source 'me' vs 'someone else'; flute/high.wav: "
+        "licence 'CC0' vs 'CC BY-NC 4.0'"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_licences_attributions_and_file_names_are_escaped_in_the_card(tmp_path):
+    name = "a|b <img src=x onerror=alert(1)>"
+    source = small_source(
+        tmp_path / "src",
+        {
+            f"cello/{name}.wav": tone(131),
+            "cello/high.wav": tone(262),
+            "flute/low.wav": tone(523),
+            "flute/high.wav": tone(1046),
+        },
+    )
+    write_manifest(
+        source,
+        [
+            (f"cello/{name}.wav", "CC BY 4.0 | <b>bold</b>", "line one\nline two & more"),
+            ("cello/high.wav", "CC0", "me"),
+            ("flute/low.wav", "CC0", "me"),
+            ("flute/high.wav", "CC0", "me"),
+        ],
+    )
+    (source / "cello" / "notes <script>.txt").write_text("ignored, and named in the card")
+    build_recordings(source, tmp_path / "out", seconds=1.0)
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "<img" not in card and "<b>" not in card and "<script>" not in card
+    assert "&lt;img src=x onerror=alert(1)&gt;" in card and "&lt;b&gt;bold&lt;/b&gt;" in card
+    assert "notes &lt;script&gt;.txt" in card
+    row = next(line for line in card.splitlines() if "line one" in line)
+    assert row == (
+        "| cello/a\\|b &lt;img src=x onerror=alert(1)&gt; | cello | "
+        "CC BY 4.0 \\| &lt;b&gt;bold&lt;/b&gt; | line one line two &amp; more |"
+    )
+    # the rows themselves keep the text as given
+    rows = {row["source"]: row for row in load_hub_dataset(tmp_path / "out")}
+    assert rows[f"cello/{name}.wav"]["attribution"] == "line one\nline two & more"
