@@ -59,6 +59,7 @@ from symphony_bench.plugin.symphony_bias.compare import (
 )
 from symphony_bench.plugin.symphony_bias.figures import figures, run_figures
 from symphony_bench.plugin.symphony_bias.logprob import split_records
+from symphony_bench.plugin.symphony_bias.mitigation_pairing import baseline_task_of, paired_by_doc
 from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED
 from symphony_bench.plugin.symphony_bias.records import (
     ANSWER_FIELDS,
@@ -398,51 +399,21 @@ def link(entries: dict[str, ReportEntry], tasks: list[TaskRecords]) -> None:
             generated = [other for other in likert if other.kind == LIKERT]
             _add_agreement(entries, task.label, LIKERT_SCORED, generated)
     for task in tasks:
-        baseline = baseline_task_of(task, tasks)
+        baseline, unpaired = baseline_task_of(task, tasks)
         if baseline is not None:
             base, candidate = paired_by_doc(baseline, task)
             for label, body in baseline_changes(
                 task.label, baseline.label, base, candidate
             ).items():
                 entries[label].body["vs_baseline"] = body
+        elif unpaired:
+            entries[task.label].body["vs_baseline_missing"] = unpaired
     for task in likert:
         recognition = recognition_task_of(task, tasks)
         if recognition is not None:
             entries[task.label].body["recognised_only"] = recognised_only_report(
                 task.records, recognition.records
             )
-
-
-def mitigation_of(task: TaskRecords) -> str | None:
-    """The instruction against stereotyping a task's docs hold (one for all), else None."""
-    names = {record.get("mitigation") for record in task.records}
-    return names.pop() if len(names) == 1 else None
-
-
-def baseline_task_of(task: TaskRecords, tasks: list[TaskRecords]) -> TaskRecords | None:
-    """A mitigation task's base task in the same model folder: the task of the same kind without an
-    instruction whose docs (doc_id -> scenario, instrument) are the mitigation task's."""
-    if task.kind == RECOGNITION or mitigation_of(task) is None:
-        return None
-    docs = doc_keys(task)
-    for other in tasks:
-        if other.kind == task.kind and mitigation_of(other) is None and doc_keys(other) == docs:
-            return other
-    return None
-
-
-def doc_keys(task: TaskRecords) -> dict[int, tuple]:
-    return {
-        doc_id: (record["scenario_id"], record["instrument"])
-        for doc_id, record in zip(task.doc_ids, task.records, strict=True)
-    }
-
-
-def paired_by_doc(base: TaskRecords, candidate: TaskRecords) -> tuple[list[dict], list[dict]]:
-    """Both tasks' records in doc_id order (their docs are the same)."""
-    by_id = [dict(zip(task.doc_ids, task.records, strict=True)) for task in (base, candidate)]
-    order = sorted(by_id[0])
-    return [by_id[0][k] for k in order], [by_id[1][k] for k in order]
 
 
 def _add_agreement(
@@ -593,8 +564,13 @@ def _mitigation_overview(entries: list[ReportEntry]) -> list[str]:
     """One row per entry with an instruction against stereotyping: its paired changes against the
     base task's same docs (a drop in ABS beside a rise in invalid answers reads as refusal)."""
     rows = [entry for entry in entries if "vs_baseline" in entry.body]
+    unpaired = [
+        f"- {md(entry.label)}: not compared with a base task: {md(entry.body['vs_baseline_missing'])}"
+        for entry in entries
+        if entry.body.get("vs_baseline_missing")
+    ]
     if not rows:
-        return []
+        return ["## Mitigation", "", *unpaired, ""] if unpaired else []
     lines = [
         "## Mitigation: each instruction against its base task (same docs, paired)",
         "",
@@ -607,7 +583,7 @@ def _mitigation_overview(entries: list[ReportEntry]) -> list[str]:
         changes = entry.body["vs_baseline"]
         cells = [_change_cell(changes["metrics"].get(name)) for name in MITIGATION_COLUMNS]
         lines.append(f"| {md(entry.label)} | {md(changes['task'])} | " + " | ".join(cells) + " |")
-    return lines + [""]
+    return lines + ["", *unpaired] + ([""] if unpaired else [])
 
 
 def _change_cell(change: dict | None) -> str:
@@ -710,6 +686,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
         lines.append(line)
     if "vs_baseline" in body:
         lines += _vs_baseline_lines(body["vs_baseline"])
+    if body.get("vs_baseline_missing"):
+        lines.append(f"- not compared with a base task: {body['vs_baseline_missing']}")
     if "most_likely" in body:
         m = body["most_likely"]
         lines.append(

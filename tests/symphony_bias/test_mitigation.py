@@ -242,3 +242,40 @@ def test_the_mitigation_group_through_the_lm_eval_cli_and_report(tmp_path):
         ]["ci"][1]
         < 0
     )
+
+
+def _mitigation_run(folder, base_docs, mitigated_docs, base_seed=1234, mitigated_seed=1234):
+    from support.runs import write_model_folder
+
+    from symphony_bench.plugin.symphony_bias.records import score_record
+
+    def records(docs, seed):
+        return [{**score_record(doc, [3, 3, 3]), "seed": seed} for doc in docs]
+
+    mitigated_task = "symphony_bias_text_mitigation_no_stereotypes_mini"
+    write_model_folder(
+        folder / "model",
+        {
+            BASE: records(base_docs, base_seed),
+            mitigated_task: records(mitigated_docs, mitigated_seed),
+        },
+    )
+    return build_report(folder).entries[mitigated_task].body, mitigated_task
+
+
+def test_a_mitigation_task_pairs_only_on_the_same_docs_and_run_facts_and_says_why_not(tmp_path):
+    base = build_docs(Design(subset="mini"))
+    mitigated = build_docs(Design(subset="mini", mitigation="no_stereotypes"))
+    body, _ = _mitigation_run(tmp_path / "same", base, mitigated)
+    assert body["vs_baseline"]["task"] == BASE and "vs_baseline_missing" not in body
+
+    body, task = _mitigation_run(tmp_path / "seed", base, mitigated, mitigated_seed=7)
+    assert "vs_baseline" not in body
+    assert body["vs_baseline_missing"] == f"seed is 1234 in {BASE}, 7 here"
+
+    body, task = _mitigation_run(tmp_path / "docs", base, mitigated[::-1])  # other doc_ids
+    assert body["vs_baseline_missing"].startswith(f"{BASE} holds other docs")
+    report = build_report(tmp_path / "docs")
+    markdown = render_markdown(report)
+    assert f"- not compared with a base task: {BASE} holds other docs" in markdown
+    assert f"- {task}: not compared with a base task: {BASE} holds other docs" in markdown
