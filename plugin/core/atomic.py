@@ -189,7 +189,7 @@ def staged_directory(
             (output / BUILD_MARKER).write_text(
                 MARKER_TEXT + (f"{KIND_PREFIX}{kind}\n" if kind else ""), encoding="utf-8"
             )
-            output.chmod(0o755)
+            output.chmod(folder_mode())
             _swap(output, target, replaced=staging / "replaced")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -214,10 +214,44 @@ def write_text_atomically(path: Path, text: str) -> None:
         outputs.text(path, text)
 
 
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process's umask. Linux shows it in /proc/self/status, read without changing it;
+    elsewhere it is set and put back at once (os.umask is process-wide: under a lock, and set to
+    0o077 meanwhile, so that a file another thread creates then is at worst too private)."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    with _UMASK_LOCK:
+        mask = os.umask(0o077)
+        os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode `open` gives a new file (0o666 less the umask); tempfile's files get 0o600."""
+    return 0o666 & ~current_umask()
+
+
+def folder_mode() -> int:
+    """The mode `mkdir` gives a new folder (0o777 less the umask); tempfile's folders get 0o700."""
+    return 0o777 & ~current_umask()
+
+
+def _reason(error: OSError) -> str:
+    """An OSError without the file names it carries (those of staged files are hidden names)."""
+    return error.strerror or type(error).__name__
+
+
 class StagedOutputs:
     """A command's output files and folders, written under unique hidden names beside their targets
-    and renamed into place together by `commit` (see `staged_outputs`). A target that is, holds or
-    lies inside one of `inputs` is refused before anything is written."""
+    and renamed into place together by `commit` (see `staged_outputs`), with the modes the umask
+    gives new files and folders. A target that is, holds or lies inside one of `inputs`, a file
+    target that is a folder and a target given twice are refused before anything is written."""
 
     def __init__(self, inputs: Iterable[Path] = ()) -> None:
         self.inputs = list(inputs)
@@ -227,36 +261,67 @@ class StagedOutputs:
 
     def text(self, path: Path, text: str) -> None:
         path = self._checked(path)
-        handle, staged = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        self.files.append((Path(staged), path))
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
+        if path.is_dir():
+            raise DataFileError(
+                f"{path}: is a folder; this output is a file: remove the folder or write elsewhere"
+            )
+        try:
+            handle, staged = tempfile.mkstemp(
+                dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+            )
+            self.files.append((Path(staged), path))
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                os.fchmod(out.fileno(), file_mode())
+                out.write(text)
+        except OSError as error:
+            raise DataFileError(f"{path}: cannot write it ({_reason(error)})") from error
 
     def folder(self, path: Path) -> Path:
         """An empty folder to fill; it replaces `path` (and whatever `path` held) on commit."""
         path = self._checked(path)
-        staged = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
-        self.folders.append((staged, path))
+        try:
+            staged = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+            self.folders.append((staged, path))
+            staged.chmod(folder_mode())
+        except OSError as error:
+            raise DataFileError(f"{path}: cannot write it ({_reason(error)})") from error
         return staged
 
     def _checked(self, path: Path) -> Path:
         path = Path(path)
         refuse_overlap(path, self.inputs)
+        given = {target.absolute() for _, target in self.files + self.folders}
+        if path.absolute() in given:
+            raise DataFileError(f"{path}: named for two outputs of this command; give each its own")
         for folder in reversed(path.parents):
             if not folder.exists():
-                folder.mkdir()
+                try:
+                    folder.mkdir()
+                except OSError as error:
+                    raise DataFileError(f"{folder}: cannot make it ({_reason(error)})") from error
                 self.created.append(folder)
         return path
 
     def commit(self) -> None:
-        for staged, target in self.folders:
-            replaced = target.with_name(f"{staged.name}.old")
-            if target.exists():
-                target.rename(replaced)
-            staged.rename(target)
-            shutil.rmtree(replaced, ignore_errors=True)
-        for staged, target in self.files:
-            staged.replace(target)
+        """Renames every staged output into place. Each earlier output is kept aside until all are
+        in place (a file as a second link to it, so that a reader sees the old or the new file; a
+        folder moved); a rename that fails puts every earlier output back and removes the new ones:
+        one DataFileError naming the output that failed."""
+        done: list[_Placed] = []
+        try:
+            for staged, target in [*self.folders, *self.files]:
+                done.append(_Placed(staged, target, folder=(staged, target) in self.folders))
+                done[-1].put_in_place()
+        except BaseException as error:  # Ctrl-C and SIGTERM too: no half-committed outputs
+            kept = [note for undone in reversed(done) if (note := undone.roll_back())]
+            if not isinstance(error, OSError):
+                raise
+            what = "; ".join(kept) or "no output of this command was changed"
+            raise DataFileError(
+                f"{done[-1].target}: cannot put it in place ({_reason(error)}); {what}"
+            ) from error
+        for placed in done:
+            placed.drop_aside()
         self.files, self.folders, self.created = [], [], []
 
     def discard(self) -> None:
@@ -269,11 +334,77 @@ class StagedOutputs:
                 folder.rmdir()
 
 
+class _Placed:
+    """One staged output's commit: the earlier output kept aside as `aside` (None: there was none),
+    the new one renamed over its target; undone by `roll_back`."""
+
+    def __init__(self, staged: Path, target: Path, folder: bool) -> None:
+        self.staged, self.target, self.folder = staged, target, folder
+        self.aside: Path | None = None
+        self.placed = False
+
+    def put_in_place(self) -> None:
+        aside = self.staged.with_name(self.staged.name.removesuffix(".tmp") + ".old")
+        if self.folder:
+            if os.path.lexists(self.target):
+                os.rename(self.target, aside)
+                self.aside = aside
+            os.rename(self.staged, self.target)
+        else:
+            self.aside = _keep_file(self.target, aside)
+            os.replace(self.staged, self.target)
+        self.placed = True
+
+    def roll_back(self) -> str | None:
+        """Puts the earlier output back (removing the new one); if that fails too, says where the
+        earlier output is kept."""
+        try:
+            if self.placed and self.folder:
+                os.rename(self.target, self.staged)  # removed with the staged outputs
+            elif self.placed and self.aside is None:
+                self.target.unlink()
+            if self.aside is not None and (self.placed or self.folder):
+                os.replace(self.aside, self.target)
+            elif self.aside is not None:  # a second link to the untouched target, or its copy
+                self.aside.unlink()
+        except OSError as error:
+            where = f"kept as {self.aside}" if self.aside else "not there before"
+            return f"{self.target} could not be put back ({_reason(error)}; the earlier one is {where})"
+        return None
+
+    def drop_aside(self) -> None:
+        if self.aside is None:
+            return
+        if self.aside.is_dir() and not self.aside.is_symlink():
+            shutil.rmtree(self.aside, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                self.aside.unlink()
+
+
+def _keep_file(target: Path, aside: Path) -> Path | None:
+    """A second link to the file `target` as `aside` (its copy where links are not supported);
+    None if there is no `target`."""
+    try:
+        os.link(target, aside, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except OSError:  # a file system without hard links
+        try:
+            shutil.copy2(target, aside, follow_symlinks=False)
+        except BaseException as error:
+            aside.unlink(missing_ok=True)
+            if isinstance(error, FileNotFoundError):
+                return None
+            raise
+    return aside
+
+
 @contextlib.contextmanager
 def staged_outputs(inputs: Iterable[Path] = ()) -> Iterator[StagedOutputs]:
     """All outputs written through it appear together, when the block ends without an error, or
-    not at all: a failure while writing any of them leaves every target as it was (and no folder
-    made for them). None of them may be, hold or lie inside one of `inputs`."""
+    not at all: a failure while writing or renaming any of them leaves every target as it was (and
+    no folder made for them). None of them may be, hold or lie inside one of `inputs`."""
     outputs = StagedOutputs(inputs)
     try:
         yield outputs

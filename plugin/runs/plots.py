@@ -134,7 +134,12 @@ def _plots_section(plots: dict[str, Callable], markdown_path: Path, outputs: Sta
     folder = plots_folder(markdown_path)
     staged = outputs.folder(folder)  # refuses a folder that holds an input
     refuse_foreign_files(folder)
-    written = write_figures(plots, staged)
+    try:
+        written = write_figures(plots, staged)
+    except OSError as error:  # named by the folder asked for, not the hidden one being written
+        raise DataFileError(
+            f"{folder}: cannot write the plots ({error.strerror or type(error).__name__})"
+        ) from error
     shown = {label: [folder / path.name for path in files] for label, files in written.items()}
     return markdown_links(shown, markdown_path.parent)
 

@@ -17,10 +17,12 @@ import pytest
 from symphony_bench.plugin.core.atomic import (
     BUILD_MARKER,
     HOST_TAG,
+    current_umask,
     output_kind,
     refuse_overlap,
     scratch_folder,
     staged_directory,
+    staged_outputs,
 )
 from symphony_bench.plugin.core.errors import DataFileError
 
@@ -235,3 +237,89 @@ def test_sigterm_handling_is_only_active_during_a_build(tmp_path):
         assert signal.getsignal(signal.SIGTERM) is not before
     assert signal.getsignal(signal.SIGTERM) is before
     assert os.getpid()  # the test process survived
+
+
+# ---- a command's output files ------------------------------------------------------------------
+def fail_renames_onto(monkeypatch, name: str) -> None:
+    """Renaming a staged file or folder onto a target called `name` fails; every other rename works."""
+    for function in ("replace", "rename"):
+        real = getattr(os, function)
+
+        def failing(source, target, *args, real=real, **kwargs):
+            if Path(target).name == name and Path(source).name.endswith(".tmp"):
+                raise OSError(5, "Input/output error", str(source))
+            return real(source, target, *args, **kwargs)
+
+        monkeypatch.setattr(os, function, failing)
+
+
+def write_outputs(folder: Path, text: str) -> None:
+    with staged_outputs() as outputs:
+        outputs.text(folder / "a.json", text)
+        (outputs.folder(folder / "plots") / "plot.svg").write_text(text)
+        outputs.text(folder / "b.md", text)
+        outputs.text(folder / "new" / "c.csv", text)
+
+
+@pytest.mark.parametrize("failing", ["a.json", "plots", "b.md", "c.csv"])
+def test_a_failed_rename_puts_every_earlier_output_back(tmp_path, monkeypatch, failing):
+    write_outputs(tmp_path, "old")
+    (tmp_path / "new" / "c.csv").unlink()  # an output that did not exist before
+    fail_renames_onto(monkeypatch, failing)
+    with pytest.raises(DataFileError) as raised:
+        write_outputs(tmp_path, "new")
+    target = next(path for path in tmp_path.rglob(failing)) if failing != "c.csv" else None
+    message = str(raised.value)
+    assert str(target or tmp_path / "new" / "c.csv") in message and ".tmp" not in message
+    assert (tmp_path / "a.json").read_text() == "old" and (tmp_path / "b.md").read_text() == "old"
+    assert (tmp_path / "plots" / "plot.svg").read_text() == "old"
+    assert not (tmp_path / "new" / "c.csv").exists()
+    assert debris(tmp_path) == [] and debris(tmp_path / "new") == []
+
+
+def test_a_file_output_over_a_folder_is_refused_before_anything_is_written(tmp_path):
+    (tmp_path / "a.json").write_text("old")
+    (tmp_path / "b.md").mkdir()
+    with pytest.raises(DataFileError, match=re.escape(f"{tmp_path / 'b.md'}: is a folder")):
+        write_outputs(tmp_path, "new")
+    assert (tmp_path / "a.json").read_text() == "old" and (tmp_path / "b.md").is_dir()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.json", "b.md"]
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_outputs_and_built_folders_honour_the_umask(tmp_path, umask):
+    previous = os.umask(umask)
+    try:
+        write_outputs(tmp_path, "new")
+        build(tmp_path / "out")
+    finally:
+        os.umask(previous)
+    for path in (tmp_path / "a.json", tmp_path / "b.md", tmp_path / "new" / "c.csv"):
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
+    for folder in (tmp_path / "plots", tmp_path / "new", tmp_path / "out"):
+        assert folder.stat().st_mode & 0o777 == 0o777 & ~umask, folder
+    assert (tmp_path / "out" / "data.txt").stat().st_mode & 0o777 == 0o666 & ~umask
+    assert current_umask() == previous
+
+
+def test_ctrl_c_during_the_renames_puts_every_earlier_output_back(tmp_path, monkeypatch):
+    write_outputs(tmp_path, "old")
+    real = os.replace
+
+    def interrupted(source, target, *args, **kwargs):
+        if Path(target).name == "b.md" and Path(source).name.endswith(".tmp"):
+            raise KeyboardInterrupt
+        return real(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_outputs(tmp_path, "new")
+    assert (tmp_path / "a.json").read_text() == "old" and (tmp_path / "b.md").read_text() == "old"
+    assert (tmp_path / "plots" / "plot.svg").read_text() == "old" and debris(tmp_path) == []
+
+
+def test_one_path_named_for_two_outputs_is_refused(tmp_path):
+    with pytest.raises(DataFileError, match="named for two outputs"), staged_outputs() as outputs:
+        outputs.text(tmp_path / "same.md", "json")
+        outputs.text(tmp_path / "same.md", "markdown")
+    assert list(tmp_path.iterdir()) == []
