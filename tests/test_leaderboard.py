@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import math
+import os
 import random
 from pathlib import Path
 
@@ -296,6 +297,110 @@ def test_command_writes_the_files(planted_runs, tmp_path, capsys):
         "leaderboard.md",
     ]
     assert "org/strong" in capsys.readouterr().out
+
+
+BOARD_FILES = ("index.html", "leaderboard.csv", "leaderboard.json", "leaderboard.md")
+
+
+def leaderboard_command(run_dirs: list[Path], out: Path, *options: str) -> None:
+    parser = argparse.ArgumentParser()
+    add_commands(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["leaderboard", *map(str, run_dirs), "--out", str(out), *options])
+    args.run(args)
+
+
+def test_a_page_that_cannot_be_put_in_place_leaves_the_earlier_board_whole(
+    planted_runs, tmp_path, monkeypatch
+):
+    """The four files appear together or not at all: index.html failing at its rename (the last
+    one) puts the three files renamed before it back."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in BOARD_FILES:
+        (out / name).write_text(f"old {name}\n")
+    real = os.replace
+
+    def failing(source, target, *args, **kwargs):
+        if Path(target).name == "index.html" and Path(source).name.endswith(".tmp"):
+            raise OSError(28, "No space left on device", str(source))
+        return real(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(DataFileError) as raised:
+        leaderboard_command(planted_runs[:2], out)
+    assert str(out / "index.html") in str(raised.value) and ".tmp" not in str(raised.value)
+    assert {path.name: path.read_text() for path in out.iterdir()} == {
+        name: f"old {name}\n" for name in BOARD_FILES
+    }
+
+
+def test_a_folder_where_the_page_goes_is_refused_before_any_file_is_written(planted_runs, tmp_path):
+    out = tmp_path / "out"
+    (out / "index.html").mkdir(parents=True)
+    (out / "leaderboard.json").write_text("old\n")
+    with pytest.raises(DataFileError, match="index.html: is a folder"):
+        leaderboard_command(planted_runs[:2], out)
+    assert sorted(path.name for path in out.iterdir()) == ["index.html", "leaderboard.json"]
+    assert (out / "leaderboard.json").read_text() == "old\n"
+
+
+def test_a_local_dataset_folder_is_published_without_its_path(tmp_path):
+    """A task's data given as a local folder (SYMPHONY_AUDIO=/data/..., --metadata text=...), or a
+    results file's local dataset_path, is published as that folder's name with its content digest;
+    its path only with --show-paths. No file of the board holds a path of this machine."""
+    secret = "/some/abs/path"
+    local = write_model_folder(
+        tmp_path / "runs" / "local" / "model",
+        {
+            TASK: [
+                {**record, "dataset_repo": f"{secret}/my-data", "dataset_sha256": "ef" * 32}
+                for record in planted_records(0.5, random.Random(1))
+            ]
+        },
+        lm_eval_results([TASK], "org/local"),
+    )
+    write_model_folder(  # a second model folder: entries are labelled by folder, whose name
+        # lm-eval spells out of a local model's path
+        tmp_path / "runs" / "local" / f"{secret.replace('/', '__')}__my-model",
+        {TASK: planted_records(0.5, random.Random(4))},
+        lm_eval_results([TASK], f"{secret}/my-model"),
+    )
+    results = lm_eval_results(["symphony_bias_text_other"], "org/configured")
+    results["configs"]["symphony_bias_text_other"]["dataset_path"] = f"{secret}/configured"
+    configured = write_model_folder(
+        tmp_path / "runs" / "configured" / "model",
+        {"symphony_bias_text_other": planted_records(0.5, random.Random(2))},
+        results,
+    )
+    hub = write_planted_run(
+        tmp_path / "runs" / "hub", "org/hub", planted_records(0.5, random.Random(3))
+    )
+    for record in hub.glob("samples_*"):
+        lines = [json.loads(line) for line in record.read_text().splitlines()]
+        for line in lines:
+            for key in ("mean_abs", "invalid_rate"):
+                line[key]["dataset_repo"] = "org/symphony-bias-text"
+        record.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    run_dirs = [local.parent, configured.parent, hub.parent]
+    leaderboard_command(run_dirs, tmp_path / "board")
+    for name in BOARD_FILES:
+        assert secret not in (tmp_path / "board" / name).read_text(), name
+        assert secret.replace("/", "__") not in (tmp_path / "board" / name).read_text(), name
+    rows = json.loads((tmp_path / "board" / "leaderboard.json").read_text())["rows"]
+    datasets = {row["model"]: row["provenance"]["task"]["dataset_repo"] for row in rows}
+    assert datasets == {
+        "org/local": "local folder my-data",
+        "my-model": None,
+        "org/configured": "local folder configured",
+        "org/hub": "org/symphony-bias-text",
+    }
+    assert (
+        "| local folder my-data | efefefefefef |"
+        in (tmp_path / "board" / "leaderboard.md").read_text()
+    )
+    leaderboard_command(run_dirs, tmp_path / "shown", "--show-paths")
+    for name in BOARD_FILES:
+        assert f"{secret}/my-data" in (tmp_path / "shown" / name).read_text(), name
 
 
 def test_bad_run_dirs_are_named(tmp_path):

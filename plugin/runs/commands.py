@@ -300,8 +300,9 @@ def _add_leaderboard(commands) -> None:
     command.add_argument(
         "--show-paths",
         action="store_true",
-        help="write each row's run folder as found (default: RUN_DIR's name / the model's label, "
-        "so that no path of this machine is published)",
+        help="write each row's run folder and a local dataset folder's path as found (default: "
+        "RUN_DIR's name / the model's label, the dataset folder's name, so that no path of this "
+        "machine is published)",
     )
     command.set_defaults(run=run_leaderboard)
 

@@ -35,7 +35,12 @@ from symphony_bench.plugin.core.sections import ReportEntry, entry_label
 from symphony_bench.plugin.runs.compare import RunTask, pair_docs, read_run_task, task_comparisons
 from symphony_bench.plugin.runs.files import newest_samples_files
 from symphony_bench.plugin.runs.page import ALL_INVALID, all_answers_invalid, page_html, ranked_by
-from symphony_bench.plugin.runs.provenance import COMPARED_FIELDS, TASK_FACTS, provenance
+from symphony_bench.plugin.runs.provenance import (
+    COMPARED_FIELDS,
+    TASK_FACTS,
+    provenance,
+    published_task_facts,
+)
 from symphony_bench.plugin.runs.report import build_report
 from symphony_bench.plugin.runs.samples import forget_samples, without_cyclic_gc
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND
@@ -272,17 +277,24 @@ def rank_label(rank: dict) -> str:
 
 # ---- writing -------------------------------------------------------------------------------------
 def published(board: dict, show_paths: bool = False) -> dict:
-    """The board as written: each row's run folder as "<RUN_DIR name>/<model>" (a path on this
-    machine names its user's folders, and lm-eval's model folder names spell a local model's path
-    out), or as found with `show_paths`."""
+    """The board as written, with no path of this machine unless `show_paths` (a path names its
+    user's folders, and lm-eval's model folder names spell a local model's path out): each row's
+    run folder as "<RUN_DIR name>/<model>", its entry as the task (and variant) without the model
+    folder's name, a local dataset folder by its name (see provenance.published_task_facts)."""
     if show_paths:
         return board
+    return {**board, "rows": [_published_row(row) for row in board["rows"]]}
+
+
+def _published_row(row: dict) -> dict:
     return {
-        **board,
-        "rows": [
-            {**row, "run": f"{Path(row['run']).parent.name}/{row['model']}"}
-            for row in board["rows"]
-        ],
+        **row,
+        "run": f"{Path(row['run']).parent.name}/{row['model']}",
+        "entry": entry_label(row["task"], row["variant"]),
+        "provenance": {
+            **row["provenance"],
+            "task": published_task_facts(row["provenance"]["task"]),
+        },
     }
 
 

@@ -10,8 +10,10 @@ the stereotype table). A fact recorded nowhere is None (JSON null), never "N/A".
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from symphony_bench.plugin.core.dataset_source import is_repo_id
 from symphony_bench.plugin.core.run_facts import DATA_FIELDS, canonical_sha256
 from symphony_bench.plugin.runs.files import newest_results_file, newest_samples_files, read_results
 from symphony_bench.plugin.runs.samples import SamplesContent, known, single_value
@@ -134,3 +136,24 @@ def generation_settings(task_config: dict) -> dict | None:
 def dataset_repo(dataset_path) -> str | None:
     path = known(dataset_path)
     return None if path in LOADER_NAMES else path
+
+
+def local_folder_name(dataset: str | None) -> str | None:
+    """The last component of a dataset_repo that is a local folder's path as the user gave it
+    (`SYMPHONY_AUDIO=/data/openmic`, `--metadata text=~/sets/text`, a task config's local
+    dataset_path); None for a Hub repo id, a bare name or nothing recorded."""
+    if not isinstance(dataset, str) or is_repo_id(dataset):
+        return None
+    if not re.search(r"[/\\]", dataset) and not dataset.startswith(("~", ".")):
+        return None  # "name": a canonical Hub dataset or a folder of the working directory
+    return re.split(r"[/\\]", dataset.rstrip("/\\"))[-1]
+
+
+def published_task_facts(facts: dict) -> dict:
+    """A task's facts as a published leaderboard shows them: a local dataset folder as
+    "local folder NAME" (its content is identified by dataset_sha256), never its path, which names
+    this machine's folders."""
+    name = local_folder_name(facts.get("dataset_repo"))
+    if name is None:
+        return facts
+    return {**facts, "dataset_repo": f"local folder {name}".rstrip()}
