@@ -3,7 +3,11 @@ to a Hugging Face Hub dataset repo, in one commit, optionally tagged.
 
 Checks the folder and its dataset card here first (the build kind, no symbolic link or other
 non-file anywhere in it, the card's YAML, `configs` <-> files, licence, media features), so a bad
-folder is refused before anything is sent. Then: create the repo if needed, compare the folder with
+folder is refused before anything is sent. What is sent is what the build wrote, as its
+BUILD_MARKER lists it (plugin.core.atomic.recorded_files): a file the build did not write is refused,
+a hidden file or folder (a name starting with ".", e.g. `.env`, where tokens live) is never looked
+into nor sent, and a file with more than one name (a hard link: another name may be outside the
+folder, and no build writes one) is refused. Then: create the repo if needed, compare the folder with
 the head's files (git blob ids), refuse a tag that exists unless it already marks this content, then
 one `create_commit` of the changed and deleted files whose `parent_commit` is the head it read (a
 concurrent push makes it fail instead of mixing; same content again: no commit at all), then the
@@ -24,7 +28,12 @@ from pathlib import Path
 
 import yaml
 
-from symphony_bench.plugin.core.atomic import BUILD_MARKER, output_kind, sigterm_raises
+from symphony_bench.plugin.core.atomic import (
+    BUILD_MARKER,
+    output_kind,
+    recorded_files,
+    sigterm_raises,
+)
 from symphony_bench.plugin.core.errors import DataFileError
 
 PUBLISHABLE_KINDS = (
@@ -92,7 +101,12 @@ def config_files(folder: Path, metadata: dict) -> dict[str, list[Path]]:
                 f"{folder / CARD}: each `configs` entry needs config_name and data_files, got {entry!r}"
             )
         found = sorted(
-            {path for pattern in patterns for path in folder.glob(pattern) if path.is_file()}
+            {
+                path
+                for pattern in patterns
+                for path in folder.glob(pattern)
+                if path.is_file() and not hidden(path.relative_to(folder).as_posix())
+            }
         )
         if not found:
             raise DataFileError(
@@ -103,7 +117,7 @@ def config_files(folder: Path, metadata: dict) -> dict[str, list[Path]]:
     stray = sorted(
         path.relative_to(folder).as_posix()
         for path in folder.rglob("*.parquet")
-        if path not in covered
+        if path not in covered and not hidden(path.relative_to(folder).as_posix())
     )
     if stray:
         raise DataFileError(f"{folder / CARD}: data files in no config: {stray[:5]}")
@@ -179,6 +193,7 @@ def check_folder(folder: Path) -> str:
         raise DataFileError(
             f"{folder}: a {kind!r} output is not published (publishable: {', '.join(PUBLISHABLE_KINDS)})"
         )
+    files_to_publish(folder)  # only what the build wrote, no hard links: before any file is read
     metadata = card_metadata(folder)
     required = REQUIRED_CARD_TEXT.get(kind)
     if required and required not in (folder / CARD).read_text(encoding="utf-8"):
@@ -190,17 +205,69 @@ def check_folder(folder: Path) -> str:
 
 
 def files_to_publish(folder: Path) -> list[str]:
-    """The folder's files to send (POSIX paths relative to it), build bookkeeping left out."""
-    return [name for name in build_files(folder) if name.rsplit("/", 1)[-1] not in NOT_PUBLISHED]
+    """The folder's files to send (POSIX paths relative to it): the files its build wrote (the list
+    in its BUILD_MARKER) that are still there, build bookkeeping and hidden files left out. Refuses
+    (DataFileError naming each, before any file is read) a marker without that list, a file the
+    build did not write, and a file with more than one name: a hard link cannot be told from the
+    file it links to, another of its names may be outside the folder (`ln ~/.env README.md`), and
+    no build writes one."""
+    folder = Path(folder)
+    found = build_files(folder)
+    recorded = recorded_files(folder)
+    if recorded is None:
+        raise DataFileError(
+            f"{folder}: its {BUILD_MARKER} lists no files (written by an older symphony-bench): "
+            "rebuild the folder; `publish` sends only the files a build lists as written. Nothing "
+            "was sent"
+        )
+    bookkeeping = {name for name in found if name.rsplit("/", 1)[-1] in NOT_PUBLISHED}
+    unlisted = sorted(set(found) - set(recorded) - bookkeeping)
+    if unlisted:
+        raise DataFileError(
+            f"{folder}: files the build did not write (its {BUILD_MARKER} lists what it wrote): "
+            f"{listed(unlisted)}. `publish` sends a build as it was written: remove them (a "
+            "hidden file, named with a leading '.', is left out instead). Nothing was sent"
+        )
+    files = [name for name in found if name not in bookkeeping]
+    linked = [(name, (folder / name).lstat().st_nlink) for name in files]
+    linked = [f"{name} ({count} names)" for name, count in linked if count > 1]
+    if linked:
+        raise DataFileError(
+            f"{folder}: refusing to publish files with more than one name (hard links): "
+            f"{listed(linked)}. Another name may be outside the folder, and a build writes none: "
+            "replace each with a copy of its own (cp FILE FILE.copy && mv FILE.copy FILE). "
+            "Nothing was sent"
+        )
+    return files
+
+
+def hidden(name: str) -> bool:
+    """Whether a POSIX path in the folder is or lies inside a hidden file or folder (a part
+    starting with "."): never sent, never looked into."""
+    return any(part.startswith(".") for part in name.split("/"))
+
+
+def hidden_entries(folder: Path) -> list[str]:
+    """The hidden files and folders ("name/") of the build folder that `publish` leaves out (the
+    build marker is not named), not looked into."""
+    found = []
+    for top, folders, names in os.walk(folder):
+        relative = Path(top).relative_to(folder).as_posix()
+        prefix = "" if relative == "." else f"{relative}/"
+        found += [f"{prefix}{name}/" for name in folders if name.startswith(".")]
+        found += [f"{prefix}{name}" for name in names if name.startswith(".")]
+        folders[:] = [name for name in folders if not name.startswith(".")]
+    return sorted(name for name in found if name != BUILD_MARKER)
 
 
 def build_files(folder: Path) -> list[str]:
-    """Every file of the build folder, sorted; refuses (DataFileError naming each) symbolic links
-    and anything that is neither a regular file nor a folder. Every link is refused, also one that
-    stays inside the folder: the Hub stores no links (the client would upload the bytes the link
-    points to under the link's name, so the repo would not be the folder), no builder writes one (so
-    a link is not part of the build), and a link found harmless here could point elsewhere by the
-    time its file is read. Linked folders are never entered."""
+    """Every file of the build folder but hidden ones, sorted; refuses (DataFileError naming each)
+    symbolic links and anything that is neither a regular file nor a folder. Hidden files and
+    folders (a name starting with ".") are skipped unread: they are never sent. Every other link is
+    refused, also one that stays inside the folder: the Hub stores no links (the client would upload
+    the bytes the link points to under the link's name, so the repo would not be the folder), no
+    builder writes one (so a link is not part of the build), and a link found harmless here could
+    point elsewhere by the time its file is read. Linked folders are never entered."""
     folder = Path(folder)
     files, links, others = [], [], []
 
@@ -208,6 +275,8 @@ def build_files(folder: Path) -> list[str]:
         raise DataFileError(f"{error.filename}: cannot read the build folder ({error.strerror})")
 
     for top, folders, names in os.walk(folder, onerror=unreadable):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        names = [name for name in names if not name.startswith(".")]
         for name in folders + names:
             path = Path(top) / name
             relative = path.relative_to(folder).as_posix()
@@ -402,10 +471,17 @@ def describe(folder: Path, repo_id: str, tag: str | None, private: bool) -> str:
         "Files the Hub already holds unchanged are skipped, files only on the Hub are deleted."
     ]
     lines += [f"  {name} ({sizes[name]:,} bytes)" for name in files]
+    lines += [left_out_line(Path(folder))] if hidden_entries(Path(folder)) else []
     digest = content_digest(Path(folder), kind)
     lines += [f"dataset_sha256 {digest} (what a task YAML pins)"] if digest else []
     lines += ["", f"--- {CARD} ---", (Path(folder) / CARD).read_text(encoding="utf-8")]
     return "\n".join(lines)
+
+
+def left_out_line(folder: Path) -> str:
+    return (
+        f"not sent (hidden files and folders are never published): {listed(hidden_entries(folder))}"
+    )
 
 
 def run(args) -> None:
@@ -416,6 +492,8 @@ def run(args) -> None:
         published = publish(
             args.build_dir, args.repo_id, tag=args.revision, private=args.private, token=args.token
         )
+    if hidden_entries(Path(args.build_dir)):
+        print(f"symphony-bench: {left_out_line(Path(args.build_dir))}", file=sys.stderr)
     change = "new commit" if published.new_commit else "unchanged, no new commit"
     print(
         f"repo {published.repo_id}\ncommit {published.commit} ({change})\ntag {published.tag or '-'}"

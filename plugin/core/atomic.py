@@ -5,7 +5,8 @@ Every build of a folder goes through `staged_directory(out, kind, inputs)`:
 - `refuse_overlap`: `out` may not be, contain or lie inside any input (paths resolved, symlinks followed).
 - `out` may be replaced only if it is missing, empty, or an earlier output of the same `kind`: the
   folder's BUILD_MARKER file records the kind ("openmic", "synthmic", "symphony-bias-audio",
-  "symphony-bias-image", "upstream-import", "tcav-cache", "tcav-analysis"...). A marker without a
+  "symphony-bias-image", "upstream-import", "tcav-cache", "tcav-analysis"...) and every file the
+  build wrote (`recorded_files`: what `publish` sends, nothing else). A marker without a
   kind (written before kinds were recorded, or by a caller that passes none) is replaced only by a
   caller that passes none either: a builder refuses it, since it cannot tell what the folder holds.
 - All temporary data lives in one staging folder, `.OUT.staging-PID-HOST-XXXXXXXX` next to `out`: the
@@ -20,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -35,6 +37,8 @@ from symphony_bench.plugin.core.errors import DataFileError
 BUILD_MARKER = ".symphony-bench-build"  # only a folder holding this file may be replaced
 MARKER_TEXT = "written by symphony-bench; a rebuild of the same kind may replace this folder\n"
 KIND_PREFIX = "kind: "
+# then a JSON string: one line per file the build wrote (what `publish` sends)
+FILE_PREFIX = "file: "
 HOST_TAG = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]  # pids are per host
 STAGING_OWNER = re.compile(r"(\d+)-([0-9a-f]{8})-\w+")  # PID-HOST-random, after ".OUT.staging-"
 
@@ -71,6 +75,34 @@ def output_kind(folder: Path) -> str | None:
         if line.startswith(KIND_PREFIX):
             return line.removeprefix(KIND_PREFIX).strip()
     return None
+
+
+def recorded_files(folder: Path) -> list[str] | None:
+    """The files (POSIX paths in `folder`) its build wrote, as its BUILD_MARKER lists them; None for
+    a marker that lists none (written before the list was recorded)."""
+    marker = Path(folder) / BUILD_MARKER
+    names = []
+    for number, line in enumerate(marker.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith(FILE_PREFIX):
+            try:
+                names.append(str(json.loads(line.removeprefix(FILE_PREFIX))))
+            except ValueError as error:
+                raise DataFileError(
+                    f"{marker}, line {number}: not a file name ({error})"
+                ) from error
+    return names or None
+
+
+def _written_files(output: Path) -> list[str]:
+    """Every regular file under `output` (links not followed), sorted; not the top's BUILD_MARKER
+    (a nested staged_directory may have written one there: this build's replaces it)."""
+    return sorted(
+        relative
+        for top, _, names in os.walk(output)
+        for name in names
+        if (Path(top) / name).is_file() and not (Path(top) / name).is_symlink()
+        if (relative := (Path(top) / name).relative_to(output).as_posix()) != BUILD_MARKER
+    )
 
 
 def _refuse_working_directory(target: Path) -> None:
@@ -186,8 +218,9 @@ def staged_directory(
             output = staging / "output"
             output.mkdir()
             yield output
+            files = "".join(f"{FILE_PREFIX}{json.dumps(name)}\n" for name in _written_files(output))
             (output / BUILD_MARKER).write_text(
-                MARKER_TEXT + (f"{KIND_PREFIX}{kind}\n" if kind else ""), encoding="utf-8"
+                MARKER_TEXT + (f"{KIND_PREFIX}{kind}\n" if kind else "") + files, encoding="utf-8"
             )
             output.chmod(folder_mode())
             _swap(output, target, replaced=staging / "replaced")

@@ -25,7 +25,7 @@ from symphony_bench.hub_upload.publish import (
     files_to_publish,
     same_content,
 )
-from symphony_bench.plugin.core.atomic import BUILD_MARKER
+from symphony_bench.plugin.core.atomic import BUILD_MARKER, recorded_files
 from symphony_bench.plugin.core.errors import DataFileError
 
 
@@ -38,6 +38,15 @@ def text_set(tmp_path) -> Path:
 def image_set(tmp_path) -> Path:
     source = pictogram_photos(tmp_path / "photos", symphony_bias_image.MIN_IMAGES)
     return symphony_bias_image.build(source, tmp_path / "images")
+
+
+def set_kind(folder: Path, kind: str) -> None:
+    """The marker says another kind; the rest of it (the files the build wrote) is kept."""
+    marker = folder / BUILD_MARKER
+    lines = marker.read_text().splitlines(keepends=True)
+    marker.write_text(
+        "".join(f"kind: {kind}\n" if line.startswith("kind: ") else line for line in lines)
+    )
 
 
 def edit_card(folder: Path, old: str, new: str) -> None:
@@ -104,7 +113,7 @@ def test_only_builder_outputs_of_published_kinds(text_set, tmp_path):
 
 
 def test_the_openmic_card_must_credit_its_licence_and_hold_audio(text_set):
-    (text_set / BUILD_MARKER).write_text("written by symphony-bench\nkind: openmic\n")
+    set_kind(text_set, "openmic")
     with pytest.raises(DataFileError, match=r"must credit the source's licence \(CC BY 4.0\)"):
         check_folder(text_set)
     edit_card(
@@ -284,3 +293,83 @@ def test_files_to_publish_still_leaves_out_the_build_bookkeeping(text_set):
             for c in ("fillers", "instruments", "stereotypes", "templates")
         ),
     ]
+
+
+# --- only what the build wrote: its list of files, never hidden files, never hard links ----------
+TEXT_FILES = [
+    "README.md",
+    *(
+        f"data/{c}/test-00000-of-00001.parquet"
+        for c in ("fillers", "instruments", "stereotypes", "templates")
+    ),
+]
+
+
+def test_the_build_records_the_files_it_wrote_in_its_marker(text_set):
+    assert recorded_files(text_set) == TEXT_FILES
+    assert files_to_publish(text_set) == TEXT_FILES
+
+
+def test_hidden_files_are_never_sent_and_the_dry_run_says_they_are_left_out(text_set):
+    (text_set / ".env").write_text("HF_TOKEN=hf_secret_never_sent\n")
+    (text_set / "data" / ".notes.parquet").write_text("hidden")
+    (text_set / ".cache").mkdir()
+    (text_set / ".cache" / "token").write_text("hf_secret_never_sent")
+    (text_set / ".cache" / "link").symlink_to(
+        "/etc/passwd"
+    )  # inside a hidden folder: not looked at
+    assert check_folder(text_set) == "symphony-bias-text"
+    assert files_to_publish(text_set) == TEXT_FILES
+    plan = describe(text_set, "org/text", None, private=False)
+    assert "hf_secret_never_sent" not in plan
+    listing = plan.split("\n\n--- README.md ---")[0]
+    assert "would publish" in listing and f": {len(TEXT_FILES)} files," in listing
+    assert (
+        "not sent (hidden files and folders are never published): .cache/, .env, "
+        "data/.notes.parquet"
+    ) in listing
+    assert not re.search(r"^  \.env", listing, flags=re.MULTILINE)
+
+
+def test_a_file_the_build_did_not_write_is_refused_naming_it(text_set):
+    (text_set / "notes.txt").write_text("added after the build")
+    (text_set / "data" / "fillers" / "extra.parquet").write_bytes(b"not from the build")
+    with pytest.raises(DataFileError) as error:
+        check_folder(text_set)
+    assert str(error.value).startswith(
+        f"{text_set}: files the build did not write (its {BUILD_MARKER} lists what it wrote): "
+        "data/fillers/extra.parquet, notes.txt."
+    )
+    assert "Nothing was sent" in str(error.value)
+
+
+@pytest.mark.parametrize("outside_name_first", [True, False])
+def test_a_hard_link_is_refused_whichever_name_came_first(text_set, tmp_path, outside_name_first):
+    card = text_set / "README.md"
+    outside = tmp_path / "elsewhere.md"
+    if outside_name_first:  # a file from elsewhere linked in under a name the build wrote
+        outside.write_text(card.read_text() + "\nHF_TOKEN=hf_secret\n")
+        card.unlink()
+        os.link(outside, card)
+    else:  # the build's file with a second name elsewhere: the two cannot be told apart
+        os.link(card, outside)
+    for check in (check_folder, files_to_publish):
+        with pytest.raises(DataFileError) as error:
+            check(text_set)
+        assert str(error.value).startswith(
+            f"{text_set}: refusing to publish files with more than one name (hard links): "
+            "README.md (2 names)."
+        )
+        assert "Nothing was sent" in str(error.value)
+
+
+def test_a_marker_without_a_list_of_files_is_refused_until_rebuilt(text_set):
+    (text_set / BUILD_MARKER).write_text("written by symphony-bench\nkind: symphony-bias-text\n")
+    with pytest.raises(
+        DataFileError,
+        match=re.escape(
+            f"{text_set}: its {BUILD_MARKER} lists no files (written by an older symphony-bench): "
+            "rebuild the folder"
+        ),
+    ):
+        check_folder(text_set)

@@ -4,6 +4,7 @@ the real `datasets.load_dataset(repo_id, revision=tag)` and by a task's own load
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -18,6 +19,7 @@ import pytest
 from support.harness import run_cli
 
 from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
+from symphony_bench.plugin.core.atomic import BUILD_MARKER, recorded_files
 from symphony_bench.plugin.core.dataset_source import pinned_dataset
 
 pytestmark = pytest.mark.e2e
@@ -313,6 +315,36 @@ def test_a_link_leaving_the_build_is_refused_and_nothing_of_it_reaches_the_hub(
     assert "notes.txt" not in files and "README.md" in files
 
 
+def test_hidden_files_never_reach_the_hub_and_a_hard_link_is_refused_before_anything_is_sent(
+    loopback_hub, tmp_path
+):
+    folder = symphony_bias_text.build(tmp_path / "text")
+    secret = "HF_TOKEN=hf_never_uploaded\n"
+    (folder / ".env").write_text(secret)
+    (folder / "data" / ".cache").mkdir()
+    (folder / "data" / ".cache" / "token").write_text(secret)
+    repo = "symphony-bench-test/hidden"
+    published = publish(loopback_hub, folder, repo, cwd=tmp_path)
+    published_commit(published)
+    assert "not sent (hidden files and folders are never published): .env, data/.cache/" in (
+        published.stderr
+    )
+    files = {s.rfilename for s in loopback_hub.api().repo_info(repo, repo_type="dataset").siblings}
+    assert files == {".gitattributes", "README.md", *recorded_files(folder)} - {BUILD_MARKER}
+    assert not any(name.startswith(".env") or ".cache" in name for name in files)
+
+    outside = tmp_path / "outside.md"  # a second name outside the folder for the card
+    os.link(folder / "README.md", outside)
+    outside.write_text(outside.read_text() + "\nchanged through the other name\n")
+    sent = len(loopback_hub.server.requests)
+    refused = publish(loopback_hub, folder, repo, cwd=tmp_path)
+    assert refused.returncode == 2, refused.stdout + refused.stderr[-2000:]
+    assert "refusing to publish files with more than one name (hard links): README.md" in (
+        refused.stderr
+    )
+    assert len(loopback_hub.server.requests) == sent  # refused before the Hub was asked anything
+
+
 def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_sets, tmp_path):
     first, second = audio_sets
     repo = "symphony-bench-test/interrupted"
@@ -320,6 +352,8 @@ def test_an_interrupted_publish_leaves_no_partial_commit(loopback_hub, audio_set
     # 24 MB more than the socket buffers hold, trickling in at about 6 MB/s: the client is mid-upload when stopped
     large = shutil.copytree(second, tmp_path / "large")
     (large / "data" / "padding.bin").write_bytes(np.random.default_rng(0).bytes(24_000_000))
+    with open(large / BUILD_MARKER, "a") as marker:  # as if the build had written it
+        marker.write('file: "data/padding.bin"\n')
     loopback_hub.server.body_delay_s = 0.0025
     logged = len(loopback_hub.server.requests)
     loopback_hub.server.large_body_started.clear()
