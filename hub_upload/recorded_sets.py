@@ -332,16 +332,6 @@ sample_key), `licence`, `attribution`, `stimulus_origin`, `duration_s`, `offset_
 """
 
 
-def escaped_summary(summary: dict) -> dict:
-    """The summary with the names a source folder gave (folders read as instruments, files ignored)
-    escaped for the card; stimulus_set.json keeps them as they are."""
-    return {
-        **summary,
-        "name_mappings": [{**m, "source": md(m["source"])} for m in summary["name_mappings"]],
-        "ignored_files": [md(name) for name in summary["ignored_files"]],
-    }
-
-
 def _write_set(staging, rows, mappings, ignored, *, title: str, what: str) -> dict:
     if not rows:
         raise DataFileError("no clip to write: no instrument has a usable recording")
@@ -360,7 +350,7 @@ def _write_set(staging, rows, mappings, ignored, *, title: str, what: str) -> di
         sample_rate=SAMPLE_RATE,
         n_clips=len(rows),
         n_instruments=len(per_instrument),
-        summary=summary_markdown(escaped_summary(summary), "clips"),
+        summary=summary_markdown(summary, "clips"),  # escapes what it writes
         separability=separability_text(check),
         table=table,
     )

@@ -25,6 +25,7 @@ from pathlib import Path
 from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
+from symphony_bench.plugin.core.reporting import md
 from symphony_bench.plugin.core.vocabulary import load_instruments
 
 MIN_IMAGES = 6
@@ -272,13 +273,13 @@ def write_summary(out: Path, summary: dict) -> None:
 def summary_markdown(summary: dict, stimuli: str) -> str:
     """The card's coverage section: missing instruments, counts, name mappings, ignored files."""
     counts = ", ".join(
-        f"{name} {count}" for name, count in summary["stimuli_per_instrument"].items()
+        f"{md(name)} {count}" for name, count in summary["stimuli_per_instrument"].items()
     )
     lines = [
         "",
         "## Coverage",
         "",
-        f"No {stimuli} for: {', '.join(summary['missing_instruments']) or 'none'}.",
+        f"No {stimuli} for: {', '.join(map(md, summary['missing_instruments'])) or 'none'}.",
         "",
         f"{stimuli.capitalize()} per instrument: {counts}.",
     ]
@@ -291,10 +292,11 @@ def summary_markdown(summary: dict, stimuli: str) -> str:
             "|---|---|---|",
         ]
         lines += [
-            f"| {m['source']} | {m['instrument']} | {'stand-in' if m['stand_in'] else 'same instrument'} |"
+            f"| {md(m['source'])} | {md(m['instrument'])} | "
+            f"{'stand-in' if m['stand_in'] else 'same instrument'} |"
             for m in summary["name_mappings"]
         ]
-    ignored = ", ".join(summary["ignored_files"]) or "none"
+    ignored = ", ".join(map(md, summary["ignored_files"])) or "none"
     lines += [
         "",
         f"Files ignored: {ignored}.",
@@ -327,6 +329,9 @@ def _image_row(image: SourceImage) -> dict:
     }
 
 
+CARD_COLUMNS = ("image_id", "instrument", "licence", "source", "stored_as")
+
+
 def write_image_set(
     out: Path,
     images: list[SourceImage],
@@ -338,10 +343,7 @@ def write_image_set(
     summary = set_summary(
         "image", [row["instrument"] for row in rows], name_mappings, ignored_files
     )
-    table = "\n".join(
-        f"| {r['image_id']} | {r['instrument']} | {r['licence']} | {r['source']} | {r['stored_as']} |"
-        for r in rows
-    )
+    table = "\n".join("| " + " | ".join(md(r[key]) for key in CARD_COLUMNS) + " |" for r in rows)
     n_kept = sum(row["stored_as"] == "original" for row in rows)
     card = card_front_matter("Symphony-Bias image stimuli", "other") + CARD.format(
         n_images=len(rows),

@@ -230,3 +230,22 @@ def test_an_image_set_is_not_replaced_by_another_builder(source, tmp_path):
     assert (
         len(load_hub_dataset(build(source, image_set))) == 22 * MIN_IMAGES
     )  # its own builder may rebuild it
+
+
+def test_licences_and_sources_are_escaped_in_the_card_and_kept_in_the_rows(source, tmp_path):
+    """A licence or source text holding a table bar, a line break or HTML stays in its cell."""
+    with open(source / "manifest.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    rows[0]["licence"] = "CC BY | see <img src=x>"
+    rows[0]["source"] = "two\nlines"
+    with open(source / "manifest.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["file", "licence", "source"])
+        writer.writeheader()
+        writer.writerows(rows)
+    out = build(source, tmp_path / "out")
+    card = (out / "README.md").read_text()
+    assert "<img" not in card and "CC BY | see" not in card and "two\nlines" not in card
+    table = [line for line in card.splitlines() if line.startswith("| ")]
+    assert {line.count(" | ") for line in table} == {4}  # five cells on every row
+    kept = load_hub_dataset(out)
+    assert "CC BY | see <img src=x>" in kept["licence"] and "two\nlines" in kept["source"]
