@@ -1,9 +1,11 @@
 """Instrument-grounding scores with standard errors: accuracy, response-bias (max - min prediction
 rate), and exact-set / precision / recall / F1 for multi-label answers.
 
-Answers arrive as integer codes: the index of the option the model chose, or -1 for an answer that
-could not be read. Invalid answers count as wrong in accuracies and are left out of prediction rates
-(which describe what the model chose when it chose something).
+Answers arrive as integer codes: the index of the option the model chose, -1 for an answer that
+could not be read (invalid), -2 for one that declined the task or said the audio never reached the
+model (refused). Neither chose an option: both count as wrong in accuracies and are left out of
+prediction rates and the response bias (which describe what the model chose when it chose
+something); the invalid rate counts the first, the refusal rate the second.
 
 Standard errors cluster on `clusters` (the clip an item was built from: items of one clip are not
 independent); without clusters every item is its own, which gives the usual sample stderr.
@@ -17,15 +19,17 @@ from scipy import stats
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED
 
 INVALID = -1
+REFUSED = -2
 BIAS_BOOTSTRAP = 2000
 NULL_DRAWS = 4000
 
 
 def _codes(predicted, n_options: int) -> np.ndarray:
     codes = np.asarray(predicted, dtype=int).ravel()
-    if codes.size and (codes.min() < INVALID or codes.max() >= n_options):
+    if codes.size and (codes.min() < REFUSED or codes.max() >= n_options):
         raise ValueError(
-            f"predictions must be option indices 0..{n_options - 1} or {INVALID} (invalid)"
+            f"predictions must be option indices 0..{n_options - 1}, {INVALID} (invalid) or "
+            f"{REFUSED} (refused)"
         )
     return codes
 
@@ -79,7 +83,7 @@ def response_bias(
     a bootstrap that resamples clusters (all replicates at once: (B, G) multiplicities @ (G, K) counts)."""
     codes = _codes(predicted, n_options)
     cluster_codes = _cluster_codes(clusters, codes.size)
-    valid = codes != INVALID
+    valid = codes >= 0
     if not valid.any():
         return float("nan"), float("nan")
     n_clusters = int(cluster_codes.max()) + 1
@@ -141,7 +145,7 @@ def response_bias_inference(
 
 def _cluster_counts(codes: np.ndarray, cluster_codes: np.ndarray, n_options: int) -> np.ndarray:
     """(G, K) valid answers per cluster and option."""
-    valid = codes != INVALID
+    valid = codes >= 0
     counts = np.zeros((int(cluster_codes.max(initial=-1)) + 1, n_options))
     np.add.at(counts, (cluster_codes[valid], codes[valid]), 1.0)
     return counts
@@ -226,25 +230,37 @@ def set_items(gold, predicted, valid) -> dict[str, np.ndarray]:
     return {name: np.where(valid, values, 0.0) for name, values in scores.items()}
 
 
-def set_scores(gold, predicted, valid, clusters=None) -> dict[str, tuple[float, float]]:
-    """Exact-set accuracy, precision, recall, F1 (`set_items`) and the invalid rate of a multi-label
-    task, each (mean over examples, clustered stderr)."""
+def set_scores(
+    gold, predicted, valid, clusters=None, refused=None
+) -> dict[str, tuple[float, float]]:
+    """Exact-set accuracy, precision, recall, F1 (`set_items`), the invalid and the refusal rate of
+    a multi-label task, each (mean over examples, clustered stderr). `refused` marks the answers
+    that declined (they must be among the not `valid` ones): the invalid rate counts the others."""
     scores = {
         name: clustered_mean(values, clusters)
         for name, values in set_items(gold, predicted, valid).items()
     }
-    scores["invalid_rate"] = clustered_mean(~np.asarray(valid, dtype=bool).ravel(), clusters)
+    valid = np.asarray(valid, dtype=bool).ravel()
+    refused = np.zeros_like(valid) if refused is None else np.asarray(refused, dtype=bool).ravel()
+    if refused.shape != valid.shape or np.any(refused & valid):
+        raise ValueError("refused answers must be a subset of the answers that are not valid")
+    scores["invalid_rate"] = clustered_mean(~valid & ~refused, clusters)
+    scores["refusal_rate"] = clustered_mean(refused, clusters)
     return scores
 
 
 def choice_items(gold, chosen, n_options: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Every share a choice task reports, per item as (counted, eligible) flags, the share being
-    counted / eligible: accuracy and invalid rate (every item eligible; an invalid answer is wrong),
-    the rate of each option among valid answers, and accuracy on items whose gold is the first /
-    second option."""
+    counted / eligible: accuracy, invalid and refusal rate (every item eligible; an invalid or
+    refused answer is wrong), the rate of each option among valid answers, and accuracy on items
+    whose gold is the first / second option."""
     gold, chosen = np.asarray(gold, dtype=int), _codes(chosen, n_options)
-    valid, correct, every = chosen != INVALID, chosen == gold, np.ones(len(gold), dtype=bool)
-    items = {"accuracy": (correct, every), "invalid_rate": (~valid, every)}
+    valid, correct, every = chosen >= 0, chosen == gold, np.ones(len(gold), dtype=bool)
+    items = {
+        "accuracy": (correct, every),
+        "invalid_rate": (chosen == INVALID, every),
+        "refusal_rate": (chosen == REFUSED, every),
+    }
     for option in range(n_options):
         items[f"option_{option}_rate"] = (valid & (chosen == option), valid)
     items["gold_0_accuracy"] = (correct & (gold == 0), gold == 0)

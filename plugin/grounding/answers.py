@@ -9,7 +9,9 @@ How an answer is read:
 0. Reasoning set aside: only the text after a reasoning block is read (plugin.core.reasoning); a
    block that never closes leaves nothing to read (None).
 1. Cleaning: ASCII, lower case, contractions spelled out ("don't" -> "do not"), questions the model
-   echoed ("Is there a piano in this audio clip?") dropped, clause ends (". ; ! ? newline") and list
+   echoed ("Is there a piano in this audio clip?") dropped, refusals set aside and negations in words
+   reworded (refusal_reading: "I can't help with that", "No audio." are no answer, `answer_refused`
+   says so; "unable to hear" -> "can not hear"), clause ends (". ; ! ? newline") and list
    separators (", : brackets, a spaced dash") kept as words.
 2. Every word becomes one mark (legend below): an instrument class (any OpenMIC class, synonyms and
    plurals: "Banjos", "sax", "vocals"), an option letter, a number or time-range word, a negation, a
@@ -42,6 +44,7 @@ from itertools import repeat
 
 from symphony_bench.plugin.core.reasoning import split_reasoning
 from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
+from symphony_bench.plugin.grounding.refusal_reading import spelled_negations, without_refusals
 
 # class -> other ways to name it (the class name, underscores as spaces, and plurals always count)
 SYNONYMS = {
@@ -284,9 +287,8 @@ _CONTRACTIONS = (
     ("'ll", " will"),
     ("'d", " would"),
 )
-_QUESTION_REVERSED = re.compile(
-    r"\?[^.!?\n]*+"
-)  # on the reversed text: a question back to its sentence start
+# on the reversed text: a question back to its sentence start
+_QUESTION_REVERSED = re.compile(r"\?[^.!?\n]*+")
 _SEPARATORS = {
     **dict.fromkeys(".;!?\n\r", ";"),
     **dict.fromkeys(",:()[]{}<>", ","),
@@ -296,9 +298,8 @@ _PUNCTUATION = str.maketrans(_SEPARATORS)
 # yes/no: a closing bracket ends a clause ("a guitar (not a piano) and the drums"); an opening one
 # stays a list separator ("piano (yes)")
 _YES_NO_PUNCTUATION = str.maketrans(_SEPARATORS | dict.fromkeys(")]}>", ";"))
-_TIME_PUNCTUATION = str.maketrans(
-    _SEPARATORS | {"-": "-", **dict.fromkeys("()[]", "|")}
-)  # "-" joins a range
+# "-" joins a range
+_TIME_PUNCTUATION = str.maketrans(_SEPARATORS | {"-": "-", **dict.fromkeys("()[]", "|")})
 
 
 def _spelled_out(text: str, capital_a: bool = False) -> str:
@@ -322,14 +323,18 @@ def _spelled_out(text: str, capital_a: bool = False) -> str:
     return text
 
 
-def _prepared(text, capital_a: bool = False) -> str | None:
-    """The answer after any reasoning (plugin.core.reasoning) spelled out, with the questions it
-    echoes dropped; None if it is not a string or its reasoning never closed."""
+def _prepared(text, capital_a: bool = False) -> tuple[str, bool] | None:
+    """The answer after any reasoning (plugin.core.reasoning) spelled out, the questions it echoes
+    dropped, its refusals set aside and its negations reworded (refusal_reading), and whether it
+    refused; None if it is not a string or its reasoning never closed."""
     reply = split_reasoning(text)
     if not isinstance(text, str) or reply.unfinished:
         return None
     text = _spelled_out(reply.answer, capital_a)
-    return _QUESTION_REVERSED.sub(" ", text[::-1])[::-1] if "?" in text else text
+    text, refused = without_refusals(
+        _QUESTION_REVERSED.sub(" ", text[::-1])[::-1] if "?" in text else text, _CAPITAL_A
+    )
+    return spelled_negations(text), refused
 
 
 def _cleaned(prepared: str, punctuation=_PUNCTUATION) -> str:
@@ -349,9 +354,8 @@ def normalise_answer(text) -> str:
 @dataclass(frozen=True)
 class _Vocabulary:
     marks: dict[str, str]  # word -> mark
-    phrases: dict[
-        str, tuple[tuple[str, str], ...]
-    ]  # first mark -> (marks of a multi-word name, its class mark)
+    # first mark -> (marks of a multi-word name, its class mark)
+    phrases: dict[str, tuple[tuple[str, str], ...]]
     phrase_start: re.Pattern  # finds the first mark of any multi-word name
     options: tuple[str, ...]  # the mark of each candidate (then of each letter)
 
@@ -412,13 +416,11 @@ def _vocabulary(candidates: tuple[str, ...], letters: tuple[str, ...] = ()) -> _
     )
 
 
-_HEDGE = re.compile(
-    r"~a?h|nh|d\.?h|ca"
-)  # "not sure", "can not tell", "no idea", "hard to tell", "could be"
+# "not sure", "can not tell", "no idea", "hard to tell", "could be"
+_HEDGE = re.compile(r"~a?h|nh|d\.?h|ca")
 _NEW_CLAUSE = re.compile(r"[&/](?=\.?[Sn~])")  # "and I hear", "and no banjo", "or not"
-_HELPER_MARKS = (
-    ".kohd"  # a leftover part of a multi-word name ("double" alone) stays: it reads as a filler
-)
+# a leftover part of a multi-word name ("double" alone) stays: it reads as a filler
+_HELPER_MARKS = ".kohd"
 _ARTICLE_BEFORE_NAME = re.compile(r"U(?=[\ue000-\ue0ff])")  # "A banjo": the article
 _NO_INSTRUMENTS = re.compile(r"n(?=\.?k)")
 
@@ -473,15 +475,16 @@ def _letter_a_resolved(marks: str, a_mark: str) -> str:
 
 def _option_marks(
     text, candidates, letters: tuple[str, ...] = ()
-) -> tuple[str, _Vocabulary] | None:
-    """The marks of a name or letter answer, helper marks dropped; None if unreadable."""
+) -> tuple[str, _Vocabulary, bool] | None:
+    """The marks of a name or letter answer, helper marks dropped, and whether the answer refused;
+    None if unreadable."""
     prepared = _prepared(text, capital_a="a" in letters)
     if prepared is None:
         return None
     vocabulary = _vocabulary(tuple(candidates), letters)
     marks = _clauses(
         _marks(
-            _cleaned(prepared.replace(" - ", " , ").replace("--", " , ")).split(),
+            _cleaned(prepared[0].replace(" - ", " , ").replace("--", " , ")).split(),
             vocabulary.marks,
             vocabulary,
         )
@@ -493,7 +496,7 @@ def _option_marks(
     if "k" in marks:
         marks = _NO_INSTRUMENTS.sub("#", marks)
     marks = _checked(_without(marks, _HELPER_MARKS))
-    return None if marks is None else (marks, vocabulary)
+    return None if marks is None else (marks, vocabulary, prepared[1])
 
 
 # "guitar: no", "banjo (yes)", "guitar: \u2713": a part that is one option (after "it is", "the
@@ -538,9 +541,8 @@ def _checked(marks: str) -> str | None:
 
 # ---- reading the marks -------------------------------------------------------------------------
 _NO_ALONE = re.compile(r"n(?<![^;,]n)(?![^;,])")  # "No." as a whole part: nothing is there
-_DOUBLE_NEGATION = re.compile(
-    rf"[~!][^;,~!{_OPTION}]*+[~!]"
-)  # "I don't hear no guitar", "not absent"
+# "I don't hear no guitar", "not absent"
+_DOUBLE_NEGATION = re.compile(rf"[~!][^;,~!{_OPTION}]*+[~!]")
 _MIXED_AND = re.compile(
     r"~[^;,~&]*+&|&[^;,~&]*+~"  # a negation in an and-list: "no guitar and banjo"
     r"|![^;,&!]*+&[^;,Va!]*+[Va!]"  # "I don't hear a guitar and the banjo is playing"
@@ -552,15 +554,12 @@ _TO_PART_END = {
 # a part with "!" in it, from the separator that opens it (the marks start with ";")
 _WHOLE_NEGATED_PART = {separator: re.compile(rf"{separator}[^;,!]*+![^;,]*+") for separator in ";,"}
 _ANY_WHOLE_NEGATED_PART = re.compile(r"[;,][^;,!]*+![^;,]*+")
-_AFTER_NEGATION = re.compile(
-    r"[ZW]((?:,[^;,SVaWZ]*+Z?(?![^;,]))++)"
-)  # verbless parts after a negated one
-_BEFORE_WHOLE_NEGATION = re.compile(
-    r"W((?:,Z?[^;,SVaWZ]*+(?![^;,]))++)"
-)  # the same before "W", on reversed marks
-_ALTERNATIVES = re.compile(
-    rf"[{_OPTION}][^;/{_OPTION}]*+/[^;{_OPTION}]*+[{_OPTION}]"
-)  # "guitar or banjo"
+# verbless parts after a negated one
+_AFTER_NEGATION = re.compile(r"[ZW]((?:,[^;,SVaWZ]*+Z?(?![^;,]))++)")
+# the same before "W", on reversed marks
+_BEFORE_WHOLE_NEGATION = re.compile(r"W((?:,Z?[^;,SVaWZ]*+(?![^;,]))++)")
+# "guitar or banjo"
+_ALTERNATIVES = re.compile(rf"[{_OPTION}][^;/{_OPTION}]*+/[^;{_OPTION}]*+[{_OPTION}]")
 
 
 @dataclass(frozen=True)
@@ -633,9 +632,8 @@ def _letter_and_name_agree(text, candidates: list[str], letters: tuple[str, ...]
     if reading is None:
         return None
     options = marked[1].options[: len(candidates)]
-    letter_marks = marked[1].options[len(candidates) :][
-        : len(candidates)
-    ]  # letter k stands for candidate k
+    # letter k stands for candidate k
+    letter_marks = marked[1].options[len(candidates) :][: len(candidates)]
     return _one_affirmed(reading, options, letter_marks)
 
 
@@ -644,9 +642,8 @@ def _letter_and_name_agree(text, candidates: list[str], letters: tuple[str, ...]
 # "00:10", "10s", "ten"...), any other number "x", "second" "Q" (a unit after a number, else the
 # ordinal), a range separator ("-", "to", "until") "t", "between" "b", "range 2" "s" + "2", "answer"
 # "w" ("final answer" is no range). Units are fillers: "0 s - 10 s" reads as "0t1".
-_RANGE_MARKS = tuple(
-    chr(_RANGE_BASE + k) for k in range(4)
-)  # the three ranges, then any other range
+# the three ranges, then any other range
+_RANGE_MARKS = tuple(chr(_RANGE_BASE + k) for k in range(4))
 _OTHER_RANGE_INDEX = 3
 _UNITS = ("", "s", "sec", "secs", "second", "seconds")
 _TIME_WORDS = {
@@ -768,9 +765,8 @@ def _plain_yes_no(marks: str) -> bool | None:
     )
     if "?" in marks or _DOUBLE_NEGATION.search(marks) or _YES_NO_CONFLICT.search(marks):
         return None
-    unnegated = _TO_PART_END["W"].sub(
-        "", _TO_PART_END_NO.sub("W", marks)[::-1]
-    )  # the parts without a negation
+    # the parts without a negation
+    unnegated = _TO_PART_END["W"].sub("", _TO_PART_END_NO.sub("W", marks)[::-1])
     said_yes = "Y" in unnegated or "P" in unnegated
     said_no = "~" in marks or "!" in marks or "N" in marks
     return said_yes if said_yes != said_no else None
@@ -782,13 +778,10 @@ def _plain_yes_no(marks: str) -> bool | None:
 # "nothing but", "and nothing else", "no other"), R a list of alternatives holding T ("piano or drums").
 @dataclass(frozen=True)
 class _YesNoVocabulary:
-    words: dict[
-        str, str
-    ]  # every instrument name (and part of a multi-word one), then the yes/no words
+    words: dict[str, str]  # every instrument name (and part of a multi-word one), the yes/no words
     names: _Vocabulary  # the multi-word names
-    roles: dict[
-        int, str
-    ]  # (a str.translate table) instrument marks to T / I / F, parts of names to "."
+    # (a str.translate table) instrument marks to T / I / F, parts of names to "."
+    roles: dict[int, str]
 
 
 @lru_cache(maxsize=64)
@@ -828,22 +821,18 @@ _NEGATED_LIST = re.compile(
 _UNNEGATED_ALTERNATIVE = re.compile(r"[;,][^;,~!R]*+R[^;,~!]*+(?![^;,])")  # "piano or drums"
 _TARGET_LABEL = re.compile(r"([;,][IF]*+T[TIF]*+),(?=[^;,TIF]*+(?![^;,]))")  # "piano: absent"
 _OTHERS_LABEL = re.compile(r"([IF]),[^;,TIF]*+(?![^;,])")  # "drums: absent", "I hear drums, no"
-_LIST_BEFORE_DENIAL = re.compile(
-    r"[;,][IF]*+T[TIF]*+(?:,[TIF]++(?=,))*+,[^;,!]*+!"
-)  # "piano, drums are absent": is the piano absent too?
-_CONTINUED_LIST = re.compile(
-    r"[;,][^;,PJ~!]*+[PJ~!][^;,]*+(?:,[TIF]++(?![^;,]))++"
-)  # "I hear drums, bass, piano", "no drums, bass": the names share the verb or negation
+# "piano, drums are absent": is the piano absent too?
+_LIST_BEFORE_DENIAL = re.compile(r"[;,][IF]*+T[TIF]*+(?:,[TIF]++(?=,))*+,[^;,!]*+!")
+# "I hear drums, bass, piano", "no drums, bass": the names share the verb or negation
+_CONTINUED_LIST = re.compile(r"[;,][^;,PJ~!]*+[PJ~!][^;,]*+(?:,[TIF]++(?![^;,]))++")
 _BARE_NOT = re.compile(r"~(?=[^;,TIF]*+(?![^;,]))")  # "not at all": the whole part
 _NOT_OTHERS = re.compile(r"~[^;,T]*+(?![^;,])")  # "without drums": says nothing of T
 _DENIES_TARGET = re.compile(r"![^;,T]*+T|T[^;,!]*+!")
 _BARE_DENIAL = re.compile(r"[;,][^;,!TIF]*+![^;,TIF]*+(?![^;,])")  # "it is not there"
-_ONLY_OTHERS = re.compile(
-    r"[;,][^;,!TFJI]*+(?:J[^;,!TFI]*+I|I[^;,!TFJ]*+J)[^;,!TF]*+(?![^;,])"
-)  # "I only hear drums", "drums and nothing else"
-_AFFIRMS_TARGET = re.compile(
-    r"[;,][^;,!PJT]*+(?:[PJ][^;,!T]*+T|T[^;,!PJ]*+[PJ])[^;,!]*+(?![^;,])"
-)  # "I hear a piano", "only the piano"
+# "I only hear drums", "drums and nothing else"
+_ONLY_OTHERS = re.compile(r"[;,][^;,!TFJI]*+(?:J[^;,!TFI]*+I|I[^;,!TFJ]*+J)[^;,!TF]*+(?![^;,])")
+# "I hear a piano", "only the piano"
+_AFFIRMS_TARGET = re.compile(r"[;,][^;,!PJT]*+(?:[PJ][^;,!T]*+T|T[^;,!PJ]*+[PJ])[^;,!]*+(?![^;,])")
 _BARE_PRESENCE = re.compile(r"[;,][^;,!TIFP]*+P[^;,!TIF]*+(?![^;,])")  # "yes, there is"
 _TARGET_ALONE = re.compile(r"[;,][IF]*+T[TIF]*+(?![^;,])")  # the piano named, nothing said of it
 _SAYS_NO = re.compile("|".join(p.pattern for p in (_DENIES_TARGET, _BARE_DENIAL, _ONLY_OTHERS)))
@@ -953,15 +942,17 @@ def read_yes_no(text, instrument: str | None = None) -> bool | None:
         instrument = None
     vocabulary = _yes_no_vocabulary(instrument)
     marks = _marks(
-        _cleaned(prepared.replace(" - ", " , ").replace("--", " , "), _YES_NO_PUNCTUATION).split(),
+        _cleaned(
+            prepared[0].replace(" - ", " , ").replace("--", " , "), _YES_NO_PUNCTUATION
+        ).split(),
         vocabulary.words,
         vocabulary.names,
     )
     if not marks.isascii():
         marks = marks.translate(vocabulary.roles)
-        if "T" in marks or "I" in marks or "F" in marks:
-            return _named_yes_no(marks)
-    return _plain_yes_no(marks)
+        if "T" in marks or "I" in marks or "F" in marks:  # after a refusal, only the asked one
+            return _named_yes_no(marks) if "T" in marks or not prepared[1] else None
+    return None if prepared[1] else _plain_yes_no(marks)  # "I can't listen to audio, so no."
 
 
 def instruments_mentioned(text, candidates: list[str]) -> set[int]:
@@ -994,7 +985,7 @@ def read_time_range(text) -> int | None:
     """0, 1 or 2 for the first, second, third 10-second range ("10-20 s", "00:10-00:20", "the
     middle", "segment 2"); None when unreadable, when several are affirmed, or for another range."""
     prepared = _prepared(text)
-    marks = None if prepared is None else _time_marks(prepared)
+    marks = None if prepared is None else _time_marks(prepared[0])
     chosen = None if marks is None else _one_affirmed(_read_marks(marks), _RANGE_MARKS)
     return None if chosen == _OTHER_RANGE_INDEX else chosen
 
@@ -1021,4 +1012,13 @@ def read_instrument_set(text, candidates: list[str]) -> set[int] | None:
         return None
     if affirmed:
         return affirmed
+    if marked[2] and not denied:  # "I can't listen to audio. None.": the refusal's words
+        return None
     return set() if reading.none_said or len(denied) == len(candidates) else None
+
+
+def answer_refused(text) -> bool:
+    """Whether the answer declines the task or says the audio never reached the model
+    (refusal_reading): a reader that reads nothing from it counts it as refused, not unreadable."""
+    prepared = _prepared(text)
+    return prepared is not None and prepared[1]

@@ -18,6 +18,7 @@ from symphony_bench.plugin.grounding.records import (
     METRICS_BY_INTERFACE,
     SCORE_KEY,
     choice_arrays,
+    refused_mask,
     set_arrays,
 )
 
@@ -65,5 +66,5 @@ def paired_items(records: list[dict]) -> dict:
     gold, chosen, valid = set_arrays(records)
     every = np.ones(len(records), dtype=bool)
     items = {name: (values, every) for name, values in set_items(gold, chosen, valid).items()}
-    items["invalid_rate"] = (~valid, every)
+    items["invalid_rate"] = (~valid & ~refused_mask(records), every)  # refusals are apart
     return {"items": items, "correct": items["exact_set_accuracy"][0] > 0}

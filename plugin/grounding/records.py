@@ -4,9 +4,13 @@ A record is a plain dict (it survives lmms-eval's gathering and its samples file
 carry the doc) that says what it is in its "kind" field:
 
     grounding.choice  interface (yes_no, name, letter, time), gold option, chosen option or -1,
-                      options in display order, confusable group or "", clip
-    grounding.set     gold mask, chosen mask or None (unreadable answer), clip
+                      options in display order, confusable group or "", clip, refused
+    grounding.set     gold mask, chosen mask or None (unreadable answer), clip, refused
 The clip (OpenMIC sample key; the three keys of a 30-second item) is the unit stderrs cluster on.
+`refused` (true only where nothing was chosen; records written before it was kept lack it: false)
+marks an answer that declined the task or said the audio never reached the model
+(answers.answer_refused): no answer, like an unreadable one, but counted in the refusal rate instead
+of the invalid rate.
 
 Every metric of a task holds the same record; each metric has a "<name>_stderr" twin from our code.
 One aggregation per metric name serves every task that reports it.
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from symphony_bench.metrics.grounding import choice_scores, set_scores
+from symphony_bench.metrics.grounding import REFUSED, choice_scores, set_scores
 from symphony_bench.plugin.core.record_checks import (
     all_integer,
     all_text,
@@ -26,6 +30,7 @@ from symphony_bench.plugin.core.record_checks import (
     flattened,
     is_integer,
     is_text,
+    preview,
     types_within,
 )
 
@@ -56,7 +61,13 @@ SCORE_KEY = {
 
 
 def choice_record(
-    interface: str, gold: int, chosen: int, options: list[str], group: str, clip: str
+    interface: str,
+    gold: int,
+    chosen: int,
+    options: list[str],
+    group: str,
+    clip: str,
+    refused: bool = False,
 ) -> dict:
     return {
         "kind": CHOICE,
@@ -66,11 +77,14 @@ def choice_record(
         "options": options,
         "group": group,
         "clip": clip,
+        "refused": refused,
     }
 
 
-def set_record(gold: list[bool], chosen: list[bool] | None, clip: str) -> dict:
-    return {"kind": SET, "gold": gold, "chosen": chosen, "clip": clip}
+def set_record(
+    gold: list[bool], chosen: list[bool] | None, clip: str, refused: bool = False
+) -> dict:
+    return {"kind": SET, "gold": gold, "chosen": chosen, "clip": clip, "refused": refused}
 
 
 def _is_text_list(value) -> bool:
@@ -99,10 +113,22 @@ SET_FIELDS = {
 }
 
 
+def _refusal_problem(record: dict, nothing_chosen) -> str | None:
+    """A `refused` that is no true/false, or true beside a chosen answer."""
+    refused = record.get("refused", False)
+    if not isinstance(refused, bool):
+        return f"'refused' is {preview(refused)}, expected true or false"
+    if refused and record["chosen"] != nothing_chosen:
+        return (
+            f"'refused' is true but 'chosen' is {preview(record['chosen'])}, not {nothing_chosen}"
+        )
+    return None
+
+
 def record_problem(record: dict) -> str | None:
     """What makes a record unusable (a field of the wrong type, an index outside the options), or None."""
     if record["kind"] == SET:
-        problem = field_problem(record, SET_FIELDS)
+        problem = field_problem(record, SET_FIELDS) or _refusal_problem(record, None)
         if (
             problem is None
             and record["chosen"] is not None
@@ -112,7 +138,7 @@ def record_problem(record: dict) -> str | None:
                 f"'chosen' has {len(record['chosen'])} entries but 'gold' has {len(record['gold'])}"
             )
         return problem
-    problem = field_problem(record, CHOICE_FIELDS)
+    problem = field_problem(record, CHOICE_FIELDS) or _refusal_problem(record, -1)
     n_options = len(record["options"]) if problem is None else 0
     if problem is None and not 0 <= record["gold"] < n_options:
         problem = f"'gold' is {record['gold']}, outside the {n_options} options"
@@ -123,6 +149,9 @@ def record_problem(record: dict) -> str | None:
 
 def _valid_columns(kind: str, records: list[dict]) -> bool:
     """Every check of record_problem, on whole columns of records of one kind (see `columnwise`)."""
+    refused = column(records, "refused", False)
+    if not types_within(refused, bool):
+        return False
     if kind == SET:
         gold, chosen = column(records, "gold"), column(records, "chosen")
         answered = [value for value in chosen if value is not None]
@@ -135,6 +164,7 @@ def _valid_columns(kind: str, records: list[dict]) -> bool:
                 for value, mask in zip(chosen, gold, strict=True)
                 if value is not None
             )
+            and not any(r and c is not None for r, c in zip(refused, chosen, strict=True))
         )
     if kind != CHOICE:
         return False
@@ -155,8 +185,10 @@ def _valid_columns(kind: str, records: list[dict]) -> bool:
     ):
         return False
     n_options = list(map(len, options))
-    return all(0 <= g < n for g, n in zip(gold, n_options, strict=True)) and all(
-        -1 <= c < n for c, n in zip(chosen, n_options, strict=True)
+    return (
+        all(0 <= g < n for g, n in zip(gold, n_options, strict=True))
+        and all(-1 <= c < n for c, n in zip(chosen, n_options, strict=True))
+        and not any(r and c != -1 for r, c in zip(refused, chosen, strict=True))
     )
 
 
@@ -172,11 +204,17 @@ def _all_masks(values: list) -> bool:
     )
 
 
+def refused_mask(records: list[dict]) -> np.ndarray:
+    """Which records' answers were refusals (records without the field: none)."""
+    return np.array([record.get("refused", False) for record in records], dtype=bool)
+
+
 def choice_arrays(records: list[dict]) -> tuple[np.ndarray, np.ndarray, int]:
-    """(gold option, chosen option or -1, number of options) of a choice task's records."""
+    """(gold option, chosen option, -1 (invalid) or -2 (refused), number of options) of a choice
+    task's records (the codes of metrics.grounding)."""
     gold = np.array([record["gold"] for record in records], dtype=int)
     chosen = np.array([record["chosen"] for record in records], dtype=int)
-    return gold, chosen, len(records[0]["options"])
+    return gold, np.where(refused_mask(records), REFUSED, chosen), len(records[0]["options"])
 
 
 def set_arrays(records: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -194,7 +232,7 @@ def record_scores(records) -> dict[str, tuple[float, float]]:
     stderrs are clustered by clip (items built from one clip are not independent)."""
     clips = [record["clip"] for record in records]
     if records[0]["kind"] == SET:
-        return set_scores(*set_arrays(records), clips)
+        return set_scores(*set_arrays(records), clips, refused_mask(records))
     return choice_scores(*choice_arrays(records), clips)
 
 

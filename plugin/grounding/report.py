@@ -1,7 +1,9 @@
 """The instrument-grounding section of the run tooling: in `symphony-bench report` the harness's
-scores with stderrs, for choice tasks the prediction distribution and, where the options are
-instruments of a confusable group, the row-normalised confusion matrix per group; and what
-compare, the leaderboard and the plots ask of the benchmark."""
+scores with stderrs, the refusal rate (answers that declined the task or said the audio never reached
+the model: wrong in accuracies, left out of prediction rates and the response bias, not in the
+invalid rate), for choice tasks the prediction distribution and, where the options are instruments
+of a confusable group, the row-normalised confusion matrix per group; and what compare, the
+leaderboard and the plots ask of the benchmark."""
 
 from __future__ import annotations
 
@@ -37,7 +39,10 @@ from symphony_bench.plugin.grounding.records import (
     record_problem,
     record_scores,
     records_valid,
+    refused_mask,
 )
+
+COUNTS = ("n_docs", "n_invalid", "n_refused")  # counts in the summary: no score
 
 
 def _with_stderrs(scores: dict[str, tuple[float, float]]) -> dict:
@@ -48,9 +53,17 @@ def _with_stderrs(scores: dict[str, tuple[float, float]]) -> dict:
 
 
 def grounding_report(records: list, kind: str) -> dict:
+    scores, refused = record_scores(records), int(refused_mask(records).sum())
+    unanswered = sum(record["chosen"] in (None, -1) for record in records)
     body = {
         "grounding": True,
-        "summary": {**_with_stderrs(harness_scores(records)), "n_docs": len(records)},
+        "summary": {
+            **_with_stderrs(harness_scores(records)),
+            **_with_stderrs({"refusal_rate": scores["refusal_rate"]}),
+            "n_docs": len(records),
+            "n_invalid": unanswered - refused,
+            "n_refused": refused,
+        },
         "n_clips": len({record["clip"] for record in records}),
     }
     if kind != CHOICE:
@@ -60,7 +73,6 @@ def grounding_report(records: list, kind: str) -> dict:
     labels = (
         options if same_options else [f"option {k + 1} (as shown)" for k in range(len(options))]
     )
-    scores = record_scores(records)
     body["interface"] = records[0]["interface"]
     body["prediction_rates"] = {
         label: number(scores[f"option_{k}_rate"][0]) for k, label in enumerate(labels)
@@ -107,14 +119,16 @@ def gold_rates(records: list, labels: list[str]) -> dict[str, float]:
 
 
 def confusion_by_group(records: list) -> dict[str, dict[str, dict[str, float]]]:
-    """{group: {gold instrument: {answered instrument or "(invalid)": share of that gold's answers}}}."""
+    """{group: {gold instrument: {answered instrument, "(invalid)" or "(refused)": share of that
+    gold's answers}}}."""
     counts: dict[str, dict[str, collections.Counter]] = collections.defaultdict(
         lambda: collections.defaultdict(collections.Counter)
     )
     for record in records:
         options, chosen = record["options"], record["chosen"]
+        answer = "(refused)" if record.get("refused") else "(invalid)"
         counts[record["group"]][options[record["gold"]]][
-            options[chosen] if chosen >= 0 else "(invalid)"
+            options[chosen] if chosen >= 0 else answer
         ] += 1
     return {
         group: {
@@ -132,12 +146,18 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
 def render(entry: ReportEntry) -> list[str]:
     task, body = entry.label, entry.body
     summary = body["summary"]
-    scores = [name for name in summary if not name.endswith("_stderr") and name != "n_docs"]
+    scores = [name for name in summary if not name.endswith("_stderr") and name not in COUNTS]
     lines = [f"## {md(task)}", "", f"- {summary['n_docs']} docs"]
     lines += [
         f"- {name}: {fmt(summary[name])} ± {fmt_se(summary[f'{name}_stderr'])} (stderr clustered by clip)"
         for name in scores
     ]
+    if "n_refused" in summary:
+        lines.append(
+            f"- {summary['n_refused']} refused (declined the task or said the audio never reached "
+            f"the model) and {summary['n_invalid']} invalid (unreadable) answers: no answer, so "
+            "wrong in the accuracies and left out of the prediction rates and the response bias"
+        )
     lines += [
         f"- {name}: 95% CI {fmt(bias['ci'][0])} to {fmt(bias['ci'][1])} (the rates' Wald region; "
         f"conservative for three options), every option equally often: p={fmt_p(bias['p_value'])}; "
@@ -174,7 +194,7 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
     names = [
         name
         for name in summary
-        if not name.endswith("_stderr") and name not in ("n_docs", "invalid_rate")
+        if not name.endswith("_stderr") and name not in (*COUNTS, "invalid_rate")
     ]
     metrics = {
         name: normal_estimate(summary[name], summary.get(f"{name}_stderr")) for name in names

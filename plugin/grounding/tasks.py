@@ -25,6 +25,7 @@ from symphony_bench.plugin.core.reasoning import split_reasoning
 from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
 from symphony_bench.plugin.grounding.answers import (
+    answer_refused,
     read_choice,
     read_instrument_set,
     read_letter,
@@ -180,11 +181,14 @@ def clip_of(doc: dict) -> str:
 
 def process_results(doc: dict, results: list) -> dict:
     """The answer is read after any reasoning and up to the first blank line, where the tasks' stop
-    sequence would have cut it (chat model classes ignore it)."""
+    sequence would have cut it (chat model classes ignore it); one that gives no answer and declines
+    the task (answers.answer_refused) is refused."""
     reply = split_reasoning(results[0] if results else "")
-    chosen = None if reply.unfinished else read_answer(doc, reply.answer_until(ANSWER_STOP))
+    answer = None if reply.unfinished else reply.answer_until(ANSWER_STOP)
+    chosen = None if answer is None else read_answer(doc, answer)
+    refused = chosen is None and answer is not None and answer_refused(answer)
     if doc["interface"] == "set":
-        record = set_record(list(doc["gold"]), chosen, clip_of(doc))
+        record = set_record(list(doc["gold"]), chosen, clip_of(doc), refused)
     else:
         chosen_option = INVALID if chosen is None else int(chosen)
         record = choice_record(
@@ -194,6 +198,7 @@ def process_results(doc: dict, results: list) -> dict:
             list(doc["options"]),
             doc.get("group") or "",
             clip_of(doc),
+            refused,
         )
     record.update(reply.record_fields())
     record.update(run_facts(doc))

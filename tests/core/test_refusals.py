@@ -9,6 +9,7 @@ import json
 import random
 
 from symphony_bench.plugin.core.refusals import is_refusal
+from symphony_bench.plugin.grounding.answers import answer_refused, read_yes_no
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
 
 SUBJECTS = ["I", "We", "I really", "I simply"]
@@ -111,3 +112,22 @@ def test_an_answer_is_never_a_refusal_whatever_hedge_comes_before_it():
 def test_a_refusal_deep_inside_a_long_text_is_no_refusal():
     assert not is_refusal("The person plays. " * 50 + "I can't guess their gender.")
     assert not is_refusal(None)
+
+
+def test_the_grounding_reader_scopes_refusals_to_the_task_and_the_audio():
+    """A grounding answer is about an instrument: "I can't hear a piano" denies the piano, "I can't
+    tell" hedges; only what declines the task or says the input never arrived is a refusal there
+    (plugin.grounding.refusal_reading). The Likert reader keeps its wider reading."""
+    general = (
+        "help with that",
+        "assist with this",
+        "listen to audio",
+        "see the image",
+        "answer this",
+    )
+    texts = [text for text in refusals() if any(act in text for act in general)]
+    assert len(texts) > 1_000
+    assert [text for text in texts if not answer_refused(text)] == []
+    for text in ("I can't hear a piano.", "I cannot hear the piano in this clip.", "I can't tell."):
+        assert is_refusal(text) and not answer_refused(text)
+    assert read_yes_no("I can't hear a piano.", "piano") is False

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from symphony_bench.plugin.grounding.answers import (
+    answer_refused,
     instruments_mentioned,
     normalise_answer,
     read_choice,
@@ -555,3 +556,80 @@ def test_readers_never_raise(answer):
     read_choice(answer, STRUCK)
     read_letter(answer, STRUCK)
     read_instrument_set(answer, STRUCK)
+
+
+# Issue 35, finding 3: negations in words are denials, refusals are no answer (a category of their own)
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I am unable to detect a piano",
+        "I failed to hear any piano",
+        "Nowhere do I hear a piano",
+        "I'd be surprised if there were a piano",
+        "There is hardly any piano",
+        "There's no sign of a piano",
+        "The piano is nowhere to be heard.",
+        "The piano is inaudible",
+        "It's unlikely that there is a piano",
+        "I doubt there is a piano",
+        "I can't hear a piano",  # names what it does not hear: a denial, not a refusal
+        "I'm sorry, but I can't hear a piano in this clip.",
+        "I can't hear it.",
+    ],
+)
+def test_negations_in_words_are_no_and_no_refusal(answer):
+    assert read_yes_no(answer, "piano") is False
+    assert not answer_refused(answer)
+    assert read_instrument_set(f"Drums. {answer}", ["drums", "piano"]) == {0}
+    assert read_choice(f"The drums. {answer}", ["piano", "drums"]) == 1
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I can't help with that.",
+        "As a text-only model, I cannot listen to audio.",
+        "I cannot process audio",
+        "No audio.",
+        "I don't see any audio attached",
+        "I'm sorry, but as an AI I don't have the ability to hear audio files.",
+        "No. As a text-only model, I cannot listen to audio.",  # its "no" is the refusal's
+        "I can't listen to audio, so I can't tell whether there is a piano.",
+        "Without the audio, I cannot answer. None.",
+        "Please provide the audio clip.",
+        "I must decline.",
+    ],
+)
+def test_refusals_are_no_answer_for_any_reader(answer):
+    assert answer_refused(answer)
+    assert read_yes_no(answer, "piano") is None
+    assert read_instrument_set(answer, SET_CANDIDATES) is None
+    assert read_choice(answer, PLUCKED) is None
+    assert read_letter(answer, PLUCKED) is None
+    assert read_time_range(answer) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("I cannot listen to audio, but there is no piano.", False),
+        ("As an AI I can't process audio; however, a piano is playing.", True),
+        ("Yes, I can hear a piano.", True),
+        ("I can't help but hear a piano.", True),
+        ("I listened to the audio: there is a piano.", True),
+        # a hedge, not a refusal: unreadable, as "Yes, but I'm not sure"
+        ("I am unable to say there is no piano... yes, a piano plays", None),
+        ("I can't tell.", None),
+    ],
+)
+def test_what_a_refusal_does_not_cover_is_read(answer, expected):
+    assert read_yes_no(answer, "piano") is expected
+    assert answer_refused(answer) == answer.startswith(("I cannot listen", "As an AI"))
+
+
+def test_no_audio_is_no_empty_set_but_none_still_is():
+    assert read_instrument_set("No audio.", SET_CANDIDATES) is None
+    assert read_instrument_set("None.", SET_CANDIDATES) == set()
+    assert read_instrument_set("No instruments are present.", SET_CANDIDATES) == set()
+    assert read_instrument_set("I hear no sound of a guitar. Banjo.", SET_CANDIDATES) == {1}
+    assert not answer_refused("None.")

@@ -6,7 +6,8 @@ oracle combines those planted meanings with the readers' contract, without calli
 code: one hedge, ambiguity or contradiction makes the answer unreadable (None); otherwise a choice
 is the one option affirmed and not denied, a set is the candidates affirmed ("none", or every
 candidate denied: the empty set). Checked on every case: no exception, no unreadable answer scored
-as valid, no wrong value, and every readable answer read.
+as valid, no wrong value, every readable answer read, and no answer read as a refusal (none of these
+families refuses: "I can't tell", "I can't hear the banjo" are a hedge and a denial).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 
 from symphony_bench.plugin.grounding.answers import (
+    answer_refused,
     read_choice,
     read_instrument_set,
     read_letter,
@@ -26,9 +28,9 @@ from symphony_bench.plugin.grounding.answers import (
     read_yes_no,
 )
 
-pytestmark = pytest.mark.slow  # a fuzzer: 100,000 seeded answers per reader
 SEED = 20261201
-CASES_PER_READER = 100_000
+CASES_PER_READER = 100_000  # the slow tier; the fast one reads FAST_CASES of them
+FAST_CASES = 3_000
 
 # the generator's own names for the 20 OpenMIC classes (synonyms, plurals, multi-word names)
 NAMES = {
@@ -1043,11 +1045,21 @@ READERS = {
 }
 
 
+@pytest.mark.slow  # a fuzzer: 100,000 seeded answers per reader
 @pytest.mark.parametrize("name", list(READERS))
 def test_readers_never_score_a_wrong_answer(name):
+    check_reader(name, CASES_PER_READER)
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_readers_never_score_a_wrong_answer_fast(name):
+    check_reader(name, FAST_CASES)
+
+
+def check_reader(name: str, n: int):
     generate, read = READERS[name]
     start = time.perf_counter()
-    texts, options, expected = generate(CASES_PER_READER, SEED)
+    texts, options, expected = generate(n, SEED)
     generated = time.perf_counter()
     exceptions, invalid_scored, wrong, unread = [], [], [], []
     for text, offered, want in zip(texts, options, expected, strict=True):
@@ -1063,15 +1075,18 @@ def test_readers_never_score_a_wrong_answer(name):
         elif got != want:
             wrong.append((text, offered, want, got))
     readable = sum(e is not None for e in expected)
+    refused = [text for text in texts if answer_refused(text)]
     print(
         f"\n{name}: {len(texts):,} answers ({len(set(texts)):,} distinct), {readable / len(texts):.1%} readable by "
         f"the oracle, read {(readable - len(unread)) / max(readable, 1):.2%} of those; exceptions {len(exceptions)}, "
-        f"invalid scored {len(invalid_scored)}, wrong {len(wrong)}; generated in {generated - start:.2f} s, "
+        f"invalid scored {len(invalid_scored)}, wrong {len(wrong)}, refused {len(refused)}; generated in "
+        f"{generated - start:.2f} s, "
         f"read in {time.perf_counter() - generated:.2f} s"
     )
-    assert len(texts) >= 100_000
+    assert len(texts) >= n
     assert not exceptions, exceptions[:5]
     assert not invalid_scored, invalid_scored[:10]
     assert not wrong, wrong[:10]
     assert not unread, unread[:10]
+    assert not refused, refused[:10]
     assert 0.2 < readable / len(texts) < 0.8  # both readable and unreadable answers are exercised
