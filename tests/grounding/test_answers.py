@@ -556,6 +556,23 @@ def test_readers_never_raise(answer):
     read_choice(answer, STRUCK)
     read_letter(answer, STRUCK)
     read_instrument_set(answer, STRUCK)
+    assert answer_refused(answer) in (True, False)
+
+
+WORDS_OF_REFUSALS = (
+    "I can't cannot unable to listen hear detect audio sound no No As a A text-only model , . ; "
+    "piano drums hardly barely any nowhere out of failed help with that B 0-10 seconds the of "
+    "please provide without doubt I'd be surprised if there were is not but so yes none"
+).split()
+
+
+@given(st.lists(st.sampled_from(WORDS_OF_REFUSALS), max_size=40).map(" ".join))
+def test_readers_never_raise_on_the_words_of_refusals_and_negations(answer):
+    assert read_yes_no(answer, "piano") in (True, False, None)
+    assert read_instrument_set(answer, ["piano", "drums"]) in (None, set(), {0}, {1}, {0, 1})
+    read_letter(answer, ["piano", "drums"])
+    read_time_range(answer)
+    assert answer_refused(answer) in (True, False)
 
 
 # Issue 35, finding 3: negations in words are denials, refusals are no answer (a category of their own)

@@ -99,32 +99,49 @@ PLANTED_STYLES = {
         "No",
         "There is no such instrument.",
         "maybe",
-    ][k % 5],
-    "time": lambda doc, k: ["0–10 s", "10-20 seconds", "the last range", "first", "somewhere"][
-        k % 5
-    ],
+        "As a text-only model, I cannot listen to audio. No.",
+    ][k % 6],
+    "time": lambda doc, k: [
+        "0–10 s",
+        "10-20 seconds",
+        "the last range",
+        "first",
+        "somewhere",
+        "No audio.",
+    ][k % 6],
     "name": lambda doc, k: [
         doc["options"][0].upper(),
         f"The {doc['options'][1]}.",
         "both",
         doc["options"][1],
-    ][k % 4],
-    "letter": lambda doc, k: ["A", "(b)", "Answer: B.", "C"][k % 4],
-    "set": lambda doc, k: [", ".join(doc["options"][:2]), doc["options"][3], "none", "a kazoo"][
-        k % 4
+        "I can't help with that.",
+    ][k % 5],
+    "letter": lambda doc, k: ["A", "(b)", "Answer: B.", "C", "I'm sorry, but I can't assist."][
+        k % 5
     ],
+    "set": lambda doc, k: [
+        ", ".join(doc["options"][:2]),
+        doc["options"][3],
+        "none",
+        "a kazoo",
+        "No audio was provided.",
+    ][k % 5],
 }
-INTENDED = {  # what each style means, as an option index (or chosen set); None = unreadable
-    "yes_no": [0, 0, 1, 1, None],
-    "time": [0, 1, 2, 0, None],
-    "name": [0, 1, None, 1],
-    "letter": [0, 1, 1, None],
-    "set": [{0, 1}, {3}, set(), None],
+REFUSED = "refused"
+INTENDED = {  # what each style means: an option index (or chosen set), None unreadable, or REFUSED
+    "yes_no": [0, 0, 1, 1, None, REFUSED],
+    "time": [0, 1, 2, 0, None, REFUSED],
+    "name": [0, 1, None, 1, REFUSED],
+    "letter": [0, 1, 1, None, REFUSED],
+    "set": [{0, 1}, {3}, set(), None, REFUSED],
 }
 
 
 def _expected_scores(kind: str, gold: list, intended: list) -> dict[str, float]:
+    """The harness's metrics of these answers (refusals are no answer, and not invalid)."""
+    refusal_rate = float(np.mean([i == REFUSED for i in intended]))
     if kind == "set":
+        intended = [None if i == REFUSED else i for i in intended]  # no answer either
         valid = [i is not None for i in intended]
         exact = [
             i is not None and i == {k for k, g in enumerate(mask) if g}
@@ -141,12 +158,12 @@ def _expected_scores(kind: str, gold: list, intended: list) -> dict[str, float]:
         )
         return {
             "exact_set_accuracy": float(np.mean(exact)),
-            "invalid_rate": 1 - float(np.mean(valid)),
+            "invalid_rate": 1 - float(np.mean(valid)) - refusal_rate,
             "precision": precision,
             "recall": recall,
             "f1": f1,
         }
-    chosen = np.array([-1 if i is None else i for i in intended])
+    chosen = np.array([-1 if i is None else -2 if i == REFUSED else i for i in intended])
     gold = np.array(gold)
     scores = {
         "accuracy": float(np.mean(chosen == gold)),
@@ -179,7 +196,7 @@ def test_planted_answers_in_many_formats_score_as_an_independent_computation(
     benchmark, tmp_path, monkeypatch
 ):
     monkeypatch.setenv("SYMPHONY_GROUNDING", str(benchmark))
-    rows, expected = [], {}
+    rows, expected, refused = [], {}, {}
     for name, interface in grounding.INTERFACES.items():
         task = f"grounding_{name}"
         docs = grounding.interface_docs(name)
@@ -194,6 +211,7 @@ def test_planted_answers_in_many_formats_score_as_an_independent_computation(
             )
             intended.append(INTENDED[interface.kind][doc_id % len(INTENDED[interface.kind])])
         expected[task] = _expected_scores(interface.kind, list(docs["gold"]), intended)
+        refused[task] = sum(i == REFUSED for i in intended)
     responses = tmp_path / "responses.jsonl"
     responses.write_text("".join(json.dumps(row) + "\n" for row in rows))
     output = tmp_path / "run"
@@ -233,6 +251,10 @@ def test_planted_answers_in_many_formats_score_as_an_independent_computation(
             assert body[task]["summary"][f"{metric}_stderr"] == pytest.approx(
                 results[task][f"{metric}_stderr,none"], abs=1e-12
             )
+        # refusals: counted apart from the invalid answers, in the report
+        n_docs = body[task]["summary"]["n_docs"]
+        assert body[task]["summary"]["n_refused"] == refused[task] > 0
+        assert body[task]["summary"]["refusal_rate"] == pytest.approx(refused[task] / n_docs)
     confusion = body["grounding_confusable_name"]["confusion"]
     assert confusion and all(
         abs(sum(row.values()) - 1) < 1e-9
