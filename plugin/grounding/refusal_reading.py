@@ -204,7 +204,9 @@ _REFUSALS = (
     r"(?:not|never)(?:\s+been)?\s+(?:provided|attached|included|available|given|received|uploaded|"
     r"shared|accessible|loaded|playing|audible))|(?:did|does|do)\s+not\s+(?:load|play|open|"
     rf"come\s+through)){_PART_END}",
-    rf"\bwithout\s+(?:the\s+|any\s+|an\s+|a\s+)?{_AUDIO}\b(?!\s+(?:of|from|like|effects?)\b)",
+    rf"\bwithout\s+(?:(?:listening\s+to|hearing|access\s+to|seeing)\s+)?(?:the\s+|any\s+|an\s+|a\s+)?"
+    rf"{_AUDIO}\b(?!\s+(?:of|from|like|effects?)\b)",
+    r"\bbeyond\s+(?:my|our)\s+(?:capabilities|abilities|capacity)\b",
     r"\byou\s+(?:have|did|do)\s+not\s+(?:provide|attach|share|include|upload|send|give)",
     rf"\b(?:please|kindly)\s+(?:provide|attach|share|include|upload|send|give|describe)\b"
     rf"(?:\s+\w+){{0,3}}?{_AUDIO_ALONE}",

@@ -326,6 +326,8 @@ REFUSALS = [
     "Please upload the audio file",
     "You haven't attached any audio",
     "Without the audio, I can't tell",
+    "I cannot tell without listening to the audio",
+    "Identifying instruments in audio is beyond my capabilities",
     "I would need to hear the audio",
     "I need the audio clip to answer",
 ]
@@ -413,7 +415,7 @@ def refusal_with_statement_cases(n: int, seed: int):
     draw = Draw(seed, n)
     asked = draw.pick(CLASSES)
     statements, joiners = draw.pick(STATEMENTS), draw.pick([", but ", ". However, ", "; still, "])
-    refusals = draw.pick([r for r in REFUSALS if not r.endswith("tell")])
+    refusals = draw.pick([r for r in REFUSALS if "tell" not in r])  # a hedge: unreadable
     texts = [
         f"{r}{j}{s[0].format(a=a)}"
         for r, j, s, a in zip(refusals, joiners, statements, draw.names(asked), strict=True)
