@@ -66,5 +66,7 @@ def paired_items(records: list[dict]) -> dict:
     gold, chosen, valid = set_arrays(records)
     every = np.ones(len(records), dtype=bool)
     items = {name: (values, every) for name, values in set_items(gold, chosen, valid).items()}
-    items["invalid_rate"] = (~valid & ~refused_mask(records), every)  # refusals are apart
+    refused = refused_mask(records)
+    items["invalid_rate"] = (~valid & ~refused, every)  # refusals are apart
+    items["refusal_rate"] = (refused, every)
     return {"items": items, "correct": items["exact_set_accuracy"][0] > 0}

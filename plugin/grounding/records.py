@@ -39,12 +39,13 @@ SET = "grounding.set"
 KINDS = (CHOICE, SET)
 
 # The metrics each interface reports, in the order the report lists them.
+ANSWER_RATES = ("invalid_rate", "refusal_rate")  # answers unread, answers that declined
 METRICS_BY_INTERFACE = {
-    "yes_no": ("accuracy", "yes_accuracy", "no_accuracy", "yes_rate", "invalid_rate"),
-    "name": ("accuracy", "first_option_rate", "position_gap", "invalid_rate"),
-    "letter": ("accuracy", "first_option_rate", "position_gap", "invalid_rate"),
-    "time": ("rate_0_10s", "rate_10_20s", "rate_20_30s", "time_bias", "accuracy", "invalid_rate"),
-    "set": ("exact_set_accuracy", "precision", "recall", "f1", "invalid_rate"),
+    "yes_no": ("accuracy", "yes_accuracy", "no_accuracy", "yes_rate", *ANSWER_RATES),
+    "name": ("accuracy", "first_option_rate", "position_gap", *ANSWER_RATES),
+    "letter": ("accuracy", "first_option_rate", "position_gap", *ANSWER_RATES),
+    "time": ("rate_0_10s", "rate_10_20s", "rate_20_30s", "time_bias", "accuracy", *ANSWER_RATES),
+    "set": ("exact_set_accuracy", "precision", "recall", "f1", *ANSWER_RATES),
 }
 # metric name -> key of the score in metrics.grounding's dicts
 SCORE_KEY = {
@@ -268,6 +269,14 @@ def invalid_rate(records) -> float:
 
 def invalid_rate_stderr(records) -> float:
     return _stderr(records, "invalid_rate")
+
+
+def refusal_rate(records) -> float:
+    return _value(records, "refusal_rate")
+
+
+def refusal_rate_stderr(records) -> float:
+    return _stderr(records, "refusal_rate")
 
 
 def yes_accuracy(records) -> float:

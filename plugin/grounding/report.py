@@ -59,7 +59,6 @@ def grounding_report(records: list, kind: str) -> dict:
         "grounding": True,
         "summary": {
             **_with_stderrs(harness_scores(records)),
-            **_with_stderrs({"refusal_rate": scores["refusal_rate"]}),
             "n_docs": len(records),
             "n_invalid": unanswered - refused,
             "n_refused": refused,

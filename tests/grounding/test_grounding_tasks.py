@@ -159,6 +159,7 @@ def _expected_scores(kind: str, gold: list, intended: list) -> dict[str, float]:
         return {
             "exact_set_accuracy": float(np.mean(exact)),
             "invalid_rate": 1 - float(np.mean(valid)) - refusal_rate,
+            "refusal_rate": refusal_rate,
             "precision": precision,
             "recall": recall,
             "f1": f1,
@@ -168,6 +169,7 @@ def _expected_scores(kind: str, gold: list, intended: list) -> dict[str, float]:
     scores = {
         "accuracy": float(np.mean(chosen == gold)),
         "invalid_rate": float(np.mean(chosen == -1)),
+        "refusal_rate": refusal_rate,  # the harness's table shows it too
     }
     valid = chosen[chosen >= 0]
     rates = np.bincount(valid, minlength=3 if kind == "time" else 2) / valid.size
