@@ -18,6 +18,11 @@ crossed designs). The consistency rate's change is
 descriptive, as the rate itself (metrics.association.DESCRIPTIVE_HEADLINES): it has no stderr,
 interval or p-value (all NaN), and so a release gate cannot rest on it.
 
+Each change's minimum detectable effect (MDE) rests on its paired stderr, but never on less than
+what a real change of the candidate would vary by (`floored_mde`): a candidate that answered
+nearly as the base did has a paired stderr near 0, which says nothing about the power to see a
+change it did not make.
+
 Per instrument, the ABS change is tested on the differences of paired cells (template, stimulus),
 with the same one-way / crossed variance as metrics.association.instrument_tests: with one stimulus
 this is the paired t-test on template means (scipy.stats.ttest_rel). Items that flip between the
@@ -138,17 +143,103 @@ def stderr_bias_factor(df: float) -> float:
     )
 
 
-def as_floats(inference: dict[str, np.ndarray], confidence: float = 0.95) -> dict:
+def as_floats(
+    inference: dict[str, np.ndarray],
+    confidence: float = 0.95,
+    floor_stderr: float = 0.0,
+    n_items: float | None = None,
+) -> dict:
     """One comparison's inference as plain floats (NaN kept; the caller turns it into null), with
-    its minimum detectable effect at 80 % power ("mde")."""
+    its minimum detectable effect at 80 % power ("mde", see `floored_mde`) and the stderr it rests
+    on ("mde_stderr": mde / k(df))."""
+    stderr, df = float(inference["stderr"]), float(inference["df"])
+    mde = floored_mde(stderr, df, floor_stderr, n_items, confidence)
     return {
         "change": float(inference["change"]),
-        "stderr": float(inference["stderr"]),
+        "stderr": stderr,
         "ci": [float(v) for v in inference["ci"]],
         "p_value": float(inference["p_value"]),
-        "df": float(inference["df"]),
-        "mde": float(minimum_detectable_effect(inference["stderr"], inference["df"], confidence)),
+        "df": df,
+        "mde": mde,
+        "mde_stderr": mde / float(minimum_detectable_effect(1.0, df, confidence)),
     }
+
+
+# ---- what a real change would vary by: the floor under the MDE ---------------------------------
+def floored_mde(
+    stderr: float,
+    df: float,
+    floor_stderr: float = 0.0,
+    n_items: float | None = None,
+    confidence: float = 0.95,
+) -> float:
+    """The MDE of a change whose sd is never taken below what a real change of the candidate would
+    have. A paired stderr measures how far the candidate's answers moved from the base's; when it
+    answered (nearly) alike (a greedy model and a slightly changed checkpoint) it is (nearly) 0, and
+    k x stderr would claim any change could be seen. The change's sd is max(stderr / c4(df),
+    `floor_stderr`) (the floor: a rerun's, `rerun_floors`, estimated on many df, so not corrected),
+    and the MDE is k(df) x that sd; for a share of `n_items` items (an accuracy, a rate) a true
+    change of d moves at least d x n of them, which adds d / n to the change's variance: d solves
+    d = k sqrt(sd^2 + d / n), k^2 / n when the runs agree (0.071 at 110 items and many df)."""
+    if not np.isfinite(stderr):
+        return float("nan")
+    detect = float(minimum_detectable_effect(1.0, df, confidence))  # k / c4
+    k = detect * stderr_bias_factor(float(df)) if np.isfinite(df) else detect
+    floor = floor_stderr if np.isfinite(floor_stderr) else 0.0
+    sd = max(detect / k * stderr, floor)
+    if not n_items:
+        return k * sd
+    pull = k * k / n_items
+    return float((pull + np.sqrt(pull * pull + 4 * k * k * sd * sd)) / 2)
+
+
+def rerun_floors(run, membership, signs) -> dict[str, float]:
+    """{headline: stderr of its change between this run and a rerun that answers every doc afresh},
+    for one run's (cell means (T, S, 3), docs, invalid docs). A fresh answer's noise is the residual
+    of the cell means after an additive template + stimulus fit (template x instrument interaction
+    and doc noise, which a one-doc-per-cell design cannot tell apart), its variance s^2 = sum of
+    squares / df. An instrument's GAS averages its n_i cells, so the mean over I instruments of a
+    per-instrument difference varies by s^2 sum(1 / n_i) / I^2 (the gender skew's |.| to first
+    order). 0 where the table leaves no residual degrees of freedom; the invalid rate's floor is the
+    item floor (`floored_mde`)."""
+    means = run[0]
+    present = np.isfinite(means[..., 0])
+    residual, df = _additive_residuals(means, present)
+    floors = dict.fromkeys(HEADLINES, 0.0)
+    if df <= 0:
+        return floors
+    cells = present.astype(float) @ membership  # (T, I) present cells per template and instrument
+    per_instrument = cells.sum(axis=0)
+    counted = per_instrument > 0
+    spread = np.sum(1.0 / per_instrument[counted])
+    categorised = counted & np.isfinite(signs)
+    difference = np.sum((residual[..., 0] - residual[..., 1]) ** 2) / df
+    non_binary = np.sum(residual[..., 2] ** 2) / df
+    if categorised.any():
+        floors["mean_abs"] = float(
+            np.sqrt(difference * np.sum(1.0 / per_instrument[categorised])) / categorised.sum()
+        )
+    floors["gender_skew"] = float(np.sqrt(difference * spread) / counted.sum())
+    floors["non_binary_gas"] = float(np.sqrt(non_binary * spread) / counted.sum())
+    return floors
+
+
+def _additive_residuals(values: np.ndarray, present: np.ndarray) -> tuple[np.ndarray, int]:
+    """(T, S, K) residuals of `values` from the additive row + column fit on the `present` cells (0
+    elsewhere; missing cells filled by the fit, iterated) and their degrees of freedom."""
+    if not present.any():
+        return np.zeros_like(values), 0
+    filled = np.where(present[..., None], values, np.nanmean(values[present], axis=0))
+    for _ in range(1 if present.all() else 50):
+        fit = (
+            filled.mean(axis=1, keepdims=True)
+            + filled.mean(axis=0, keepdims=True)
+            - filled.mean(axis=(0, 1), keepdims=True)
+        )
+        filled = np.where(present[..., None], values, fit)
+    rows, columns = present.shape
+    df = (rows - 1) * (columns - 1) - int((~present).sum())
+    return np.where(present[..., None], values - fit, 0.0), df
 
 
 # ---- Symphony-Bias: GAS / ABS headline numbers -------------------------------------------------
@@ -262,6 +353,8 @@ def association_changes(
         if base.crossed
         else None
     )
+    floors = [rerun_floors(run, membership, base.signs) for run in runs]
+    docs = float(runs[0][1].sum())
     for name in HEADLINES:
         change = values[1][name][0] - values[0][name][0]
         inference = change_inference(
@@ -274,7 +367,12 @@ def association_changes(
         results[name] = {
             "base": float(values[0][name][0]),
             "candidate": float(values[1][name][0]),
-            **as_floats(inference, confidence),
+            **as_floats(
+                inference,
+                confidence,
+                floor_stderr=float(np.hypot(floors[0][name], floors[1][name])),
+                n_items=docs if name == "invalid_rate" else None,  # a share of docs
+            ),
         }
     return results
 
@@ -345,7 +443,7 @@ def ratio_change(sums_base, sums_candidate, weights: np.ndarray, confidence: flo
     return {
         "base": float(point[0]),
         "candidate": float(point[1]),
-        **as_floats(inference, confidence),
+        **as_floats(inference, confidence, n_items=float(min(totals[1], totals[3]))),
     }
 
 
@@ -364,10 +462,11 @@ def spread_change(
     inference = change_inference(
         point[1] - point[0], replicate[1] - replicate[0], weights.shape[1], confidence
     )
+    answers = min(float(counts_base.sum()), float(counts_candidate.sum()))
     return {
         "base": float(point[0]),
         "candidate": float(point[1]),
-        **as_floats(inference, confidence),
+        **as_floats(inference, confidence, n_items=answers),  # an option's share of the answers
     }
 
 

@@ -380,6 +380,29 @@ def test_a_gate_whose_mde_exceeds_its_tolerance_is_underpowered(mini_docs, tmp_p
     assert "| MDE (80% power) |" in markdown
 
 
+@pytest.mark.parametrize("changed", [0, 1, 3])
+def test_a_nearly_identical_candidate_does_not_make_a_gate_powered(mini_docs, tmp_path, changed):
+    """A greedy model and a slightly changed checkpoint answer alike: 0-3 of the mini task's docs
+    differ, the paired stderr is near 0, and an MDE from it (0.000-0.008) passed a 0.02 gate as
+    powered. The MDE rests on what a rerun's fresh answers would vary by (and a share on the docs
+    a change must move), as two sampled reruns measure it."""
+    records = likert_records(mini_docs, 0.3, 1)
+    candidate = [
+        {**record, "scores": record["scores"][::-1]} if k < changed else record
+        for k, record in enumerate(records)
+    ]
+    base = write_run(tmp_path / "base", {"t": records})
+    near = write_run(tmp_path / "near", {"t": candidate})
+    rerun = write_run(tmp_path / "rerun", {"t": likert_records(mini_docs, 0.3, 2)})
+    status, body, _ = compare(base, near, "--fail-on", "mean_abs:+0.02", "--require-power")
+    assert status == 3 and body["gate"]["status"] == "underpowered"
+    metrics = body["tasks"]["t"]["metrics"]
+    _, rerun_body, _ = compare(base, rerun)
+    rerun_mde = rerun_body["tasks"]["t"]["metrics"]["mean_abs"]["mde"]
+    assert metrics["mean_abs"]["mde"] > 0.5 * rerun_mde > 0.02
+    assert metrics["invalid_rate"]["mde"] >= 0.05  # k^2 / n: the docs a change must move
+
+
 def test_a_gated_metric_undefined_in_both_runs_of_a_task_skips_that_task(mini_docs, tmp_path):
     """The README's gate on a run whose Likert task has no valid answer (the default model): that
     task is skipped and named, the others are gated; undefined in one run only is not skipped."""

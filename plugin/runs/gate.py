@@ -5,10 +5,10 @@ direction, i.e. a one-sided test at 2.5% that the change exceeds the tolerance. 
 tolerance never passes for a regression by noise alone more often than that.
 
 A pass says nothing unless the comparison could have seen a regression: each change carries its
-minimum detectable effect (`mde`, metrics.paired.minimum_detectable_effect: 80 % power, two-sided
-5 %), and a rule whose metric's MDE exceeds its tolerance is underpowered ("could only detect
-changes >= MDE"). With require_power an underpowered, regression-free gate has its own status and
-exit code 3."""
+minimum detectable effect (`mde`, metrics.paired.floored_mde: 80 % power, two-sided 5 %, never
+resting on less than a real change would vary by), and a rule whose metric's MDE exceeds its
+tolerance is underpowered ("could only detect changes >= MDE"). With require_power an
+underpowered, regression-free gate has its own status and exit code 3."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ SE_change x sqrt(n0 / n).
 
 SE_change, the stderr of a paired change at the run's own size n0, comes from one of two places:
 - a second run of the same model (`--second-run`): its paired comparison with the base run, whose
-  true change is 0, gives SE_change directly (and so the runs' correlation);
+  true change is 0, gives SE_change directly (and so the runs' correlation): the stderr compare's
+  MDE rests on, never below what a real change would vary by (metrics.paired.floored_mde);
 - otherwise the conservative default: the candidate's variance equal to the base's and no
   correlation between the runs, SE_change = sqrt(2) x SE. Paired runs share template and clip
   effects, which cancel in the change, so the real SE_change is usually smaller: the default
@@ -179,8 +180,8 @@ def _measured_changes(base_run: Path, second_run: Path) -> dict[tuple[str, str],
     stderrs = {}
     for label, body in result["tasks"].items():
         for metric, change in body["metrics"].items():
-            df = change["df"]
-            stderrs[(label, metric)] = (change["stderr"], math.nan if df is None else df)
+            df = change["df"]  # the stderr compare's MDE rests on (never below a real change's)
+            stderrs[(label, metric)] = (change["mde_stderr"], math.nan if df is None else df)
     return stderrs
 
 

@@ -55,7 +55,9 @@ def test_a_paired_change_on_a_crossed_design_uses_the_two_way_variance():
 def test_the_paired_stderr_is_the_true_sd_and_the_gate_holds_its_level_and_power(design):
     """Null runs (4,000 on the text designs, which are fast, 2,000 on the stimulus ones): stderr
     against the sd of the changes, false-positive rate; runs with a change of the null runs' mean
-    reported MDE: coverage, and the detection rate the MDE promises (0.80)."""
+    reported MDE: coverage, and the detection rate the MDE promises (at least 0.80; more where the
+    rerun floor under the MDE binds, as it does for about half of such reruns: measured 0.84 text,
+    0.90 mini, 0.82 audio, 0.81 mini-audio)."""
     null = simulate(design, 4_000 if DESIGNS[design][1] == 1 else 2_000, 0.0, seed=len(design))
     ratio = np.sqrt(np.mean(null.stderr**2)) / np.std(null.change, ddof=1)
     false_positive_rate = np.mean(null.p_value < 0.05)
@@ -76,7 +78,7 @@ def test_the_paired_stderr_is_the_true_sd_and_the_gate_holds_its_level_and_power
         assert 0.9 <= ratio <= 1.1
         assert 0.04 <= false_positive_rate <= 0.06
         assert 0.93 <= covered <= 0.97
-        assert 0.77 <= detected <= 0.83
+        assert 0.77 <= detected <= 0.93
 
 
 @pytest.mark.slow

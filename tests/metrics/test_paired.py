@@ -333,3 +333,54 @@ def test_the_mde_is_found_with_80_percent_power_by_scipys_noncentral_t(df):
     assert power == pytest.approx(0.8, abs=1e-6)
     assert mde >= (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * 0.01 - 1e-6
     assert np.isnan(minimum_detectable_effect(np.nan, df))
+
+
+def test_the_floors_solve_their_equations_and_a_zero_stderr_gives_k_squared_over_n():
+    from symphony_bench.metrics.paired import (
+        floored_mde,
+        minimum_detectable_effect,
+        stderr_bias_factor,
+    )
+
+    c4 = stderr_bias_factor(85.0)
+    k = float(minimum_detectable_effect(1.0, 85.0)) * c4  # the noncentral-t factor
+    assert floored_mde(0.0, 85.0, n_items=110) == pytest.approx(k * k / 110)
+    for stderr in (0.001, 0.01, 0.05):
+        d = floored_mde(stderr, 85.0, n_items=110)
+        assert d == pytest.approx(k * np.sqrt((stderr / c4) ** 2 + d / 110))
+        assert d > float(minimum_detectable_effect(stderr, 85.0))
+    assert floored_mde(0.01, 85.0, floor_stderr=0.02) == pytest.approx(k * 0.02)
+    assert floored_mde(0.03, 85.0, floor_stderr=0.02) == pytest.approx(
+        float(minimum_detectable_effect(0.03, 85.0))
+    )
+    assert np.isnan(floored_mde(np.nan, 85.0, floor_stderr=0.02))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("design, runs", [("mini", 400), ("text", 300), ("mini_audio", 200)])
+def test_the_rerun_floor_is_the_sd_of_a_reruns_change(design, runs):
+    """The floor under the MDE, computed from each run alone, against the true sd of the mean-ABS
+    change between two runs of one model that differ by fresh doc noise (shared template, template
+    x instrument and clip effects): within 10 %, and an identical candidate's MDE is k x floor."""
+    import dataclasses
+
+    from support.paired_designs import DESIGNS, design_docs, shared_effects
+
+    from symphony_bench.metrics.paired import association_changes
+
+    templates, clips = DESIGNS[design]
+    rng = np.random.default_rng(7)
+    floors, changes, identical = [], [], []
+    for run in range(runs):
+        effects = shared_effects(rng, templates, clips)
+        base = design_docs(rng, templates, clips, effects)
+        rerun = design_docs(rng, templates, clips, effects)
+        change = association_changes(base, rerun, n_boot=50, seed=run)["mean_abs"]
+        same = association_changes(base, dataclasses.replace(base), n_boot=50, seed=run)
+        floors.append(same["mean_abs"]["mde_stderr"])
+        changes.append(change["change"])
+        identical.append(same["mean_abs"]["stderr"])
+    ratio = np.sqrt(np.mean(np.square(floors))) / np.std(changes, ddof=1)
+    print(f"{design}: rerun floor / sd of a rerun's change {ratio:.3f}")
+    assert 0.9 <= ratio <= 1.1 + 0.1 * (design == "mini_audio")
+    assert max(identical) == 0.0
