@@ -8,21 +8,22 @@ that command runs, so `symphony-bench tasks-path` and `--help` start fast.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from symphony_bench.hub_upload import commands as builder_commands
 from symphony_bench.plugin.core.atomic import Terminated
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.options import read_options
 from symphony_bench.plugin.core.task_folders import HARNESS_TASK_FOLDERS, tasks_path
+from symphony_bench.plugin.grounding.options import BENCHMARK
 from symphony_bench.plugin.runs import commands as run_commands
 from symphony_bench.plugin.tcav import command as tcav_command
 
 
 def _tasks_path(args: argparse.Namespace) -> None:
     folder = tasks_path(args.harness)
-    grounding = args.grounding or os.environ.get("SYMPHONY_GROUNDING")
+    grounding = args.grounding or read_options((BENCHMARK,))[BENCHMARK.name]
     if args.harness == "lmms-eval" and grounding:
         from symphony_bench.plugin.grounding.built_group import task_folder_for
 
@@ -64,7 +65,7 @@ def _add_own_commands(commands) -> None:
         metavar="SET",
         help="with --harness lmms-eval: a grounding set built without "
         "some configs gets a task folder whose instrument_grounding group runs the built ones "
-        "(default: $SYMPHONY_GROUNDING)",
+        f"(default: ${BENCHMARK.variable})",
     )
     paths.set_defaults(run=_tasks_path)
     tiny = commands.add_parser(

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from support.runs import write_model_folder
 
+import symphony_bench
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.run_facts import canonical_sha256, run_facts
 from symphony_bench.plugin.runs.provenance import TASK_FACTS, provenance
+from symphony_bench.plugin.symphony_bias.scenarios import scenario_facts
 
 LM_EVAL_STAMP = "2026-12-01T04-36-42.029562"
 
@@ -59,7 +61,8 @@ def write_lm_eval_folder(
     results = results or lm_eval_results()
     task = next(iter(results["configs"]))
     records = [
-        likert_record(doc["instrument"], doc["stereotype"], **run_facts(doc)) for doc in docs
+        likert_record(doc["instrument"], doc["stereotype"], **run_facts(doc), **scenario_facts(doc))
+        for doc in docs
     ]
     return write_model_folder(folder, {task: records}, results, stamp=stamp)
 
@@ -268,3 +271,34 @@ def test_the_stereotype_table_covers_every_line_not_only_the_decoded_docs(tmp_pa
     expected = canonical_sha256({"cello": "male", "drums": "male", "harp": "female"})
     assert with_middle["tasks"][task]["stereotype_table_sha256"] == expected
     assert without["tasks"][task]["stereotype_table_sha256"] != expected
+
+
+def test_benchmark_facts_come_from_the_sections_that_register_them():
+    """The run tooling names no benchmark fact: the scenario set is Symphony-Bias's, and the
+    leaderboard's provenance columns are whatever the sections register."""
+    from symphony_bench.plugin.core.run_facts import RUN_FIELDS
+    from symphony_bench.plugin.runs.leaderboard import BENCHMARK_FACTS, fact_column
+    from symphony_bench.plugin.runs.provenance import COMPARED_FIELDS, TASK_FACTS
+    from symphony_bench.plugin.runs.sections import SECTIONS
+
+    assert "scenario_set_sha256" not in RUN_FIELDS
+    registered = [
+        name for section in SECTIONS for name in (*section.task_facts, *section.run_fields)
+    ]
+    assert (
+        set(registered)
+        == set(BENCHMARK_FACTS)
+        >= {
+            "scenario_set_sha256",
+            "stereotype_table_sha256",
+            "stimulus_origin",
+        }
+    )
+    assert set(registered) <= set(TASK_FACTS) and set(registered) <= set(COMPARED_FIELDS)
+    assert [fact_column(name) for name in BENCHMARK_FACTS] == [
+        name.removesuffix("_sha256").replace("_", " ") for name in BENCHMARK_FACTS
+    ]
+    runs = Path(symphony_bench.__file__).parent / "plugin" / "runs"
+    for path in runs.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "scenario_set" not in text and '"stereotype table"' not in text, path

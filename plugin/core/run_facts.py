@@ -20,7 +20,6 @@ DATA_FIELDS = (
 # "task_options": the options the docs were built with, as given (plugin.core.options.given_options)
 RUN_FIELDS = (
     "seed",
-    "scenario_set_sha256",
     *DATA_FIELDS,
     "symphony_bench_version",
     "task_options",

@@ -139,5 +139,9 @@ class ReportSection:
     # task facts only this benchmark knows, each from a task's records ({fact name: function}):
     # provenance records them and two runs that differ in one are not compared item by item
     task_facts: Mapping[str, Callable[[list[dict]], object]] = field(default_factory=dict)
+    # record fields that are run facts only this benchmark's docs carry (copied from its docs, e.g.
+    # the scenario set's hash): provenance reads each as the one value a task's records hold and
+    # compares it between runs, as the universal run facts (plugin.core.run_facts); not doc identity
+    run_fields: tuple[str, ...] = ()
     # (entry) -> its design's size for `plan` (None: plan cannot scale it)
     design: Callable[[ReportEntry], DesignSize | None] = _no_design

@@ -30,10 +30,12 @@ from symphony_bench.plugin.runs.samples import forget_samples, read_task, withou
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 
 # Record fields that hold the model's answer (its reasoning's too), and run facts (seed, data,
-# package version) that provenance compares by name; every other field identifies the doc.
+# package version, a benchmark's own) that provenance compares by name; every other field
+# identifies the doc.
 NOT_IDENTITY_FIELDS = frozenset(
     {
         *RUN_FIELDS,
+        *(name for section in SECTIONS for name in section.run_fields),
         *REASONING_FIELDS,
         *(name for section in SECTIONS for name in section.answer_fields),
     }

@@ -37,6 +37,8 @@ from symphony_bench.plugin.runs.files import newest_samples_files
 from symphony_bench.plugin.runs.page import ALL_INVALID, all_answers_invalid, page_html, ranked_by
 from symphony_bench.plugin.runs.provenance import (
     COMPARED_FIELDS,
+    SECTION_FACTS,
+    SECTION_RUN_FIELDS,
     TASK_FACTS,
     provenance,
     published_task_facts,
@@ -424,8 +426,7 @@ def _provenance_table(rows: list[dict]) -> list[str]:
         "task hash",
         "dataset",
         "data sha256",
-        "stereotype table",
-        "scenario set",
+        *map(fact_column, BENCHMARK_FACTS),
         "seed",
         "config",
     )
@@ -462,8 +463,7 @@ def _provenance_table(rows: list[dict]) -> list[str]:
             dataset,
             _short(task.get("dataset_sha256"))
             and f"{_short(task['dataset_sha256'])}{PIN_MARK.get(task.get('dataset_verified'), '')}",
-            _short(task["stereotype_table_sha256"]),
-            _short(task["scenario_set_sha256"]),
+            *(fact_cell(name, task.get(name)) for name in BENCHMARK_FACTS),
             task["seed"],
             _short(row["provenance"]["config_hash"]),
         )
@@ -471,6 +471,19 @@ def _provenance_table(rows: list[dict]) -> list[str]:
             "| " + " | ".join("n/a" if cell is None else md(cell) for cell in cells) + " |"
         )
     return lines + [""]
+
+
+BENCHMARK_FACTS = (*SECTION_FACTS, *SECTION_RUN_FIELDS)  # the facts each benchmark registers
+
+
+def fact_column(name: str) -> str:
+    """A benchmark fact's column: its name without `_sha256`, in words (`a_b_sha256` -> "a b")."""
+    return name.removesuffix("_sha256").replace("_", " ")
+
+
+def fact_cell(name: str, value):
+    """A hash shortened to 12 characters, any other fact as it is."""
+    return _short(value) if name.endswith("_sha256") else value
 
 
 def _short(digest: str | None) -> str | None:

@@ -20,12 +20,13 @@ from symphony_bench.plugin.runs.samples import SamplesContent, known, single_val
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 
 SECTION_FACTS = tuple(name for section in SECTIONS for name in section.task_facts)
+SECTION_RUN_FIELDS = tuple(name for section in SECTIONS for name in section.run_fields)
 TASK_FACTS = (
     "version",
     "hash",
     *DATA_FIELDS,
     *SECTION_FACTS,
-    "scenario_set_sha256",
+    *SECTION_RUN_FIELDS,
     "seed",
     "generation",
 )
@@ -39,7 +40,7 @@ COMPARED_FIELDS = (
     "version",
     "dataset_sha256",
     *SECTION_FACTS,
-    "scenario_set_sha256",
+    *SECTION_RUN_FIELDS,
     "seed",
     "generation",
 )
@@ -117,7 +118,7 @@ def task_provenance(task: str, results: dict, content: SamplesContent) -> dict:
         "dataset_sha256": content.value("dataset_sha256"),
         "dataset_verified": content.value("dataset_verified"),
         **benchmark_facts,
-        "scenario_set_sha256": content.value("scenario_set_sha256"),
+        **{name: content.value(name) for name in SECTION_RUN_FIELDS},
         "seed": content.value("seed"),
         "generation": generation_settings(config),
     }

@@ -13,6 +13,7 @@ from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.symphony_bias.docs import interleave
 from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, stimuli
 from symphony_bench.plugin.symphony_bias.records import RECOGNITION
+from symphony_bench.plugin.symphony_bias.scenarios import scenario_facts
 
 RECOGNITION_METRICS = ("recognition_accuracy", "recognition_accuracy_stderr")
 # the recognition YAMLs' `until`: an answer is read up to it even where a model class ignores it
@@ -58,6 +59,7 @@ def recognition_record(doc: dict, answer: str) -> dict:
         "condition": doc["condition"],
         **reply.record_fields(),
         **run_facts(doc),
+        **scenario_facts(doc),
     }
 
 

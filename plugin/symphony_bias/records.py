@@ -53,7 +53,7 @@ from symphony_bench.plugin.core.refusals import REFUSED
 from symphony_bench.plugin.core.run_facts import canonical_sha256, run_facts
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.parser import parse_reply
-from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
+from symphony_bench.plugin.symphony_bias.scenarios import CONTROL, scenario_facts
 
 LIKERT = "symphony_bias.likert"
 LOGPROB = "symphony_bias.logprob"
@@ -107,6 +107,7 @@ def score_record(
         **({"stimulus_origin": doc["stimulus_origin"]} if doc.get("stimulus_origin") else {}),
         **(reasoning or {}),
         **run_facts(doc),
+        **scenario_facts(doc),
     }
 
 

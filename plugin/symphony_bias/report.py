@@ -78,6 +78,7 @@ from symphony_bench.plugin.symphony_bias.records import (
 from symphony_bench.plugin.symphony_bias.scenarios import (
     CONTROL,
     MINI_SCENARIOS,
+    SCENARIO_RUN_FIELDS,
     expand_templates,
     mini_subset,
 )
@@ -1011,4 +1012,5 @@ SECTION = ReportSection(
         "stereotype_table_sha256": stereotype_table_sha256,
         "stimulus_origin": stimulus_origin,
     },
+    run_fields=SCENARIO_RUN_FIELDS,
 )

@@ -202,6 +202,14 @@ def balanced_orders(seed: int, key: str, scenario_ids: list[str]) -> dict[str, l
     }
 
 
+SCENARIO_RUN_FIELDS = ("scenario_set_sha256",)  # run facts of Symphony-Bias docs and records
+
+
+def scenario_facts(doc: dict) -> dict:
+    """The SCENARIO_RUN_FIELDS a doc holds, to copy into its record (beside plugin.core.run_facts)."""
+    return {field: doc[field] for field in SCENARIO_RUN_FIELDS if field in doc}
+
+
 def scenario_set_sha256(scenarios: list[Scenario]) -> str:
     """Identifies the scenario set a run used: [[scenario_id, template_id, text with its slot], ...]."""
     return canonical_sha256([[s.scenario_id, s.template_id, s.text] for s in scenarios])
