@@ -32,13 +32,18 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-DEFAULT_RUNS = 500
-DEFAULT_SUBSET_FRACTION = 0.25
-DEFAULT_CAP_PER_CELL = 50
-DEFAULT_MIN_PER_CELL = 5
-DEFAULT_C = 1.0
-DEFAULT_MIN_ACCURACY = 0.7
-DEFAULT_ALPHA = 0.05
+from symphony_bench.metrics.constants import (
+    TCAV_ALPHA,
+    TCAV_C,
+    TCAV_CAP_PER_CELL,
+    TCAV_MIN_ACCURACY,
+    TCAV_MIN_PER_CELL,
+    TCAV_RUNS,
+    TCAV_SEED,
+    TCAV_SIGNIFICANCE,
+    TCAV_SUBSET_FRACTION,
+)
+
 DEFAULT_LAMBDAS = np.linspace(0.0, 1.0, 101)
 SIGNIFICANCE_METHODS = ("calibrated", "paper")
 MIN_JACKKNIFE_RUNS = (
@@ -75,8 +80,8 @@ def balanced_split(
     eligible,
     strata,
     rng: np.random.Generator,
-    cap_per_cell: int = DEFAULT_CAP_PER_CELL,
-    min_per_cell: int = DEFAULT_MIN_PER_CELL,
+    cap_per_cell: int = TCAV_CAP_PER_CELL,
+    min_per_cell: int = TCAV_MIN_PER_CELL,
     skip_sparse: bool = False,
 ) -> BalancedSplit:
     """Per stratum s: m = min(#positives, #eligible non-positives); min(cap, m // 2) of each label
@@ -188,7 +193,7 @@ class NotConverged(ValueError):
 
 
 def fit_logistic(
-    embeddings, labels, subsets, c: float = DEFAULT_C, tol: float = 1e-8, max_iter: int = 100
+    embeddings, labels, subsets, c: float = TCAV_C, tol: float = 1e-8, max_iter: int = 100
 ):
     """Many L2-regularised logistic regressions at once, one per row of `subsets`.
 
@@ -436,7 +441,7 @@ def score_tests(
     scores,
     test_variance,
     cav_noise,
-    alpha: float = DEFAULT_ALPHA,
+    alpha: float = TCAV_ALPHA,
     method: str = "calibrated",
 ) -> TcavTests:
     """Means, standard errors, Bonferroni-corrected CIs and significance for every column of
@@ -511,16 +516,16 @@ class ConceptResult:
 
 @dataclass(frozen=True)
 class Settings:
-    runs: int = DEFAULT_RUNS
-    subset_fraction: float = DEFAULT_SUBSET_FRACTION
-    cap_per_cell: int = DEFAULT_CAP_PER_CELL
-    min_per_cell: int = DEFAULT_MIN_PER_CELL
+    runs: int = TCAV_RUNS
+    subset_fraction: float = TCAV_SUBSET_FRACTION
+    cap_per_cell: int = TCAV_CAP_PER_CELL
+    min_per_cell: int = TCAV_MIN_PER_CELL
     skip_sparse: bool = False
-    c: float = DEFAULT_C
-    min_accuracy: float = DEFAULT_MIN_ACCURACY
-    alpha: float = DEFAULT_ALPHA
-    method: str = "calibrated"
-    seed: int = 0
+    c: float = TCAV_C
+    min_accuracy: float = TCAV_MIN_ACCURACY
+    alpha: float = TCAV_ALPHA
+    method: str = TCAV_SIGNIFICANCE
+    seed: int = TCAV_SEED
 
 
 def analyse_concept(

@@ -21,6 +21,7 @@ from support.runs import lm_eval_results, write_model_folder
 
 from symphony_bench.metrics import analyse
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.reporting import json_ready
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 from symphony_bench.plugin.grounding.records import (
     choice_record,
@@ -29,7 +30,6 @@ from symphony_bench.plugin.grounding.records import (
 )
 from symphony_bench.plugin.runs.commands import add_commands, run_compare
 from symphony_bench.plugin.runs.compare import compare_runs, read_run_task
-from symphony_bench.plugin.runs.compare_output import json_ready
 from symphony_bench.plugin.runs.gate import GateRule, change_rows
 from symphony_bench.plugin.runs.samples import fast_read, sample_record
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs

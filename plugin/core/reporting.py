@@ -3,7 +3,9 @@ and the Markdown's number formats."""
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import math
 import statistics
 
@@ -65,4 +67,32 @@ def csv_cell(value):
     apostrophe (numbers stay numbers)."""
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
+    return value
+
+
+def csv_text(rows: list[dict], columns: list[str] | None = None) -> str:
+    """The CSV of `rows` (columns: those given, else every key in order of appearance), every cell
+    through `csv_cell`, None as an empty cell: the one CSV writer of the outputs."""
+    columns = columns or list(dict.fromkeys(column for row in rows for column in row))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(
+            {column: "" if row.get(column) is None else csv_cell(row[column]) for column in columns}
+        )
+    return buffer.getvalue()
+
+
+def json_ready(value):
+    """A value as JSON takes it: dicts (keys as text) and sequences walked, numpy values as plain
+    Python, numbers finite floats or None (JSON has no NaN): the one cleaner of the outputs."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()  # a numpy scalar or array
+    if isinstance(value, dict):
+        return {str(key): json_ready(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(item) for item in value]
+    if isinstance(value, float):
+        return number(value)
     return value

@@ -253,7 +253,7 @@ def run_plan(args: argparse.Namespace) -> int:
     """0 when every --detect rule matched a task, 2 otherwise."""
     import json
 
-    from symphony_bench.plugin.runs.compare_output import json_ready
+    from symphony_bench.plugin.core.reporting import json_ready
     from symphony_bench.plugin.runs.outputs import command_outputs
     from symphony_bench.plugin.runs.plan import DetectRule, plan, render
 

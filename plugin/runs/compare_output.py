@@ -5,28 +5,11 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
-
-from symphony_bench.plugin.core.reporting import fmt, fmt_p, md, number
+from symphony_bench.plugin.core.reporting import fmt, fmt_p, json_ready, md
 from symphony_bench.plugin.runs.gate import change_rows
 from symphony_bench.plugin.runs.sections import SECTIONS
 
 ALPHA = 0.05
-
-
-def json_ready(value):
-    """Numbers as finite floats or None (never NaN), numpy scalars and arrays as plain JSON."""
-    if isinstance(value, dict):
-        return {str(key): json_ready(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [json_ready(item) for item in value]
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return number(value)
-    return value
 
 
 STATUS_LINE = {

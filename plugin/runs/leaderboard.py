@@ -23,14 +23,12 @@ the same sign.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
 from symphony_bench.plugin.core.atomic import StagedOutputs
-from symphony_bench.plugin.core.reporting import csv_cell, estimate, md
+from symphony_bench.plugin.core.reporting import csv_text, estimate, md
 from symphony_bench.plugin.core.sections import ReportEntry, entry_label
 from symphony_bench.plugin.runs.compare import RunTask, pair_docs, read_run_task, task_comparisons
 from symphony_bench.plugin.runs.files import newest_samples_files
@@ -349,16 +347,7 @@ def flat_row(row: dict) -> dict:
 
 
 def render_csv(board: dict) -> str:
-    flat_rows = [flat_row(row) for row in board["rows"]]
-    columns = list(dict.fromkeys(column for row in flat_rows for column in row))
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for row in flat_rows:
-        writer.writerow(
-            {column: "" if row.get(column) is None else csv_cell(row[column]) for column in columns}
-        )
-    return buffer.getvalue()
+    return csv_text([flat_row(row) for row in board["rows"]])
 
 
 def render_markdown(board: dict) -> str:

@@ -8,6 +8,7 @@ import math
 import sys
 from pathlib import Path
 
+from symphony_bench.metrics import constants
 from symphony_bench.plugin.tcav import defaults
 
 
@@ -93,20 +94,20 @@ def _add_analysis_arguments(parser) -> None:
     parser.add_argument(
         "--concept", action="append", help="COLUMN=VALUE, repeatable (default: every value)"
     )
-    parser.add_argument("--runs", type=positive_int, default=defaults.DEFAULT_RUNS)
+    parser.add_argument("--runs", type=positive_int, default=constants.TCAV_RUNS)
     parser.add_argument(
         "--subset-fraction",
         type=fraction,
-        default=defaults.DEFAULT_SUBSET_FRACTION,
+        default=constants.TCAV_SUBSET_FRACTION,
         help="share of every training cell each run fits on, in (0, 1]",
     )
     parser.add_argument(
         "--cap-per-cell",
         type=positive_int,
-        default=defaults.DEFAULT_CAP_PER_CELL,
+        default=constants.TCAV_CAP_PER_CELL,
         help="most training tracks per (label, genre) cell",
     )
-    parser.add_argument("--min-per-cell", type=positive_int, default=defaults.DEFAULT_MIN_PER_CELL)
+    parser.add_argument("--min-per-cell", type=positive_int, default=constants.TCAV_MIN_PER_CELL)
     parser.add_argument(
         "--skip-sparse-cells",
         action="store_true",
@@ -115,28 +116,28 @@ def _add_analysis_arguments(parser) -> None:
     parser.add_argument(
         "--c",
         type=positive_number,
-        default=defaults.DEFAULT_C,
+        default=constants.TCAV_C,
         help="inverse L2 strength, as sklearn's C (> 0)",
     )
     parser.add_argument(
         "--min-accuracy",
         type=share,
-        default=defaults.DEFAULT_MIN_ACCURACY,
+        default=constants.TCAV_MIN_ACCURACY,
         help="share in [0, 1]: concepts whose CAVs' mean test accuracy is below are flagged "
         "unreliable",
     )
     parser.add_argument(
         "--alpha",
         type=significance_level,
-        default=defaults.DEFAULT_ALPHA,
+        default=constants.TCAV_ALPHA,
         help="family-wise significance level, in (0, 1)",
     )
     parser.add_argument(
         "--significance",
         choices=defaults.SIGNIFICANCE_METHODS,
-        default=defaults.DEFAULT_SIGNIFICANCE,
+        default=constants.TCAV_SIGNIFICANCE,
     )
-    parser.add_argument("--seed", type=non_negative_int, default=defaults.DEFAULT_SEED)
+    parser.add_argument("--seed", type=non_negative_int, default=constants.TCAV_SEED)
     parser.add_argument("--threads", type=positive_int, help="torch CPU threads for the CAV fits")
     parser.add_argument("--debias-genre", help="also run the debiasing sweep on this genre's CAV")
     parser.add_argument("--debias-column", default="gender")

@@ -4,9 +4,7 @@ its report (tcav.json), tables (tcav_scores.csv, concepts.csv, debias.csv), the 
 
 from __future__ import annotations
 
-import csv
 import json
-import math
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -16,6 +14,7 @@ import numpy as np
 from symphony_bench.metrics import tcav
 from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.reporting import csv_text, json_ready
 from symphony_bench.plugin.tcav.metadata import Metadata
 
 COLOURS = {
@@ -135,7 +134,7 @@ def build_report(metadata, embeddings, encoder, settings, results, tests, curve)
         }
         for r in results
     ]
-    return _finite_or_none(
+    return json_ready(
         {
             "encoder": encoder,
             "metadata": str(metadata.path),
@@ -163,21 +162,6 @@ def _debias_report(curve: tcav.DebiasResult) -> dict:
             for label, shares in curve.curves.items()
         },
     }
-
-
-def _finite_or_none(value):
-    """JSON-safe: numpy scalars to Python, NaN and infinities to None."""
-    if isinstance(value, dict):
-        return {k: _finite_or_none(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite_or_none(v) for v in value]
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value) if math.isfinite(value) else None
-    return value
 
 
 def _write_outputs(folder: Path, report: dict, results, tests: tcav.TcavTests, curve) -> None:
@@ -208,10 +192,7 @@ def _write_outputs(folder: Path, report: dict, results, tests: tcav.TcavTests, c
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows({k: ("" if v is None else v) for k, v in row.items()} for row in rows)
+    path.write_text(csv_text(rows, list(rows[0])), encoding="utf-8")
 
 
 def _debias_rows(curve: tcav.DebiasResult) -> list[dict]:

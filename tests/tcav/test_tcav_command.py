@@ -194,6 +194,8 @@ def test_command_module_imports_only_the_standard_library_and_the_package_only_c
         if m.split(".")[0] in {"numpy", "torch", "scipy", "matplotlib", "transformers"}
     ]
     assert [m for m in at_start_up if m.startswith("symphony_bench.")] == [
+        "symphony_bench.metrics",
+        "symphony_bench.metrics.constants",  # the analysis defaults, standard library only
         "symphony_bench.plugin",
         "symphony_bench.plugin.tcav",
         "symphony_bench.plugin.tcav.command",
