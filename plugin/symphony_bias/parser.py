@@ -493,12 +493,3 @@ def _parse_answer(text) -> dict:
     ):
         results[last] = _invalid("truncated")
     return _combined(list(results.values()))
-
-
-def close_object(fragment: str) -> str | None:
-    """`fragment` (which starts at its first "{") with the closing braces that a stop sequence cut
-    off put back; None when it ends inside a string (cut mid-answer) or leaves nothing open."""
-    layout = _Layout.of(fragment)
-    if not layout.open_at_end or layout.ends_inside_string():
-        return None
-    return fragment.rstrip().rstrip(",") + "}" * layout.open_at_end

@@ -4,7 +4,6 @@ from hypothesis import strategies as st
 
 from symphony_bench.plugin.symphony_bias.parser import (
     INVALID_REASONS,
-    close_object,
     parse_likert_response,
 )
 from symphony_bench.plugin.symphony_bias.text import LikertJsonFilter
@@ -190,15 +189,6 @@ def test_several_answers_must_agree():
 def test_too_many_gender_ratings_are_ambiguous_not_a_guess():
     text = "{" + ", ".join([ANSWER] * 21) + "}"
     assert parse_likert_response(text)["error"] == "ambiguous"
-
-
-def test_close_object_puts_back_the_cut_braces_unless_cut_inside_a_string():
-    assert (
-        close_object('{"a": {"b": "uses {braces}", "c": 1,')
-        == '{"a": {"b": "uses {braces}", "c": 1}}'
-    )
-    assert close_object('{"a": "cut mid-str') is None
-    assert close_object('{"a": 1}') is None
 
 
 # Issue item 2: a reason holding an unescaped draft answer. Labels come only from the answer
