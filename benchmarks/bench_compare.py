@@ -300,7 +300,7 @@ def parts(root: Path) -> tuple:
     n_docs = sum(len(task.records) for task in base.values())
     with (
         samples.without_cyclic_gc()
-    ):  # from the lines compare has read (plugin.provenance.SamplesContent)
+    ):  # from the lines compare has read (plugin.runs.samples.SamplesContent)
         _, provenance_time = timed(
             lambda: [
                 provenance(folder)

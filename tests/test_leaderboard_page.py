@@ -58,7 +58,7 @@ def estimate(value, half_width=0.05):
 def row(
     model: str, task: str, variant, position, tied_with: list[str], metrics: dict, invalid, n: int
 ) -> dict:
-    """A row of plugin/leaderboard.py's leaderboard.json."""
+    """A row of plugin/runs/leaderboard.py's leaderboard.json."""
     provenance = copy.deepcopy(PROVENANCE)
     provenance["model"]["id"] = model
     return {

@@ -192,7 +192,7 @@ def clearly_apart(better: tuple[float, float], worse: tuple[float, float]) -> bo
     """Centres further apart than PAIRED_MARGIN x the summed half-widths. The paired change's
     replicate sd is at most the sum of the two runs' sds (Minkowski), so its half-width is at most
     the summed half-widths: such pairs are significant paired too, and the paired test (a full
-    bootstrap per pair in plugin.compare) runs only on the close ones. The margin covers the
+    bootstrap per pair in plugin.runs.compare) runs only on the close ones. The margin covers the
     bootstrap's own noise and a t reference a little wider than the normal one (t/z <= 1.16 from
     10 units on)."""
     distance = (worse[0] + worse[1]) / 2 - (better[0] + better[1]) / 2
@@ -200,7 +200,7 @@ def clearly_apart(better: tuple[float, float], worse: tuple[float, float]) -> bo
 
 
 class PairedTests:
-    """Paired differences of the ranking metric between two rows' runs (plugin.compare), each pair
+    """Paired differences of the ranking metric between two rows' runs (plugin.runs.compare), each pair
     of runs and task compared once; None where the runs cannot be paired."""
 
     def __init__(self, n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED):
