@@ -595,12 +595,8 @@ def _bootstrap_stderr(replicates: np.ndarray, n_units: int) -> float:
 
 
 def _t_interval(value: float, stderr: float, df: float, confidence: float) -> list[float]:
-    if stderr == 0 and np.isfinite(value):  # no variation at all, as the crossed designs' case
-        return [value, value]
-    if not (np.isfinite(stderr) and stderr > 0):
-        return [float("nan"), float("nan")]
-    half = float(stats.t.ppf(0.5 + confidence / 2.0, df)) * stderr
-    return [value - half, value + half]
+    """`t_inference`'s interval for one number (its zero-variance policy included)."""
+    return t_inference(value, stderr**2, df, confidence)[2].tolist()
 
 
 def prior_adjusted(data: AssociationData) -> AssociationData:

@@ -74,18 +74,25 @@ def two_way(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def t_inference(
     estimate, variance, df, confidence: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(standard error, two-sided p-value against 0, (lo, hi) interval) from a t reference."""
+    """(standard error, two-sided p-value against 0, (lo, hi) interval) from a t reference.
+
+    The package's one zero-variance policy: no variation at all (variance exactly 0, a finite
+    estimate: every unit gives the same value) is stderr 0, the interval [estimate, estimate] and
+    p 1 for an estimate of 0, else 0 (the value does not depend on which units were drawn); NaN
+    where the variance or df is not finite."""
     estimate, variance, df = (np.asarray(a, dtype=float) for a in (estimate, variance, df))
     stderr = np.sqrt(variance)
     usable = np.isfinite(stderr) & (stderr > 0) & np.isfinite(df)
+    constant = (variance == 0) & np.isfinite(estimate)
     safe_df = np.where(usable, df, 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         t = estimate / stderr
     p = np.where(usable, 2.0 * stats.t.sf(np.abs(np.where(usable, t, 0.0)), safe_df), np.nan)
     half = stats.t.ppf(0.5 + confidence / 2.0, safe_df) * np.where(usable, stderr, np.nan)
+    half = np.where(constant, 0.0, half)
     return (
-        np.where(usable, stderr, np.nan),
-        p,
+        np.where(usable | constant, stderr, np.nan),
+        np.where(constant, np.where(estimate == 0, 1.0, 0.0), p),
         np.stack([estimate - half, estimate + half], axis=-1),
     )
 

@@ -299,3 +299,22 @@ def test_headline_interval_covers_the_mean_abs_in_the_mini_design():
     coverage = covered / RUNS
     print(f"mean ABS interval coverage, 5 templates: {coverage:.4f} over {RUNS} runs")
     assert 0.93 <= coverage <= 0.97
+
+
+def test_one_zero_variance_policy_for_every_t_interval_and_test():
+    """No variation at all: a point interval, p 1 for 0 and 0 otherwise; the headline intervals
+    (association._t_interval) and the tests (clustered.t_inference) agree."""
+    from symphony_bench.metrics.association import _t_interval
+    from symphony_bench.metrics.clustered import t_inference
+
+    stderr, p_value, interval = t_inference(
+        np.array([0.0, 0.2, 0.2]), np.array([0.0, 0.0, np.nan]), 4.0
+    )
+    assert stderr[:2].tolist() == [0.0, 0.0] and np.isnan(stderr[2])
+    assert p_value[:2].tolist() == [1.0, 0.0] and np.isnan(p_value[2])
+    assert interval[:2].tolist() == [[0.0, 0.0], [0.2, 0.2]] and np.isnan(interval[2]).all()
+    assert _t_interval(0.2, 0.0, 4.0, 0.95) == [0.2, 0.2]
+    assert _t_interval(0.2, 0.1, 4.0, 0.95) == pytest.approx(
+        t_inference(0.2, 0.01, 4.0)[2].tolist()
+    )
+    assert np.isnan(_t_interval(0.2, float("nan"), 4.0, 0.95)).all()
