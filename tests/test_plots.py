@@ -157,7 +157,7 @@ def test_no_abs_forest_without_any_abs_and_no_heatmap_without_instruments():
     )
 
 
-def test_invalid_rate_bars_show_each_tasks_rate_and_a_clipped_95_ci():
+def test_invalid_rate_bars_show_each_tasks_rate_and_the_interval_its_entry_reports():
     entries = {
         "symphony_bias_text": likert_entry(),
         "grounding_binary": as_json(grounding_report(choices(), CHOICE)),
@@ -171,10 +171,24 @@ def test_invalid_rate_bars_show_each_tasks_rate_and_a_clipped_95_ci():
     assert np.allclose(heights, rates) and rates[0] == pytest.approx(
         1 / 5
     )  # cello: 1 of 5 instruments
-    stderrs = np.array([entry["summary"]["invalid_rate_stderr"] for entry in entries.values()])
+    likert_low, likert_high = entries["symphony_bias_text"]["summary"]["invalid_rate_ci"]
+    grounding = entries["grounding_binary"]["summary"]
+    grounding_half = Z95 * grounding["invalid_rate_stderr"]  # a share's normal interval
     ci = segments(drawn(figure, "ci"))
-    assert np.allclose(ci[:, 0, 0], np.clip(np.array(rates) - Z95 * stderrs, 0, 1))
-    assert np.allclose(ci[:, 1, 0], np.clip(np.array(rates) + Z95 * stderrs, 0, 1))
+    assert np.allclose(
+        ci[:, 0, 0], [max(0, likert_low), grounding["invalid_rate"] - grounding_half]
+    )
+    assert np.allclose(
+        ci[:, 1, 0], [min(1, likert_high), grounding["invalid_rate"] + grounding_half]
+    )
+
+
+def test_the_invalid_rate_plot_draws_the_entrys_interval_not_one_of_its_own():
+    """A t interval on five templates is wider than rate +- 1.96 stderr: the plot shows the one the
+    entry reports."""
+    reported = {"value": 0.3, "stderr": 0.05, "ci": [0.16, 0.44]}
+    figure = plots.invalid_rate_bars([("t", reported), ("u", {**reported, "ci": [None, None]})])
+    assert segments(drawn(figure, "ci")).tolist() == [[[0.16, 0.0], [0.44, 0.0]]]
 
 
 def test_agreement_scatter_plots_both_protocols_abs_and_states_the_statistics():

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from symphony_bench.plugin.core.figures import figure, nan_for_none
-from symphony_bench.plugin.core.reporting import Z95
+from symphony_bench.plugin.core.reporting import normal_estimate
 from symphony_bench.plugin.core.sections import ReportEntry
 
 INTERFACE_AXIS = {
@@ -55,9 +55,6 @@ def prediction_distribution(label: str, entry: dict):
 
     options = list(entry["prediction_rates"])
     rates = np.array([nan_for_none(entry["prediction_rates"][o]) for o in options], dtype=float)
-    stderrs = np.array(
-        [nan_for_none(entry["prediction_rate_stderrs"][o]) for o in options], dtype=float
-    )
     gold = np.array([entry["gold_rates"][o] for o in options], dtype=float)
     drawing, ax = figure(1.8 + 1.1 * len(options), 3.6)
     x = np.arange(len(options), dtype=float)
@@ -69,12 +66,12 @@ def prediction_distribution(label: str, entry: dict):
         label="answers (valid)",
         gid="bars",
     )
-    ci = ax.vlines(
-        x - 0.2,
-        np.clip(rates - Z95 * stderrs, 0, 1),
-        np.clip(rates + Z95 * stderrs, 0, 1),
-        color="black",
-    )
+    intervals = [  # the option's share +- 1.96 clustered stderr, clipped to [0, 1]
+        normal_estimate(entry["prediction_rates"][o], entry["prediction_rate_stderrs"][o])["ci"]
+        for o in options
+    ]
+    lows, highs = (np.array([nan_for_none(ci[end]) for ci in intervals]) for end in (0, 1))
+    ci = ax.vlines(x - 0.2, lows, highs, color="black")
     ci.set_gid("ci")
     ax.bar(x + 0.2, gold, width=0.4, color="#d9d9d9", label="gold", gid="gold")
     ax.set_xticks(x, options, rotation=20, ha="right", fontsize=7)

@@ -20,7 +20,7 @@ from symphony_bench.plugin.core.figures import (
     nan_for_none,
     row_height,
 )
-from symphony_bench.plugin.core.reporting import Z95, md
+from symphony_bench.plugin.core.reporting import md
 from symphony_bench.plugin.core.sections import ReportEntry
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 
@@ -49,27 +49,24 @@ def report_figures(entries: list[ReportEntry]) -> dict[str, Callable]:
 
 
 def invalid_rate_bars(estimates: list[tuple[str, dict]]):
-    """Invalid rate per entry ((label, estimate) pairs, see plugin.core.reporting.normal_estimate)
-    with its 95% CI (rate +- 1.96 clustered stderr, clipped to [0, 1]); None if there is none."""
+    """Invalid rate per entry ((label, estimate) pairs, see plugin.core.reporting.estimate) with the
+    95% CI its entry reports; None if there is none."""
     import numpy as np
 
-    rows = [(label, rate["value"], rate["stderr"]) for label, rate in estimates]
-    if not rows:
+    if not estimates:
         return None
-    rates = np.array([rate for _, rate, _ in rows], dtype=float)
-    stderrs = np.array([nan_for_none(stderr) for _, _, stderr in rows], dtype=float)
-    drawing, ax = figure(6.5, row_height(len(rows)))
-    y = np.arange(len(rows), dtype=float)
-    ax.barh(y, rates, color="#92c5de", gid="bars")
-    known = np.isfinite(stderrs)
-    ci = ax.hlines(
-        y[known],
-        np.clip(rates[known] - Z95 * stderrs[known], 0, 1),
-        np.clip(rates[known] + Z95 * stderrs[known], 0, 1),
-        color="black",
+    rates = np.array([rate["value"] for _, rate in estimates], dtype=float)
+    lows, highs = (
+        np.array([nan_for_none(rate["ci"][end]) for _, rate in estimates], dtype=float)
+        for end in (0, 1)
     )
+    drawing, ax = figure(6.5, row_height(len(estimates)))
+    y = np.arange(len(estimates), dtype=float)
+    ax.barh(y, rates, color="#92c5de", gid="bars")
+    known = np.isfinite(lows) & np.isfinite(highs)
+    ci = ax.hlines(y[known], lows[known], highs[known], color="black")
     ci.set_gid("ci")
-    ax.set_yticks(y, [label for label, _, _ in rows], fontsize=8)
+    ax.set_yticks(y, [label for label, _ in estimates], fontsize=8)
     ax.set_xlim(0, 1)
     ax.set_xlabel("invalid rate (share of docs without a usable answer), 95% CI")
     ax.set_title("Invalid answers per task", fontsize=9)
