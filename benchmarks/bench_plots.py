@@ -26,8 +26,9 @@ from symphony_bench.plugin.grounding.records import CHOICE, choice_record
 from symphony_bench.plugin.grounding.report import grounding_report
 from symphony_bench.plugin.runs import plots
 from symphony_bench.plugin.runs.page import forest_svg, page_html
+from symphony_bench.plugin.symphony_bias.links import agreement_report
 from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, score_record
-from symphony_bench.plugin.symphony_bias.report import agreement_report, task_report
+from symphony_bench.plugin.symphony_bias.summaries import task_report
 
 RNG = np.random.default_rng(0)
 N_MODELS, N_ENTRIES = 50, 15

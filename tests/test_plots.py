@@ -18,12 +18,9 @@ from symphony_bench.plugin.grounding.records import CHOICE, choice_record
 from symphony_bench.plugin.grounding.report import grounding_report
 from symphony_bench.plugin.runs import plots
 from symphony_bench.plugin.symphony_bias import figures as symphony_figures
+from symphony_bench.plugin.symphony_bias.links import agreement_report
 from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, score_record
-from symphony_bench.plugin.symphony_bias.report import (
-    agreement_report,
-    task_report,
-    truncation_summary,
-)
+from symphony_bench.plugin.symphony_bias.summaries import task_report, truncation_summary
 
 Z95 = 1.959963984540054
 GENDERS = ("male", "female", "non_binary")

@@ -13,7 +13,11 @@ benchmark's section of the run tooling.
     logprob      lm-eval log-probability task: dataset, choices, scoring, raw and calibrated aggregations
     multimodal   lmms-eval audio / image Likert tasks: stimulus sets, docs and inputs
     recognition  lmms-eval recognition control
-    report       the section of the run tooling: report entries, links, Markdown, leaderboard columns
+    summaries    the report's entry bodies: GAS/ABS tables, headline numbers, per-task statistics
+    links        what links the tasks of one model folder: agreement, vs_baseline, recognised-only,
+                 common instruments
+    markdown     the report's Markdown: overview, mitigation table, each entry
+    report       the section of the run tooling (its slots assembled), leaderboard columns, plan's size
     compare      the paired comparison of two runs (`symphony-bench compare`)
     figures      the report's GAS, ABS, agreement and modality plots
 """

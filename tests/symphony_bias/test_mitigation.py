@@ -26,8 +26,8 @@ from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 from symphony_bench.plugin.runs.report import build_report, render_markdown
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
+from symphony_bench.plugin.symphony_bias.markdown import refusal_note
 from symphony_bench.plugin.symphony_bias.prompts import MITIGATIONS
-from symphony_bench.plugin.symphony_bias.report import refusal_note
 
 LABELS = ["very low", "low", "medium", "high", "very high"]
 BASE = "symphony_bias_text_mini"
