@@ -12,6 +12,10 @@ The layers, lowest first; a package imports only the packages of lower layers (a
     plugin.runs                     the tooling that reads finished runs (benchmarks via sections)
     plugin.cli                      the command line
     tasks                           harness YAML: benchmark glue and plugin.core only
+
+The rules fail closed: a module of ours in no layer (a new `plugin/<name>/` not in the table
+below), an import of such a module, and a record-kind test in `metrics/` or `plugin/runs/` are
+failures, so a new package cannot go unchecked.
 """
 
 from __future__ import annotations
@@ -30,22 +34,20 @@ import tomllib
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "symphony_bench"
 HARNESSES = ("lm_eval", "lmms_eval")
-SIDE_BY_SIDE = (
-    "hub_upload",
-    "plugin.symphony_bias",
-    "plugin.grounding",
-    "plugin.tcav",
-    "plugin.lmms",
-    "plugin.devtools",
-)
+# The benchmarks: each registers its ReportSection (`<package>.report.SECTION`) in
+# plugin/runs/sections.py, and its task YAML names its glue. Adding one means adding it here.
+BENCHMARKS = ("plugin.symphony_bias", "plugin.grounding")
+SIDE_BY_SIDE = ("hub_upload", *BENCHMARKS, "plugin.tcav", "plugin.lmms", "plugin.devtools")
 LAYERS = (("metrics",), ("plugin.core",), SIDE_BY_SIDE, ("plugin.runs",), ("plugin.cli",))
-SOURCE_FOLDERS = ("metrics", "plugin", "hub_upload")
+# Folders whose __init__.py is a docstring and nothing else: no layer, and they import nothing.
+NAMESPACES = ("plugin", "tasks")
+SOURCE_FOLDERS = ("metrics", "plugin", "hub_upload", "tasks")
 FUNCTION_TAG = re.compile(r"!function\s+(\S+)")
 CLASS_PATH = re.compile(r"""["']((?:symphony_bench)(?:\.\w+)+)["']""")
 
 
-def module_name(path: Path) -> str:
-    dotted = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+def module_name(path: Path, root: Path = ROOT) -> str:
+    dotted = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
     return f"{PACKAGE}.{dotted}" if dotted else PACKAGE
 
 
@@ -56,8 +58,9 @@ def _resolve_relative(module: str, is_package: bool, node: ast.ImportFrom) -> st
 
 
 def imports_of(path: Path, module: str | None = None) -> set[str]:
-    """Every module name the file (the module `module`, by default from its path) imports, at any
-    depth, relative imports resolved; for `from a import b` both a and a.b (b may be a module)."""
+    """Every module name the file (the module `module`, by default from its path under ROOT)
+    imports, at any depth, relative imports resolved; for `from a import b` both a and a.b (b may
+    be a module)."""
     module, is_package = module or module_name(path), path.name == "__init__.py"
     names = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -76,12 +79,15 @@ def class_paths_in(text: str) -> set[str]:
 
 
 @functools.cache
-def source_modules() -> dict[str, set[str]]:
-    return {
-        module_name(path): imports_of(path)
-        for folder in SOURCE_FOLDERS
-        for path in (ROOT / folder).rglob("*.py")
-    }
+def source_modules(root: Path = ROOT) -> dict[str, set[str]]:
+    """{module: what it imports} for every module of our source folders under `root` (the
+    repository, or a copy of it in a test)."""
+    modules = {}
+    for folder in SOURCE_FOLDERS:
+        for path in (root / folder).rglob("*.py"):
+            name = module_name(path, root)
+            modules[name] = imports_of(path, name)
+    return modules
 
 
 def yaml_function_modules() -> dict[str, set[str]]:
@@ -108,6 +114,11 @@ def package_of(module: str) -> str | None:
     return next((p for layer in LAYERS for p in layer if under(module, p)), None)
 
 
+def unlisted(module: str) -> bool:
+    """A module of ours (without the `symphony_bench.` prefix) in no layer and no namespace."""
+    return package_of(module) is None and module not in NAMESPACES
+
+
 def layer_of(package: str) -> int:
     return next(k for k, layer in enumerate(LAYERS) if package in layer)
 
@@ -117,21 +128,91 @@ def allowed(importer: str, imported: str) -> bool:
     return importer == imported or layer_of(imported) < layer_of(importer)
 
 
-def layer_violations() -> dict[str, list[str]]:
+def unlayered_modules(root: Path = ROOT) -> list[str]:
+    """Our modules that belong to no layer (and are no namespace's docstring-only __init__)."""
+    return sorted(module for module in source_modules(root) if unlisted(ours(module) or ""))
+
+
+def layer_violations(root: Path = ROOT) -> dict[str, list[str]]:
+    """{module: what it may not import}: a package of a layer above its own or of no layer (named
+    with " (no layer)"); a namespace's __init__ may import nothing of ours."""
     found = {}
-    for module, imported in source_modules().items():
-        importer = package_of(ours(module) or "")
-        if importer is None:  # the package's own __init__ and plugin/__init__: docstrings only
+    for module, imported in source_modules(root).items():
+        name = ours(module) or ""
+        importer = package_of(name)
+        targets = {target for target in map(ours, imported) if target}
+        if name in NAMESPACES:
+            bad = sorted(targets)
+        elif importer is None:  # reported by unlayered_modules
             continue
-        targets = {package_of(name) for name in map(ours, imported) if name}
-        bad = sorted(t for t in targets - {None} if not allowed(importer, t))
+        else:
+            bad = sorted(
+                {f"{t} (no layer)" for t in targets if unlisted(t)}
+                | {
+                    package
+                    for package in map(package_of, targets)
+                    if package is not None and not allowed(importer, package)
+                }
+            )
         if bad:
             found[module] = bad
     return found
 
 
+def test_every_module_of_ours_has_a_layer():
+    """Fails closed: a new `plugin/<name>/` (or any module outside the table) is a failure until
+    the layer table above places it."""
+    assert unlayered_modules() == []
+
+
 def test_every_package_imports_only_its_own_and_lower_layers():
     assert layer_violations() == {}
+
+
+def source_copy(tmp_path: Path) -> Path:
+    """A copy of our source folders to plant modules in (the repository is never written)."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    for folder in SOURCE_FOLDERS:
+        shutil.copytree(
+            ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__", "data")
+        )
+    return copy
+
+
+def test_a_new_benchmark_package_outside_the_table_fails_the_rules(tmp_path, monkeypatch):
+    """The done-when of issue 33: `plugin/newbench/x.py` importing `plugin.runs` is a failure; an
+    import of an unlisted package and an unlisted module under tasks/ are failures too."""
+    assert unlayered_modules() == [] and layer_violations() == {}  # the repository passes
+    copy = source_copy(tmp_path)
+    (copy / "plugin" / "newbench").mkdir()
+    (copy / "plugin" / "newbench" / "__init__.py").write_text('"""A new benchmark."""\n')
+    (copy / "plugin" / "newbench" / "x.py").write_text(
+        "from symphony_bench.plugin.runs import report\n"
+    )
+    (copy / "plugin" / "core" / "planted.py").write_text("def f():\n    from ..newbench import x\n")
+    (copy / "tasks" / "helpers.py").write_text("def fn(doc):\n    return doc\n")
+    assert unlayered_modules(copy) == [
+        f"{PACKAGE}.plugin.newbench",
+        f"{PACKAGE}.plugin.newbench.x",
+        f"{PACKAGE}.tasks.helpers",
+    ]
+    assert layer_violations(copy) == {
+        f"{PACKAGE}.plugin.core.planted": [
+            "plugin.newbench (no layer)",
+            "plugin.newbench.x (no layer)",
+        ]
+    }
+    # placed in the table beside the other benchmarks, its import of plugin.runs is an upward one
+    monkeypatch.setitem(
+        globals(), "LAYERS", (*LAYERS[:2], (*SIDE_BY_SIDE, "plugin.newbench"), *LAYERS[3:])
+    )
+    assert unlayered_modules(copy) == [f"{PACKAGE}.tasks.helpers"]
+    assert layer_violations(copy) == {
+        f"{PACKAGE}.plugin.newbench.x": ["plugin.runs"],
+        f"{PACKAGE}.plugin.core.planted": ["plugin.newbench"],
+    }
 
 
 def test_the_layer_rule_sees_string_relative_and_function_level_imports(tmp_path):
@@ -160,7 +241,7 @@ def test_no_module_of_ours_imports_a_harness_below_the_glue():
 
 
 def test_task_yaml_functions_name_benchmark_glue_or_core_only():
-    allowed_packages = ("plugin.core", "plugin.symphony_bias", "plugin.grounding")
+    allowed_packages = ("plugin.core", *BENCHMARKS)
     bad = {
         path: sorted(modules)
         for path, modules in yaml_function_modules().items()
@@ -182,7 +263,7 @@ def test_entry_points_and_script_name_the_adapters_and_the_cli():
     assert {package_of(ours(target)) for target in targets} <= {
         "plugin.cli",
         "plugin.lmms",
-        "plugin.grounding",
+        *BENCHMARKS,  # a benchmark's lmms-eval models (the grounding floors)
     }
 
 
@@ -266,23 +347,57 @@ def test_run_tooling_imports_benchmarks_only_in_the_section_registry():
         m: sorted({name for name in imported if package_of(ours(name) or "") in SIDE_BY_SIDE})
         for m, imported in runs.items()
     }
+    # every benchmark of the table registers its section there, and nothing else does
     assert {m: names for m, names in benchmark_imports.items() if names} == {
-        f"{PACKAGE}.plugin.runs.sections": [
-            f"{PACKAGE}.plugin.grounding.report",
-            f"{PACKAGE}.plugin.grounding.report.SECTION",
-            f"{PACKAGE}.plugin.symphony_bias.report",
-            f"{PACKAGE}.plugin.symphony_bias.report.SECTION",
-        ]
+        f"{PACKAGE}.plugin.runs.sections": sorted(
+            f"{PACKAGE}.{benchmark}.report{attribute}"
+            for benchmark in BENCHMARKS
+            for attribute in ("", ".SECTION")
+        )
     }
 
 
+# `kind ==`, `["kind"] ==`, `.get("kind") ==`, `!= "symphony_bias.likert"`, `.get("grounding")`; a
+# kind compared for inequality with another record's (`base.kind != candidate.kind`) is no test
 KIND_TESTS = re.compile(
-    r"\bkind\s*==|==\s*[\"']?(symphony_bias|grounding)\.|\.get\(\"(recognition|grounding)\"\)"
+    r"""\bkind["']?\]?\)?\s*=="""
+    r"""|[!=]=\s*["']?(symphony_bias|grounding)\."""
+    r"""|\.get\(["'](recognition|grounding)["']\)"""
 )
 
 
-@pytest.mark.parametrize(
-    "path", sorted((ROOT / "plugin" / "runs").glob("*.py")), ids=lambda p: p.name
-)
-def test_run_tooling_tests_no_record_kind_and_sniffs_no_benchmark_flag(path):
-    assert not KIND_TESTS.findall(path.read_text(encoding="utf-8"))
+def kind_tests(text: str) -> list[str]:
+    return [match.group(0) for match in KIND_TESTS.finditer(text)]
+
+
+def test_the_kind_test_pattern_finds_each_spelling():
+    for text in (
+        'if record["kind"] == "x":',
+        "if kind == KIND:",
+        'if r.get("kind") == k:',
+        'if name != "symphony_bias.likert":',
+        'if row.get("grounding"):',
+    ):
+        assert kind_tests(text), text
+    assert not kind_tests("for kind in section.kinds: order = np.argsort(x, kind='stable')")
+    assert not kind_tests('if base.kind != candidate.kind or record["kind"] != kind:')
+
+
+def kind_test_files(root: Path = ROOT) -> list[Path]:
+    """The modules that must not test a record's kind: the run tooling and the statistics."""
+    return sorted([*(root / "plugin" / "runs").glob("*.py"), *(root / "metrics").rglob("*.py")])
+
+
+@pytest.mark.parametrize("path", kind_test_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_run_tooling_and_metrics_test_no_record_kind_and_sniff_no_benchmark_flag(path):
+    """Statistics and run tooling know a benchmark only through its section, never by kind."""
+    assert kind_tests(path.read_text(encoding="utf-8")) == []
+
+
+def test_a_kind_test_planted_in_metrics_fails(tmp_path):
+    copy = source_copy(tmp_path)
+    planted = copy / "metrics" / "sub" / "planted.py"
+    planted.parent.mkdir()
+    planted.write_text('def f(records):\n    return [r for r in records if r["kind"] == "x"]\n')
+    assert planted in kind_test_files(copy)
+    assert kind_tests(planted.read_text(encoding="utf-8")) == ['kind"] ==']

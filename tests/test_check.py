@@ -8,7 +8,8 @@ import random
 import pytest
 
 from symphony_bench.plugin import cli
-from symphony_bench.plugin.runs.check import expand, group_members
+from symphony_bench.plugin.runs.check import bundle_members, expand
+from symphony_bench.plugin.symphony_bias.prompts import MITIGATIONS
 
 
 def write_run(folder, tasks_with_samples, tasks_with_results):
@@ -20,19 +21,49 @@ def write_run(folder, tasks_with_samples, tasks_with_results):
         (folder / f"20260101_000000_samples_{task}.jsonl").write_text('{"doc_id": 0}\n')
 
 
-def test_groups_expand_into_their_tasks_recursively():
-    groups = group_members()
-    assert expand(["symphony_bias_image_suite_mini"], groups) == [
+def test_groups_and_tags_expand_into_their_tasks():
+    bundles = bundle_members()
+    # a tag (the suites are tags: lmms-eval refuses two groups that share the recognition task)
+    assert sorted(expand(["symphony_bias_image_suite_mini"], bundles)) == [
         "symphony_bias_image_mini",
-        "symphony_bias_image_nostimulus_mini",
         "symphony_bias_image_named_mini",
+        "symphony_bias_image_nostimulus_mini",
         "symphony_bias_image_recognition",
     ]
-    assert len(expand(["instrument_grounding"], groups)) == 8
-    # group files that open with a comment are groups too
-    assert expand(["symphony_bias_mitigation_mini"], groups)[0] == "symphony_bias_text_mini"
-    assert len(expand(["symphony_bias_mini_reasoning"], groups)) == 2
-    assert expand(["some_other_task"], groups) == ["some_other_task"]
+    # a group
+    assert len(expand(["instrument_grounding"], bundles)) == 8
+    assert set(expand(["symphony_bias_mitigation_mini"], bundles)) == {
+        "symphony_bias_text_mini",
+        *(f"symphony_bias_text_mitigation_{name}_mini" for name in MITIGATIONS),
+    }
+    # tags given through an include, and a task's own tag list (the reasoning variants)
+    assert len(expand(["symphony_bias_text_likert"], bundles)) == 13
+    assert len(expand(["symphony_bias_reasoning_tasks"], bundles)) == 13
+    assert len(expand(["symphony_bias_mini_reasoning"], bundles)) == 2
+    assert expand(["some_other_task"], bundles) == ["some_other_task"]
+
+
+def test_a_task_two_names_share_is_checked_once():
+    bundles = bundle_members()
+    both = expand(["symphony_bias_mini", "symphony_bias_mitigation_mini"], bundles)
+    assert both.count("symphony_bias_text_mini") == 1 and len(both) == 5
+    nested = {"outer": ["inner", "c"], "inner": ["a", "b"]}
+    assert expand(["outer", "b", "inner"], nested) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    "tag", ["symphony_bias_likert_scored_tasks", "symphony_bias_mitigation_mini", "symphony_bias"]
+)
+def test_check_of_a_tag_checks_the_tagged_tasks(tmp_path, capsys, tag):
+    """`check --tasks TAG`: a tag is no task the harness reports; its tasks are."""
+    tasks = sorted(expand([tag], bundle_members()))
+    assert len(tasks) > 1
+    write_run(tmp_path / "run", tasks, tasks)
+    assert cli.main(["check", str(tmp_path / "run"), "--tasks", tag]) == 0
+    write_run(tmp_path / "partial", tasks[1:], tasks)
+    assert cli.main(["check", str(tmp_path / "partial"), "--tasks", tag]) == 1
+    err = capsys.readouterr().err
+    assert f"{tasks[0]}: no samples in" in err and f"{tag}:" not in err
 
 
 def test_a_complete_run_passes_and_a_partial_one_lists_what_is_missing(tmp_path, capsys):

@@ -53,7 +53,7 @@ def test_wheel_has_one_package_with_task_yaml_and_data(wheel):
     assert top_level == {"symphony_bench"}
     for required in (
         "symphony_bench/tasks/lm_eval/symphony_bias/_symphony_bias_common_yaml",
-        "symphony_bench/tasks/lm_eval/symphony_bias/symphony_bias.yaml",
+        "symphony_bench/tasks/lm_eval/symphony_bias/symphony_bias_text.yaml",
         "symphony_bench/tasks/lm_eval/symphony_bias/README.md",
         "symphony_bench/plugin/core/data/scenario_templates.json",
         "symphony_bench/plugin/core/data/stereotypes_paper_v1.csv",

@@ -18,6 +18,8 @@ def task_names(folder) -> set[str]:
             yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.BaseLoader) or {}
         )  # !function left unresolved
         names |= {config[key] for key in ("task", "group") if isinstance(config.get(key), str)}
+        tags = config.get("tag") or []  # the names that run several tasks (task READMEs)
+        names |= {tags} if isinstance(tags, str) else set(tags)
     return names
 
 
@@ -153,7 +155,7 @@ def test_the_text_task_readme_gives_the_doc_counts_that_load():
     full, mini = len(build_docs(Design())), len(build_docs(Design(subset="mini")))
     assert (full, mini) == (5934, 115)
     assert f"| `symphony_bias_text` | {full:,} |" in readme
-    assert f"| `symphony_bias_mini` (group) | 2 × {mini} |" in readme
+    assert f"| `symphony_bias_mini` (tag) | 2 × {mini} |" in readme
 
 
 def test_the_lm_eval_tasks_entry_point_resolves_to_a_folder_lm_eval_indexes():
@@ -186,15 +188,15 @@ def generation_tasks() -> dict[str, dict]:
     return configs
 
 
-def test_every_generation_task_has_a_reasoning_variant_in_one_reasoning_group():
+def test_every_generation_task_has_a_reasoning_variant_in_reasoning_bundles_only():
     """The variant differs from its task only in name, tag and generation settings: no stop
     sequence (none can fire inside the reasoning) and a 4,096-token budget."""
-    from symphony_bench.plugin.runs.check import group_members
+    from symphony_bench.plugin.runs.check import bundle_members
 
     configs = generation_tasks()
     bases = [task for task in configs if not task.endswith("_reasoning")]
     assert len(bases) == 35  # 13 text, 14 audio and image, 8 grounding
-    groups = group_members()
+    bundles = bundle_members()
     for base in bases:
         variant = configs[f"{base}_reasoning"]
         settings = variant["generation_kwargs"]
@@ -207,5 +209,13 @@ def test_every_generation_task_has_a_reasoning_variant_in_one_reasoning_group():
         assert {k: v for k, v in variant.items() if k not in same} == {
             k: v for k, v in configs[base].items() if k not in same
         }
-        holding = [name for name, tasks in groups.items() if f"{base}_reasoning" in tasks]
-        assert holding and all(name.endswith("_reasoning") for name in holding), base
+        # the groups and tags that hold it: reasoning bundles (`..._reasoning`, the family tags
+        # `..._reasoning_tasks`), none of which holds a task that is not a reasoning variant
+        holding = [name for name, tasks in bundles.items() if f"{base}_reasoning" in tasks]
+        assert holding and all(
+            name.endswith(("_reasoning", "_reasoning_tasks")) for name in holding
+        )
+        assert any(name.endswith("_reasoning") for name in holding), base
+    for name, tasks in bundles.items():
+        if "reasoning" in name:
+            assert all(task.endswith("_reasoning") for task in tasks), name

@@ -2,10 +2,11 @@
 
 lmms-eval exits 0 on many failures (a missing stimulus set ends the run with "Error during
 evaluation: RetryError[...]"), so a script or CI job cannot trust its exit status. This check
-expands our group names into their tasks (from the task folders' group YAMLs) and requires, for every
-task, an entry in a results file and a non-empty samples file under RUN_DIR. lmms-eval also turns
-a model's exception into an empty answer and goes on, so a task whose generated answers are nearly
-all empty (EMPTY_ANSWERS_FAIL of them or more) fails the check too: its model never really ran.
+expands our group and tag names into their tasks (a group YAML's task list, the tags of the task
+YAMLs) and requires, for every task, an entry in a results file and a non-empty samples file under
+RUN_DIR. lmms-eval also turns a model's exception into an empty answer and goes on, so a task whose
+generated answers are nearly all empty (EMPTY_ANSWERS_FAIL of them or more) fails the check too:
+its model never really ran.
 """
 
 from __future__ import annotations
@@ -21,20 +22,30 @@ from symphony_bench.plugin.runs.files import has_content, read_results, results_
 EMPTY_ANSWERS_FAIL = 0.9  # a model that answered fewer than 1 doc in 10 did not run
 
 
-def group_members() -> dict[str, list[str]]:
-    """group name -> its tasks, from every group YAML of both harnesses' task folders."""
-    groups = {}
+def bundle_members() -> dict[str, list[str]]:
+    """group or tag name -> its tasks, from every YAML of both harnesses' task folders: a group
+    YAML's `task:` list; each task YAML's `tag:` list, its includes merged (a task's own list
+    replaces its include's), as the harnesses read them."""
+    bundles: dict[str, list[str]] = {}
     for path in sorted(TASKS_DIR.rglob("*.yaml")):
         spec = task_yaml(path)  # parsed as the harnesses parse it (a comment may come first)
         if "group" in spec:
-            groups[spec["group"]] = list(spec["task"])
-    return groups
+            bundles[spec["group"]] = list(spec["task"])
+        elif isinstance(spec.get("task"), str):
+            tags = spec.get("tag") or []
+            for tag in [tags] if isinstance(tags, str) else tags:
+                bundles.setdefault(tag, []).append(spec["task"])
+    return bundles
 
 
-def expand(names: list[str], groups: dict[str, list[str]]) -> list[str]:
-    tasks = []
+def expand(names: list[str], bundles: dict[str, list[str]]) -> list[str]:
+    """The tasks `names` run, groups and tags expanded (a group may list another group or a tag),
+    each once, in the order first met."""
+    tasks: list[str] = []
     for name in names:
-        tasks += expand(groups[name], groups) if name in groups else [name]
+        for task in expand(bundles[name], bundles) if name in bundles else [name]:
+            if task not in tasks:
+                tasks.append(task)
     return tasks
 
 
@@ -51,7 +62,8 @@ def sampled_tasks(run_dir: Path) -> set[str]:
 
 
 def missing_outputs(run_dir: Path, requested: list[str]) -> dict[str, list[str]]:
-    """task -> what is missing ("results", "samples"), for each requested task (groups expanded)."""
+    """task -> what is missing ("results", "samples"), for each requested task (groups and tags
+    expanded)."""
     if run_dir.exists() and not run_dir.is_dir():
         raise DataFileError(f"{run_dir}: not a directory (the harness's --output_path)")
     # a run that failed before writing anything leaves no folder: every task is missing
@@ -59,7 +71,7 @@ def missing_outputs(run_dir: Path, requested: list[str]) -> dict[str, list[str]]
         (reported_tasks(run_dir), sampled_tasks(run_dir)) if run_dir.is_dir() else (set(), set())
     )
     missing = {}
-    for task in expand(requested, group_members()):
+    for task in expand(requested, bundle_members()):
         gaps = [
             name
             for name, found in (("results", reported), ("samples", sampled))
@@ -109,7 +121,7 @@ def silent_failures(run_dir: Path, requested: list[str]) -> dict[str, str]:
     EMPTY_ANSWERS_FAIL or more empty."""
     found = samples_files(run_dir) if run_dir.is_dir() else {}
     failures = {}
-    for task in expand(requested, group_members()):
+    for task in expand(requested, bundle_members()):
         empty, answered = empty_answers(found.get(task, []))
         if answered and empty >= EMPTY_ANSWERS_FAIL * answered:
             failures[task] = (

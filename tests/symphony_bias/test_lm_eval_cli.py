@@ -361,7 +361,7 @@ def test_each_harness_has_a_task_path_with_only_its_own_tasks(tmp_path):
     lmms_eval_path = Path(
         symphony_bench_cli("tasks-path", "--harness", "lmms-eval", cwd=tmp_path).stdout.strip()
     )
-    assert (lm_eval_path / "symphony_bias" / "symphony_bias.yaml").is_file()
+    assert (lm_eval_path / "symphony_bias" / "symphony_bias_text.yaml").is_file()
     assert (lmms_eval_path / "symphony_bias_multimodal" / "symphony_bias_audio.yaml").is_file()
     assert (lmms_eval_path / "instrument_grounding" / "instrument_grounding.yaml").is_file()
     assert not any("doc_to_visual" in path.read_text() for path in lm_eval_path.rglob("*yaml"))
