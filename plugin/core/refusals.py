@@ -7,9 +7,9 @@ refusal is a first-person statement that the model will not or cannot do what wa
 rate, infer, guess, assign, listen to the audio, see the image...), an apology that declines, or a
 statement that the question cannot or should not be answered (gender cannot be inferred, it would
 be inappropriate to assume). Other text is no refusal. The grounding readers read refusals more
-narrowly (plugin.grounding.refusal_reading): there an answer names what it cannot hear ("I can't
-hear a piano" denies the piano) and "I can't tell" hedges; only declining the task or saying the
-audio never arrived refuses.
+narrowly (plugin.grounding.answers.negations_and_refusals): there an answer names what it cannot
+hear ("I can't hear a piano" denies the piano) and "I can't tell" hedges; only declining the task
+or saying the audio never arrived refuses.
 """
 
 from __future__ import annotations

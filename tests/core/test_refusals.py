@@ -117,7 +117,7 @@ def test_a_refusal_deep_inside_a_long_text_is_no_refusal():
 def test_the_grounding_reader_scopes_refusals_to_the_task_and_the_audio():
     """A grounding answer is about an instrument: "I can't hear a piano" denies the piano, "I can't
     tell" hedges; only what declines the task or says the input never arrived is a refusal there
-    (plugin.grounding.refusal_reading). The Likert reader keeps its wider reading."""
+    (plugin.grounding.answers.negations_and_refusals). The Likert reader keeps its wider reading."""
     general = (
         "help with that",
         "assist with this",

@@ -1,4 +1,4 @@
-"""Negations and refusals in grounding answers, read before the marks (plugin.grounding.answers).
+"""Negations and refusals in grounding answers, read before the marks (cleaning.prepared_answer).
 
 Both work on the spelled-out answer: ASCII, lower case, contractions spelled out ("can't" -> "can
 not", "I'd" -> "i would"), punctuation still there.
@@ -20,7 +20,7 @@ core refusal reader, plugin.core.refusals, counts those acts: it reads Likert an
 declined rating of gender is the point). `without_refusals` finds the parts of an answer that refuse
 (a refusal runs to the end of its part: ". ; ! ? : , newline", "but", "so", "because"...) and puts a
 clause end in their place; the reader reads the rest, which is an answer only where it names an
-option (answers.py): "I cannot listen to audio, but there is no piano" is no, "I cannot listen to
+option (yes_no, sets): "I cannot listen to audio, but there is no piano" is no, "I cannot listen to
 audio, so no" and "No audio." are refusals.
 
 Speed: each pass is one regular expression whose branches start at a literal letter, with bounded
@@ -222,7 +222,7 @@ _TO_PART_END = re.compile(
 def without_refusals(text: str, letter_a: str = "") -> tuple[str, bool]:
     """The spelled-out answer with each part that refuses (in its first _HEAD_CHARS characters)
     replaced by a clause end, and whether there was one. `letter_a`: a character
-    that stands for a capital "A" in the text (answers.py), read here as the article."""
+    that stands for a capital "A" in the text (cleaning.CAPITAL_A), read here as the article."""
     head = text[:_HEAD_CHARS].replace(letter_a, "a") if letter_a else text[:_HEAD_CHARS]
     spans, position = [], 0
     for match in _REFUSAL.finditer(head):
