@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
+from support.failures import fail_renames_onto
 from support.runs import planted_records, write_planted_run
 
 from symphony_bench.plugin.cli import main
@@ -29,20 +30,6 @@ def runs(tmp_path_factory) -> tuple[Path, Path]:
 
 def hidden(folder: Path) -> list[str]:
     return sorted(path.name for path in folder.iterdir() if path.name.startswith("."))
-
-
-def fail_renames_onto(monkeypatch, name: str) -> None:
-    """os.replace / os.rename of a staged file or folder onto a target called `name` fails (as a
-    full disk or a vanished mount would), every other rename works."""
-    for function in ("replace", "rename"):
-        real = getattr(os, function)
-
-        def failing(source, target, *args, real=real, **kwargs):
-            if Path(target).name == name and Path(source).name.endswith(".tmp"):
-                raise OSError(5, "Input/output error", str(source))
-            return real(source, target, *args, **kwargs)
-
-        monkeypatch.setattr(os, function, failing)
 
 
 def command(name: str, runs: tuple[Path, Path]) -> list[str]:

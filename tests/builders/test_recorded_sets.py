@@ -5,12 +5,10 @@ through the builder and an lmms-eval run with `symphony_replay`."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 import os
 import re
-import signal
 import tarfile
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import datasets
 import numpy as np
 import pytest
 import soundfile
+from support.failures import no_hang
 from support.harness import read_lmms_samples, run_lmms_eval, run_symphony_bench
 
 from symphony_bench.hub_upload.fluidsynth_render import default_soundfont, phrase_notes, render
@@ -399,22 +398,6 @@ def test_a_fifo_among_the_recordings_is_refused_without_hanging(tmp_path):
         ),
     ):
         build_recordings(source, tmp_path / "out", seconds=1.0)
-
-
-@contextlib.contextmanager
-def no_hang(seconds: int = 20):
-    """A blocked open() is interrupted after `seconds`: the test fails instead of hanging."""
-
-    def hung(signum, frame):
-        raise TimeoutError(f"still blocked after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_manifest_saved_with_a_byte_order_mark_is_read(tmp_path):

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.failures import fail_renames_onto
 
 from symphony_bench.plugin.core.atomic import (
     BUILD_MARKER,
@@ -240,19 +241,6 @@ def test_sigterm_handling_is_only_active_during_a_build(tmp_path):
 
 
 # ---- a command's output files ------------------------------------------------------------------
-def fail_renames_onto(monkeypatch, name: str) -> None:
-    """Renaming a staged file or folder onto a target called `name` fails; every other rename works."""
-    for function in ("replace", "rename"):
-        real = getattr(os, function)
-
-        def failing(source, target, *args, real=real, **kwargs):
-            if Path(target).name == name and Path(source).name.endswith(".tmp"):
-                raise OSError(5, "Input/output error", str(source))
-            return real(source, target, *args, **kwargs)
-
-        monkeypatch.setattr(os, function, failing)
-
-
 def write_outputs(folder: Path, text: str) -> None:
     with staged_outputs() as outputs:
         outputs.text(folder / "a.json", text)

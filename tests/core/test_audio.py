@@ -3,15 +3,14 @@ header's frame count is an error naming the file."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import re
-import signal
 
 import numpy as np
 import pytest
 import soundfile
+from support.failures import no_hang
 
 from symphony_bench.plugin.core import audio
 from symphony_bench.plugin.core.audio import ogg_damage, read_audio_file
@@ -160,19 +159,3 @@ def test_a_fifo_is_refused_before_it_is_opened(tmp_path):
         pytest.raises(DataFileError, match=re.escape(f"{path}: not a regular file (a FIFO)")),
     ):
         read_audio_file(path)
-
-
-@contextlib.contextmanager
-def no_hang(seconds: int = 10):
-    """A blocked open() is interrupted after `seconds`: the test fails instead of hanging."""
-
-    def hung(signum, frame):
-        raise TimeoutError(f"still blocked after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
