@@ -32,6 +32,8 @@ from symphony_bench.plugin.core.dataset_source import task_yaml
 from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.symphony_bias.prompts import MITIGATIONS
 
+# the harnesses' own task indexes over every YAML (about 50 s on 2 cores): outside the inner loop
+pytestmark = pytest.mark.slow
 LM_EVAL = tasks_path("lm-eval")
 LMMS_EVAL = tasks_path("lmms-eval")
 
@@ -214,7 +216,7 @@ def test_lm_eval_index_registers_every_name_once():
         assert index[tag].kind.name == "TAG" and index[tag].tags == tasks, tag
 
 
-@pytest.mark.slow  # lm-eval's own index: ~15,000 YAMLs, about 20 s here
+# lm-eval's own index: ~15,000 YAMLs, about 20 s here
 def test_no_name_of_ours_shadows_or_is_shadowed_by_a_built_in_lm_eval_task():
     """A later include path overrides an earlier task of the same name with a WARNING only."""
     import lm_eval.tasks
