@@ -32,6 +32,17 @@ def hidden(folder: Path) -> list[str]:
     return sorted(path.name for path in folder.iterdir() if path.name.startswith("."))
 
 
+def with_outputs(name: str, runs: tuple[Path, Path], out: Path) -> list[str]:
+    """The command line of `name` writing result.json and result.md into `out`."""
+    return [
+        *command(name, runs),
+        "--json",
+        str(out / "result.json"),
+        "--markdown",
+        str(out / "result.md"),
+    ]
+
+
 def command(name: str, runs: tuple[Path, Path]) -> list[str]:
     base, candidate = runs
     if name == "report":
@@ -48,14 +59,7 @@ def test_json_survives_when_markdown_cannot_be_renamed_into_place(
     (out / "result.json").write_text(OLD)
     (out / "result.md").write_text(OLD)
     fail_renames_onto(monkeypatch, "result.md")
-    args = [
-        *command(name, runs),
-        "--json",
-        str(out / "result.json"),
-        "--markdown",
-        str(out / "result.md"),
-    ]
-    assert main(args) == 2
+    assert main(with_outputs(name, runs, out)) == 2
     error = capsys.readouterr().err
     assert str(out / "result.md") in error and ".tmp" not in error, error
     assert (out / "result.json").read_text() == OLD  # not replaced alone
@@ -69,14 +73,7 @@ def test_markdown_over_a_folder_is_refused_before_anything_is_written(name, runs
     out = tmp_path / "out"
     (out / "result.md").mkdir(parents=True)
     (out / "result.json").write_text(OLD)
-    args = [
-        *command(name, runs),
-        "--json",
-        str(out / "result.json"),
-        "--markdown",
-        str(out / "result.md"),
-    ]
-    assert main(args) == 2
+    assert main(with_outputs(name, runs, out)) == 2
     error = capsys.readouterr().err
     assert str(out / "result.md") in error and ".tmp" not in error, error
     assert (out / "result.json").read_text() == OLD
