@@ -7,6 +7,6 @@ scripts/setup.sh
 . .venv/bin/activate
 case "${1:-}" in
   main) scripts/main_job.sh ;;
-  test) shift; python -m pytest -q "$@" ;;
+  test) shift; python -m pytest -q -n "${SYMPHONY_TEST_WORKERS:-auto}" --dist worksteal "$@" ;;
   *) echo "usage: ./run.sh main|test" >&2; exit 2 ;;
 esac

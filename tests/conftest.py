@@ -3,7 +3,15 @@ helpers that drive the real CLIs live in tests/support/.)"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # One thread per worker (and the commands it starts): with a worker per core, torch's and BLAS's
+    # thread pools would otherwise oversubscribe the cores. Set before anything imports them.
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
+
+from pathlib import Path  # noqa: E402
 
 import pytest
 
