@@ -50,6 +50,22 @@ def test_a_paired_change_on_a_crossed_design_uses_the_two_way_variance():
     assert np.isfinite(single["mean_abs_stderr"])
 
 
+@pytest.mark.parametrize("design", ["audio", "mini_audio"])
+def test_a_stimulus_designs_mean_abs_change_does_not_use_the_bootstrap(design):
+    """What lets the simulations below skip the bootstrap on stimulus designs."""
+    templates, clips = DESIGNS[design]
+    rng = np.random.default_rng(7)
+    effects = shared_effects(rng, templates, clips)
+    base, candidate = (design_docs(rng, templates, clips, effects) for _ in range(2))
+    large, small = (
+        association_changes(base, candidate, n_boot=n_boot, seed=n_boot)["mean_abs"]
+        for n_boot in (400, 2)
+    )
+    assert large.keys() == small.keys()
+    for name in large:
+        np.testing.assert_array_equal(large[name], small[name])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("design", list(DESIGNS))
 def test_the_paired_stderr_is_the_true_sd_and_the_gate_holds_its_level_and_power(design):
