@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 from symphony_bench.plugin.core.task_folders import tasks_path
@@ -94,18 +95,27 @@ def read_lmms_results(output: Path) -> dict:
     return json.loads(_only_file(output, "*_results.json").read_text())["results"]
 
 
+@cache
+def our_lm_eval_tasks():
+    """lm-eval's task index over our folder alone, made once per test process. lm-eval's own
+    tasks are left out (indexing them takes seconds each time); the command-line tests and
+    tests/test_task_groups.py use the full index a user gets."""
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager(include_path=str(tasks_path()), include_defaults=False)
+
+
 def evaluate_in_process(model, tasks: list[str], output: Path) -> tuple[dict, dict]:
     """lm-eval's `simple_evaluate` of an in-process LM (a planted model) on our tasks, its results
     and samples saved under `output` as the CLI's `--log_samples --output_path` would: (the
     results' "results" section, {task: samples})."""
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
-    from lm_eval.tasks import TaskManager
 
     results = simple_evaluate(
         model=model,
         tasks=tasks,
-        task_manager=TaskManager(include_path=[str(tasks_path())]),
+        task_manager=our_lm_eval_tasks(),
         log_samples=True,
     )
     samples = results.pop("samples")

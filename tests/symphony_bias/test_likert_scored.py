@@ -19,13 +19,13 @@ from scipy.special import softmax
 from support.association import expected_association, paper_stereotypes
 from support.harness import (
     evaluate_in_process,
+    our_lm_eval_tasks,
     read_results,
     read_samples,
     run_lm_eval,
     run_symphony_bench,
 )
 
-from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.likert_scored import process_results
@@ -43,7 +43,7 @@ LABELS = ["very low", "low", "medium", "high", "very high"]
 
 @pytest.fixture(scope="module")
 def task_manager() -> TaskManager:
-    return TaskManager(include_path=[str(tasks_path())])
+    return our_lm_eval_tasks()
 
 
 def _task(task_manager):

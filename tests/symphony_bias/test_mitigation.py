@@ -12,17 +12,16 @@ import numpy as np
 import pandas as pd
 import pytest
 from lm_eval.api.model import LM
-from lm_eval.tasks import TaskManager
 from support.association import expected_association, paper_stereotypes
 from support.chat_server import serve_chat
 from support.harness import (
     evaluate_in_process,
+    our_lm_eval_tasks,
     read_samples,
     run_lm_eval,
     run_symphony_bench,
 )
 
-from symphony_bench.plugin.core.task_folders import tasks_path
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
 from symphony_bench.plugin.runs.report import build_report, render_markdown
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
@@ -65,7 +64,7 @@ def test_an_unknown_instruction_is_refused_by_name():
 
 
 def test_the_groups_hold_the_base_task_and_one_task_per_instruction():
-    manager = TaskManager(include_path=[str(tasks_path())])
+    manager = our_lm_eval_tasks()
     for group, base, protocol in (
         (GROUP, BASE, "text"),
         ("symphony_bias_mitigation", "symphony_bias_text", "text"),
