@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from symphony_bench.metrics import tcav
+from symphony_bench.metrics import cav, tcav
 
 GENRES = [f"genre{k}" for k in range(10)]
 LANGUAGES = ["en", "es", "pt", "fr", "de", "ja"]
@@ -80,11 +80,11 @@ def main() -> None:
     ours_total = naive_total = 0.0
     for column, value in concepts:
         values = attributes[column]
-        split = tcav.balanced_split(f"{column}={value}", values == value, values != "", genres, rng)
-        subsets = tcav.cell_subsets(split.train_cells, args.runs, settings.subset_fraction, rng)
+        split = cav.balanced_split(f"{column}={value}", values == value, values != "", genres, rng)
+        subsets = cav.cell_subsets(split.train_cells, args.runs, settings.subset_fraction, rng)
         train_x, train_y = x[split.train], split.train_labels
         start = time.perf_counter()
-        weights, bias = tcav.fit_logistic(train_x, train_y, subsets, settings.c)
+        weights, bias = cav.fit_logistic(train_x, train_y, subsets, settings.c)
         ours = time.perf_counter() - start
         reference, naive = naive_fits(train_x, train_y, subsets[: args.naive_runs], settings.c)
         naive *= args.runs / min(args.naive_runs, args.runs)

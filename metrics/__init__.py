@@ -10,30 +10,33 @@ from importlib import import_module
 _MODULE_OF = {
     "protocol_agreement": "agreement",
     "instrument_design_rates": "instrument_rates",
+    "GENDERS": "labels",
     **dict.fromkeys(
         (
-            "GENDERS",
             "AssociationData",
+            "build_association_data",
+            "cell_counts",
+            "cell_means",
+            "contextual_calibration",
+            "normalise_scores",
+        ),
+        "association_data",
+    ),
+    **dict.fromkeys(
+        (
             "AssociationResult",
             "alignment_bias",
             "analyse",
             "binomial_rate",
             "bootstrap_weights",
-            "build_association_data",
-            "cell_counts",
-            "cell_means",
-            "contextual_calibration",
-            "control_check",
             "design_rate",
-            "human_correlation",
             "instrument_tests",
-            "normalise_scores",
-            "pearson_with_ci",
             "point_estimates",
-            "prior_adjusted",
         ),
         "association",
     ),
+    **dict.fromkeys(("control_check", "prior_adjusted"), "prior"),
+    **dict.fromkeys(("human_correlation", "pearson_with_ci"), "human_ratings"),
 }
 
 __all__ = sorted(_MODULE_OF)

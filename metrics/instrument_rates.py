@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from symphony_bench.metrics.association import AssociationData, design_rate
+from symphony_bench.metrics.association import design_rate
+from symphony_bench.metrics.association_data import AssociationData
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
 
 

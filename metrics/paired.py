@@ -40,14 +40,16 @@ from scipy import special, stats
 from symphony_bench.metrics.association import (
     DESCRIPTIVE_HEADLINES,
     NONLINEAR_HEADLINES,
-    AssociationData,
     bootstrap_weights,
-    cell_counts,
-    cell_means,
     crossed_inference,
     headline_contributions,
     headline_values,
     instrument_cells,
+)
+from symphony_bench.metrics.association_data import (
+    AssociationData,
+    cell_counts,
+    cell_means,
     membership_matrix,
 )
 from symphony_bench.metrics.clustered import holm, one_way, t_inference, two_way

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from symphony_bench.metrics.association import AssociationData
+from symphony_bench.metrics.association_data import AssociationData
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED
 
 COMPONENTS = ("instrument", "template", "template_x_instrument", "stimulus", "residual")

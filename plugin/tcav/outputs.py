@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from symphony_bench.metrics import tcav
+from symphony_bench.metrics import tcav, tcav_significance
 from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.reporting import csv_text, json_ready
@@ -164,7 +164,9 @@ def _debias_report(curve: tcav.DebiasResult) -> dict:
     }
 
 
-def _write_outputs(folder: Path, report: dict, results, tests: tcav.TcavTests, curve) -> None:
+def _write_outputs(
+    folder: Path, report: dict, results, tests: tcav_significance.TcavTests, curve
+) -> None:
     (folder / "tcav.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     _write_csv(folder / "tcav_scores.csv", report["tests"])
     _write_csv(
@@ -214,7 +216,7 @@ def _slug(text: str) -> str:
 
 
 def plot_concept(
-    path: Path, result: tcav.ConceptResult, tests: tcav.TcavTests, level: float
+    path: Path, result: tcav.ConceptResult, tests: tcav_significance.TcavTests, level: float
 ) -> None:
     """Horizontal violins of the runs' TCAV scores per genre (sorted by mean), the Bonferroni CI as a
     box, blue / orange for a significant positive / negative association, grey otherwise."""

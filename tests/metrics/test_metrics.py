@@ -9,8 +9,6 @@ from symphony_bench.metrics import (
     analyse,
     bootstrap_weights,
     build_association_data,
-    human_correlation,
-    normalise_scores,
 )
 
 SIGN = {"male": 1.0, "female": -1.0}
@@ -142,84 +140,6 @@ def test_instrument_with_no_valid_docs_gives_nan_not_a_crash():
     )  # harp: ABS = 2/6 - 1/6 > 0; drums has no valid doc
 
 
-@pytest.mark.parametrize(
-    "kwargs, message",
-    [
-        ({"scores": [[1, 2]]}, "shape"),
-        ({"scores": [[-1, 2, 3]]}, "non-negative"),
-        ({"scores": [[0, 0, 0]]}, "sum to 0"),
-        ({"categories": ["feminine"]}, "unknown stereotype categories"),
-        ({"valid": [True, True]}, "must have shape"),
-    ],
-)
-def test_bad_inputs_raise_clear_errors(kwargs, message):
-    arguments = {
-        "scenario_ids": ["s"],
-        "instruments": ["harp"],
-        "categories": ["female"],
-        "scores": [[1, 2, 3]],
-        "valid": [True],
-    }
-    arguments.update(kwargs)
-    with pytest.raises(ValueError, match=message):
-        build_association_data(**arguments)
-
-
-def test_conflicting_categories_for_one_instrument_raise():
-    with pytest.raises(ValueError, match="more than one stereotype category"):
-        build_association_data(
-            ["a", "b"], ["harp", "harp"], ["female", "male"], [[1, 2, 3]] * 2, [True, True]
-        )
-
-
-def test_normalise_scores_rows_sum_to_one():
-    shares = normalise_scores([[1, 2, 2], [0.2, 0.3, 0.5]], [True, True])
-    np.testing.assert_allclose(shares.sum(axis=1), 1.0)
-
-
-def test_human_correlation_is_per_gender_with_a_fisher_interval_and_a_centred_pool():
-    rng = np.random.default_rng(3)
-    human = rng.normal(size=(22, 3))
-    model = 0.5 * human + rng.normal(scale=0.5, size=(22, 3))
-    model[4, 1] = np.nan
-    result = human_correlation(model, human)
-    for k, gender in enumerate(("male", "female", "non_binary")):
-        keep = np.isfinite(model[:, k])
-        expected = stats.pearsonr(model[keep, k], human[keep, k])
-        interval = expected.confidence_interval(0.95)  # scipy's Fisher-z interval
-        assert result[gender]["n"] == keep.sum()
-        assert result[gender]["pearson_r"] == pytest.approx(expected.statistic)
-        assert result[gender]["p_value"] == pytest.approx(expected.pvalue)
-        np.testing.assert_allclose(result[gender]["ci"], [interval.low, interval.high], rtol=1e-9)
-    with pytest.raises(ValueError, match="expected two"):
-        human_correlation(model, human[:2])
-
-
-def test_a_shared_gender_gap_alone_gives_no_pooled_correlation_once_gender_means_are_removed():
-    rng = np.random.default_rng(4)
-    gap = np.array([0.05, 0.05, -0.1])  # model and humans share only "non-binary is rated lower"
-    model, human = (
-        gap + rng.normal(scale=0.01, size=(22, 3)),
-        gap + rng.normal(scale=0.01, size=(22, 3)),
-    )
-    naive = stats.pearsonr(model.ravel(), human.ravel()).statistic
-    result = human_correlation(model, human)
-    assert naive > 0.8
-    assert abs(result["pooled_gender_means_removed"]["pearson_r"]) < 0.3
-    assert all(abs(result[g]["pearson_r"]) < 0.5 for g in ("male", "female", "non_binary"))
-
-
-def test_contextual_calibration_hand_example():
-    from symphony_bench.metrics import contextual_calibration
-
-    calibrated = contextual_calibration([[0.5, 0.3, 0.2]], [[0.25, 0.25, 0.5]])
-    ratio = np.array([2.0, 1.2, 0.4])
-    np.testing.assert_allclose(calibrated, [ratio / ratio.sum()])
-    assert np.all(np.isnan(contextual_calibration([[0.0, 0.0, 0.0]], [[0.2, 0.3, 0.5]])))
-    with pytest.raises(ValueError, match="must both be"):
-        contextual_calibration([[0.5, 0.5, 0.0]], [[1.0, 0.0]])
-
-
 def test_protocol_agreement_hand_example_and_empty_case():
     from symphony_bench.metrics import protocol_agreement
 
@@ -257,35 +177,3 @@ def test_aggregations_do_not_depend_on_record_order_as_after_a_data_parallel_gat
     for aggregate in (mean_abs, mean_abs_stderr, consistency_rate, invalid_rate):
         assert aggregate(shuffled) == pytest.approx(aggregate(records), abs=1e-12)
         assert aggregate(rank_split) == pytest.approx(aggregate(records), abs=1e-12)
-
-
-def test_prior_adjusted_abs_removes_a_gender_preference_that_ignores_the_instrument():
-    from symphony_bench.metrics import prior_adjusted
-
-    rng = np.random.default_rng(21)
-    scenarios = np.repeat([f"s{k}" for k in range(40)], 5)
-    instruments = np.tile(["", "harp", "flute", "drums", "tuba"], 40)  # "" = the control doc
-    categories = np.tile(["none", "female", "female", "male", "male"], 40)
-    scores = np.column_stack(
-        [rng.integers(4, 6, 200), rng.integers(1, 3, 200), rng.integers(2, 4, 200)]
-    )  # men favoured
-    data = build_association_data(
-        scenarios, instruments, categories, scores, np.ones(200, bool), control=instruments == ""
-    )
-    raw, adjusted = analyse(data, n_boot=200), analyse(prior_adjusted(data), n_boot=200)
-    assert (
-        raw.headline["consistency_rate"] == 0.5 and raw.n_valid.sum() == 160
-    )  # control docs are not an instrument
-    assert np.all(np.abs(raw.abs) > 0.2)  # +: drums, tuba; -: harp, flute
-    assert (
-        abs(adjusted.headline["mean_abs"]) < 0.05 and adjusted.headline["n_significant_holm"] == 0
-    )
-    # by hand: the adjusted difference is the doc's male-minus-female share minus its scenario control's
-    shares = scores / scores.sum(axis=1, keepdims=True)
-    difference = (shares[:, 0] - shares[:, 1]).reshape(40, 5)
-    harp = adjusted.instruments.index("harp")
-    assert adjusted.abs[harp] == pytest.approx(
-        -np.mean(difference[:, 1] - difference[:, 0]), rel=1e-12
-    )
-    with pytest.raises(ValueError, match="control docs"):
-        prior_adjusted(build_association_data(["s"], ["harp"], ["female"], [[1, 2, 3]], [True]))

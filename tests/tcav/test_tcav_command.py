@@ -15,7 +15,7 @@ import pytest
 import soundfile
 from support.tcav import cli, tone, write_embedding_inputs, write_tracks
 
-from symphony_bench.metrics import tcav
+from symphony_bench.metrics import cav, tcav, tcav_significance
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.tcav import command
 
@@ -170,7 +170,7 @@ def test_command_defaults_are_the_analysis_settings():
         args.seed,
     )
     assert settings == tcav.Settings()
-    for method in tcav.SIGNIFICANCE_METHODS:
+    for method in tcav_significance.SIGNIFICANCE_METHODS:
         assert parse(analyse + ["--significance", method]).significance == method
 
 
@@ -362,7 +362,7 @@ def test_embeddings_on_an_extreme_scale_stop_with_a_non_convergence_error(tmp_pa
     write_embedding_inputs(tmp_path, entangle=0.0)
     np.save(tmp_path / "emb.npy", np.load(tmp_path / "emb.npy").astype(np.float64) * 1e10)
     with pytest.raises(
-        tcav.NotConverged,
+        cav.NotConverged,
         match=r"concept gender=female: .*no convergence.*standardise the embeddings",
     ):
         cli(analyse_args(tmp_path, tmp_path / "out"))

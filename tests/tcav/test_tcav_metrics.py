@@ -1,5 +1,6 @@
-"""TCAV method (`symphony_bench.metrics.tcav`): CAV fits against sklearn, balanced sets, statistics,
-calibration under the null, a planted entanglement, the debiasing curve."""
+"""TCAV method (`symphony_bench.metrics.tcav`, `.cav`, `.tcav_significance`): CAV fits against
+sklearn, balanced sets, statistics, calibration under the null, a planted entanglement, the
+debiasing curve."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from scipy import stats
 from support.tcav import synthetic
 
-from symphony_bench.metrics import tcav
+from symphony_bench.metrics import cav, tcav, tcav_significance
 
 # ----------------------------------------------------------------------------- CAV fitting
 
@@ -36,7 +37,7 @@ def test_batched_fit_matches_liblinear(n_rows, dim):
     y = rng.random(400) < 0.5
     x[y, 2] += 0.8
     subsets = np.sort(np.stack([rng.choice(400, n_rows, replace=False) for _ in range(12)]), axis=1)
-    weights, bias = tcav.fit_logistic(x, y, subsets)
+    weights, bias = cav.fit_logistic(x, y, subsets)
     ours = np.c_[weights, bias]
     exact = liblinear(x, y, subsets, tol=1e-10)
     assert np.abs(ours - exact).max() <= 1e-6 * np.abs(exact).max()
@@ -46,7 +47,7 @@ def test_batched_fit_matches_liblinear(n_rows, dim):
         (x @ default[:, :-1].T + default[:, -1]) > 0
     )
     assert same_side.mean() >= 0.999
-    single_w, single_b = tcav.fit_logistic(x, y, np.arange(400)[None, :])
+    single_w, single_b = cav.fit_logistic(x, y, np.arange(400)[None, :])
     single_exact = liblinear(x, y, [np.arange(400)], 1e-10)[0]
     np.testing.assert_allclose(np.r_[single_w[0], single_b], single_exact, rtol=0, atol=1e-6)
 
@@ -54,9 +55,9 @@ def test_batched_fit_matches_liblinear(n_rows, dim):
 def test_fit_rejects_bad_input():
     x = np.ones((4, 2))
     with pytest.raises(ValueError, match="index rows"):
-        tcav.fit_logistic(x, [True, False] * 2, [[0, 9]])
+        cav.fit_logistic(x, [True, False] * 2, [[0, 9]])
     with pytest.raises(ValueError, match="NaN"):
-        tcav.fit_logistic(np.full((4, 2), np.nan), [True, False] * 2, [[0, 1]])
+        cav.fit_logistic(np.full((4, 2), np.nan), [True, False] * 2, [[0, 1]])
 
 
 # ----------------------------------------------------------------------------- balanced sets
@@ -70,7 +71,7 @@ def test_balanced_split_is_balanced_capped_and_disjoint():
     eligible = np.ones(630, dtype=bool)
     eligible[5] = False  # a positive of a: 199 left
     rng = np.random.default_rng(0)
-    split = tcav.balanced_split(
+    split = cav.balanced_split(
         "c", positive, eligible, genres, rng, cap_per_cell=50, min_per_cell=3
     )
     assert split.strata == ("a", "b", "c")
@@ -91,10 +92,10 @@ def test_sparse_cell_is_an_error_naming_the_cell_unless_skipped():
     with pytest.raises(
         ValueError, match=r"concept 'gender=female', cell 'metal': 3 positive and 37 other tracks"
     ):
-        tcav.balanced_split(
+        cav.balanced_split(
             "gender=female", positive, np.ones(80, bool), genres, rng, min_per_cell=5
         )
-    split = tcav.balanced_split(
+    split = cav.balanced_split(
         "gender=female", positive, np.ones(80, bool), genres, rng, min_per_cell=5, skip_sparse=True
     )
     assert split.strata == ("pop",) and split.skipped == ("metal",)
@@ -102,7 +103,7 @@ def test_sparse_cell_is_an_error_naming_the_cell_unless_skipped():
 
 def test_cell_subsets_draw_the_same_share_of_every_cell():
     cells = np.repeat([0, 1, 2, 3], [40, 40, 8, 8])
-    subsets = tcav.cell_subsets(cells, runs=30, fraction=0.25, rng=np.random.default_rng(1))
+    subsets = cav.cell_subsets(cells, runs=30, fraction=0.25, rng=np.random.default_rng(1))
     assert subsets.shape == (30, 10 + 10 + 2 + 2)
     for run in subsets:
         assert len(set(run)) == run.size
@@ -117,7 +118,7 @@ def test_statistics_against_scipy_and_by_hand():
     rng = np.random.default_rng(3)
     scores = np.c_[rng.normal(0.5, 0.05, 20), rng.normal(0.7, 0.05, 20), np.full(20, 0.5)]
     test_variance, cav_noise = np.full(3, 0.03**2), np.array([0.01, 0.02, 0.0]) ** 2
-    tests = tcav.score_tests(
+    tests = tcav_significance.score_tests(
         ["c"] * 3, ["g1", "g2", "g3"], scores, test_variance, cav_noise, method="paper"
     )
     np.testing.assert_allclose(tests.p_paper[:2], stats.ttest_1samp(scores[:, :2], 0.5).pvalue)
@@ -133,13 +134,17 @@ def test_statistics_against_scipy_and_by_hand():
     assert tests.significant.tolist() == [False, True, False]
     np.testing.assert_allclose(tests.p_bonferroni, np.minimum(1, 3 * tests.p_paper))
     with pytest.raises(ValueError, match="share of the training data"):
-        tcav.cav_variance(np.tile(np.arange(10), (5, 1)), 10, scores[:5, :1])
+        tcav_significance.cav_variance(np.tile(np.arange(10), (5, 1)), 10, scores[:5, :1])
 
 
 def test_tcav_scores_count_the_positive_side_per_genre():
     side = np.array([[True, False], [False, False], [True, True], [True, False]])
-    np.testing.assert_allclose(tcav.tcav_scores(side, [0, 0, 1, 1], 2), [[0.5, 1.0], [0.0, 0.5]])
-    np.testing.assert_allclose(tcav.cav_accuracy(side, [True, False, True, False]), [0.75, 0.75])
+    np.testing.assert_allclose(
+        tcav_significance.tcav_scores(side, [0, 0, 1, 1], 2), [[0.5, 1.0], [0.0, 0.5]]
+    )
+    np.testing.assert_allclose(
+        tcav_significance.cav_accuracy(side, [True, False, True, False]), [0.75, 0.75]
+    )
 
 
 # ----------------------------------------------------------------------------- the method on synthetic data
@@ -201,7 +206,7 @@ def test_with_enough_runs_the_standard_error_is_sized_to_the_spread_of_null_mean
             genres,
             attributes,
             CONCEPTS[::2],
-            tcav.Settings(runs=tcav.MIN_JACKKNIFE_RUNS, seed=seed),
+            tcav.Settings(runs=tcav_significance.MIN_JACKKNIFE_RUNS, seed=seed),
         )
         family_errors += bool(tests.significant.any())
         z.append((tests.mean - 0.5) / tests.standard_error)
@@ -227,11 +232,14 @@ def test_the_jackknife_noise_matches_refits_on_fresh_training_sets():
         train = rng.choice(pool, 200, replace=False)
         labels = values[train] == "female"
         subsets = np.stack(
-            [rng.choice(200, 50, replace=False) for _ in range(tcav.MIN_JACKKNIFE_RUNS)]
+            [
+                rng.choice(200, 50, replace=False)
+                for _ in range(tcav_significance.MIN_JACKKNIFE_RUNS)
+            ]
         )
-        weights, bias = tcav.fit_logistic(x[train], labels, subsets)
-        scores = (tcav.projections(x[test], weights, bias) > 0).mean(axis=0)[:, None]
-        estimates.append(tcav.cav_variance(subsets, 200, scores)[0])
+        weights, bias = cav.fit_logistic(x[train], labels, subsets)
+        scores = (tcav_significance.projections(x[test], weights, bias) > 0).mean(axis=0)[:, None]
+        estimates.append(tcav_significance.cav_variance(subsets, 200, scores)[0])
         averages.append(scores.mean())
     assert np.mean(estimates) == pytest.approx(
         np.var(averages, ddof=1), rel=0.5

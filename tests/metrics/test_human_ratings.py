@@ -1,4 +1,5 @@
-"""The pooled human correlation (gender means removed) with inference on the instruments: against
+"""Correlations with human ratings (metrics.human_ratings): per gender against scipy, and the
+pooled human correlation (gender means removed) with inference on the instruments: against
 an independent leave-one-instrument-out loop, and its false-positive rate by simulation (the
 cell-level Fisher test it replaces treats an instrument's three GAS values, which sum to 0, as
 independent pairs and rejects a true null far more often than 5 %)."""
@@ -67,3 +68,35 @@ def test_under_independence_the_pooled_test_rejects_about_five_percent(instrumen
     print(f"{instruments} instruments: jackknife {rate:.3f}, cell-level Fisher {cell_rate:.3f}")
     assert 0.04 <= rate <= 0.06
     assert cell_rate > 0.10
+
+
+def test_human_correlation_is_per_gender_with_a_fisher_interval_and_a_centred_pool():
+    rng = np.random.default_rng(3)
+    human = rng.normal(size=(22, 3))
+    model = 0.5 * human + rng.normal(scale=0.5, size=(22, 3))
+    model[4, 1] = np.nan
+    result = human_correlation(model, human)
+    for k, gender in enumerate(("male", "female", "non_binary")):
+        keep = np.isfinite(model[:, k])
+        expected = stats.pearsonr(model[keep, k], human[keep, k])
+        interval = expected.confidence_interval(0.95)  # scipy's Fisher-z interval
+        assert result[gender]["n"] == keep.sum()
+        assert result[gender]["pearson_r"] == pytest.approx(expected.statistic)
+        assert result[gender]["p_value"] == pytest.approx(expected.pvalue)
+        np.testing.assert_allclose(result[gender]["ci"], [interval.low, interval.high], rtol=1e-9)
+    with pytest.raises(ValueError, match="expected two"):
+        human_correlation(model, human[:2])
+
+
+def test_a_shared_gender_gap_alone_gives_no_pooled_correlation_once_gender_means_are_removed():
+    rng = np.random.default_rng(4)
+    gap = np.array([0.05, 0.05, -0.1])  # model and humans share only "non-binary is rated lower"
+    model, human = (
+        gap + rng.normal(scale=0.01, size=(22, 3)),
+        gap + rng.normal(scale=0.01, size=(22, 3)),
+    )
+    naive = stats.pearsonr(model.ravel(), human.ravel()).statistic
+    result = human_correlation(model, human)
+    assert naive > 0.8
+    assert abs(result["pooled_gender_means_removed"]["pearson_r"]) < 0.3
+    assert all(abs(result[g]["pearson_r"]) < 0.5 for g in ("male", "female", "non_binary"))

@@ -1,8 +1,9 @@
-"""The control doc against the instrument docs (metrics.association.control_check): the
+"""The control doc against the instrument docs (metrics.prior.control_check): the
 prior-adjusted analysis assumes the instrument-free control elicits the gender prior an instrument
 doc does. Against an independent pandas computation and resampling loop, and by simulation: a
 control that reads 0.2 logit more male shifts every adjusted ABS (many false positives per
-instrument) and the check finds it; with a faithful control it rejects about 5 %."""
+instrument) and the check finds it; with a faithful control it rejects about 5 %. And the
+prior-adjusted ABS (metrics.prior.prior_adjusted) by hand."""
 
 from __future__ import annotations
 
@@ -122,3 +123,35 @@ def test_a_more_male_control_is_found_and_a_faithful_one_passes():
     assert 0.04 <= faithful <= 0.06
     assert shifted > 0.9
     assert false_positive_rate > 0.2  # what the check warns about
+
+
+def test_prior_adjusted_abs_removes_a_gender_preference_that_ignores_the_instrument():
+    from symphony_bench.metrics import prior_adjusted
+
+    rng = np.random.default_rng(21)
+    scenarios = np.repeat([f"s{k}" for k in range(40)], 5)
+    instruments = np.tile(["", "harp", "flute", "drums", "tuba"], 40)  # "" = the control doc
+    categories = np.tile(["none", "female", "female", "male", "male"], 40)
+    scores = np.column_stack(
+        [rng.integers(4, 6, 200), rng.integers(1, 3, 200), rng.integers(2, 4, 200)]
+    )  # men favoured
+    data = build_association_data(
+        scenarios, instruments, categories, scores, np.ones(200, bool), control=instruments == ""
+    )
+    raw, adjusted = analyse(data, n_boot=200), analyse(prior_adjusted(data), n_boot=200)
+    assert (
+        raw.headline["consistency_rate"] == 0.5 and raw.n_valid.sum() == 160
+    )  # control docs are not an instrument
+    assert np.all(np.abs(raw.abs) > 0.2)  # +: drums, tuba; -: harp, flute
+    assert (
+        abs(adjusted.headline["mean_abs"]) < 0.05 and adjusted.headline["n_significant_holm"] == 0
+    )
+    # by hand: the adjusted difference is the doc's male-minus-female share minus its scenario control's
+    shares = scores / scores.sum(axis=1, keepdims=True)
+    difference = (shares[:, 0] - shares[:, 1]).reshape(40, 5)
+    harp = adjusted.instruments.index("harp")
+    assert adjusted.abs[harp] == pytest.approx(
+        -np.mean(difference[:, 1] - difference[:, 0]), rel=1e-12
+    )
+    with pytest.raises(ValueError, match="control docs"):
+        prior_adjusted(build_association_data(["s"], ["harp"], ["female"], [[1, 2, 3]], [True]))
