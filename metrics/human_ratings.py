@@ -27,7 +27,9 @@ def pearson_with_ci(x, y, confidence: float = 0.95) -> dict[str, float]:
             "n": n,
         }
     result = stats.pearsonr(x[both], y[both])
-    z, half = np.arctanh(result.statistic), stats.norm.ppf(0.5 + confidence / 2.0) / np.sqrt(n - 3)
+    with np.errstate(divide="ignore"):  # r = +-1: z is infinite and the interval the point r
+        z = np.arctanh(result.statistic)
+    half = stats.norm.ppf(0.5 + confidence / 2.0) / np.sqrt(n - 3)
     return {
         "pearson_r": float(result.statistic),
         "p_value": float(result.pvalue),

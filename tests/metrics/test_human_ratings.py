@@ -6,11 +6,14 @@ independent pairs and rejects a true null far more often than 5 %)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from symphony_bench.metrics import human_correlation
+from symphony_bench.metrics.human_ratings import pearson_with_ci
 
 
 def centred_r(model: np.ndarray, human: np.ndarray) -> float:
@@ -100,3 +103,11 @@ def test_a_shared_gender_gap_alone_gives_no_pooled_correlation_once_gender_means
     assert naive > 0.8
     assert abs(result["pooled_gender_means_removed"]["pearson_r"]) < 0.3
     assert all(abs(result[g]["pearson_r"]) < 0.5 for g in ("male", "female", "non_binary"))
+
+
+def test_a_perfect_correlation_is_the_point_interval_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = pearson_with_ci([1, 2, 3, 4, 5], [2, 4, 6, 8, 10])
+    assert result["pearson_r"] == pytest.approx(1.0)
+    assert result["ci"] == [pytest.approx(1.0), pytest.approx(1.0)]
