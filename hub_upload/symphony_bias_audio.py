@@ -261,11 +261,12 @@ def build(
 
 
 def write_audio_folder(folder: Path, rows: list[dict], card: str) -> None:
-    """The Hub folder of clip rows (their decoded `_samples`, kept for the separability check,
-    left out), the audio stored as its FLAC bytes."""
+    """The Hub folder of clip rows (what the builder keeps under names starting with "_", such as
+    the decoded `_samples` of the separability check, left out), the audio stored as its FLAC
+    bytes."""
     import datasets
 
-    stored = [{key: value for key, value in row.items() if key != "_samples"} for row in rows]
+    stored = [{key: value for key, value in row.items() if not key.startswith("_")} for row in rows]
     write_hub_folder(
         folder,
         stored,
