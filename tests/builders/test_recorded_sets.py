@@ -155,6 +155,23 @@ def test_two_instruments_far_apart_in_rms_come_out_at_the_target_loudness(tmp_pa
     assert rms_db(stored["tuba/low.wav"]) - rms_db(stored["glockenspiel/high.wav"]) > 4
 
 
+def test_the_peak_limit_holds_a_spiky_clip_below_the_target_and_the_card_counts_it(tmp_path):
+    """A quiet tone (about -53 LUFS) with one click at 0.5: reaching -23 LUFS would put the click
+    far over full scale, so the gain stops where the sample peak is 0.95, and the clip stays well
+    below the target (the click's own blocks read about -36 LUFS)."""
+    spiky = tone(262) * 0.01
+    spiky[8_000] = 0.5
+    files = {"cello/spiky.wav": spiky, "cello/low.wav": tone(131), "flute/low.wav": tone(523)}
+    build_recordings(small_source(tmp_path / "src", files), tmp_path / "out", seconds=1.0)
+    row = next(r for r in load_hub_dataset(tmp_path / "out") if r["source"] == "cello/spiky.wav")
+    stored = decode_audio(row["audio"]["bytes"])
+    assert row["gain_db"] == pytest.approx(20 * np.log10(0.95 / 0.5), abs=0.001)
+    assert np.max(np.abs(stored)) == pytest.approx(0.95, abs=1 / 32768)
+    assert row["loudness_lufs"] == pytest.approx(lufs(stored), abs=0.006) and lufs(stored) < -30
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "would pass 0.95 (1 of 3 clips, which\nstay below the target)" in card
+
+
 def test_a_recording_at_another_rate_is_resampled_by_resample_poly(tmp_path):
     """44.1 kHz in: the stored clip is scipy's polyphase resampling of the file's samples at the
     reduced ratio 160/441, times the recorded gain (to within 16-bit rounding)."""
