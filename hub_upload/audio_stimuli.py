@@ -1,11 +1,15 @@
 """Audio stimuli from existing recordings: a fixed window of each file, mono 16 kHz, checked (whole,
-not silent, not clipped) and brought to one loudness, ready to be stored as FLAC with the hash of
-its samples. Shared by the recordings folder and the OpenMIC solo-clip builders
-(`recorded_sets`).
+long enough to measure, not silent, not clipped) and brought to one loudness, ready to be stored as
+FLAC with the hash of its samples. Shared by the recordings folder and the OpenMIC solo-clip
+builders (`recorded_sets`).
 
-Loudness: RMS normalisation to TARGET_RMS_DBFS (-20 dBFS), the gain lowered where the peak would
-pass PEAK_LIMIT; the gain applied is recorded per clip (`gain_db`). RMS, not LUFS: no loudness
-library is a dependency, and for solo instrument clips the two differ by a near-constant offset.
+Loudness: each window is brought to TARGET_LUFS (-23 LUFS integrated loudness, EBU R128's target;
+ITU-R BS.1770-4 as pyloudnorm measures it: plugin.core.audio.integrated_loudness), the gain lowered
+where the sample peak would pass PEAK_LIMIT. Perceived loudness, not signal power: a piccolo and a
+tuba at one RMS do not sound equally loud; at one LUFS they come much closer. A clip records the gain
+applied (`gain_db`) and the loudness of its stored samples (`loudness_lufs`), which is below the
+target only where the peak limit lowered the gain. A window shorter than one 400 ms gating block has
+no integrated loudness: the file is refused by name, as a silent or clipped one is.
 """
 
 from __future__ import annotations
@@ -17,18 +21,22 @@ from pathlib import Path
 import numpy as np
 
 from symphony_bench.plugin.core.audio import (
+    GATING_BLOCK_S,
     SAMPLE_RATE,
     decode_audio,
     encode_flac,
+    integrated_loudness,
     pcm_sha256,
     read_audio_file,
+    resample,
+    stored_loudness,
 )
 from symphony_bench.plugin.core.errors import DataFileError
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".mp3", ".ogg")
-TARGET_RMS_DBFS = -20.0
-PEAK_LIMIT = 0.95
-SILENT_RMS_DBFS = -60.0  # below this a window is silent
+TARGET_LUFS = -23.0  # EBU R128's programme loudness
+PEAK_LIMIT = 0.95  # sample peak after the gain
+SILENT_LUFS = -60.0  # below this a window is silent (BS.1770's absolute gate is -70 LUFS)
 CLIPPED_SHARE = 0.001  # more samples than this at full scale: the recording clipped
 FULL_SCALE = 0.999
 
@@ -40,14 +48,20 @@ class PreparedClip:
     duration_s: float
     offset_s: float
     gain_db: float
+    loudness_lufs: float  # of the stored samples
+    peak_limited: bool  # the peak limit lowered the gain: loudness_lufs is below the target
     samples: np.ndarray  # as stored (for the separability check; not written)
 
 
 def check_window(seconds: float, offset: float) -> None:
-    """ValueError unless `seconds` is finite and above 0 and `offset` finite and 0 or more (a
-    negative one would count from the end, infinity has no sample index)."""
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise ValueError(f"seconds must be a finite number above 0, got {seconds:g}")
+    """ValueError unless `seconds` is finite and at least one loudness gating block (0.4 s) and
+    `offset` finite and 0 or more (a negative one would count from the end, infinity has no sample
+    index)."""
+    if not (math.isfinite(seconds) and seconds >= GATING_BLOCK_S):
+        raise ValueError(
+            f"seconds must be a finite number of at least {GATING_BLOCK_S:g} (one BS.1770 "
+            f"loudness gating block), got {seconds:g}"
+        )
     if not (math.isfinite(offset) and offset >= 0):
         raise ValueError(f"offset must be a finite number of 0 or more, got {offset:g}")
 
@@ -55,7 +69,8 @@ def check_window(seconds: float, offset: float) -> None:
 def prepare_clip(path: Path, seconds: float, offset: float) -> PreparedClip:
     """The window [offset, offset + seconds) of the file (the whole file if shorter), mono 16 kHz,
     loudness-normalised. ValueError for a window `check_window` refuses; DataFileError naming the
-    file when it does not decode, is silent or clipped, or holds nothing after `offset`."""
+    file when it does not decode, is clipped, silent or shorter than a gating block, or holds
+    nothing after `offset`."""
     check_window(seconds, offset)
     samples, rate = read_audio_file(path)
     clipped = float(np.mean(np.abs(samples) >= FULL_SCALE))
@@ -70,16 +85,16 @@ def prepare_clip(path: Path, seconds: float, offset: float) -> PreparedClip:
         raise DataFileError(
             f"{path}: nothing after the offset {offset:g} s (the file is {len(mono) / rate:.2f} s)"
         )
-    if rate != SAMPLE_RATE:
-        import librosa
-
-        window = librosa.resample(window, orig_sr=rate, target_sr=SAMPLE_RATE)
-    rms = float(np.sqrt(np.mean(window.astype(np.float64) ** 2)))
-    if rms == 0 or 20 * np.log10(rms) < SILENT_RMS_DBFS:
-        level = "-inf" if rms == 0 else f"{20 * np.log10(rms):.1f}"
-        raise DataFileError(f"{path}: silent ({level} dBFS RMS in the window used)")
-    gain = 10 ** (TARGET_RMS_DBFS / 20) / rms
-    gain = min(gain, PEAK_LIMIT / float(np.max(np.abs(window))))
+    window = resample(window, rate)
+    loudness = integrated_loudness(window, str(path))
+    if loudness is None or loudness < SILENT_LUFS:
+        level = "no block above -70" if loudness is None else f"{loudness:.1f}"
+        raise DataFileError(f"{path}: silent ({level} LUFS in the window used)")
+    wanted = 10 ** ((TARGET_LUFS - loudness) / 20)
+    # BS.1770's absolute gate (-70 LUFS) does not move with the gain: blocks of a quiet window cross
+    # it once raised, so the gain is corrected once by the loudness measured at the target level
+    wanted *= 10 ** ((TARGET_LUFS - integrated_loudness(window * wanted, str(path))) / 20)
+    gain = min(wanted, PEAK_LIMIT / float(np.max(np.abs(window))))
     stored = (window * gain).astype(np.float32)
     flac = encode_flac(stored)
     return PreparedClip(
@@ -87,7 +102,9 @@ def prepare_clip(path: Path, seconds: float, offset: float) -> PreparedClip:
         pcm_sha256(flac),
         round(len(stored) / SAMPLE_RATE, 3),
         offset,
-        round(20 * float(np.log10(gain)), 3),
+        round(20 * math.log10(gain), 3),
+        stored_loudness(flac, str(path)),
+        gain < wanted,
         decode_audio(flac),
     )
 

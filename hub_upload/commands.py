@@ -82,7 +82,7 @@ def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
         "--seconds",
         type=window_length,
         default=10.0,
-        help="--recordings: window length in s, above 0 (default 10)",
+        help="--recordings: window length in s, 0.4 or more: one loudness gating block (default 10)",
     )
     audio.add_argument(
         "--offset",

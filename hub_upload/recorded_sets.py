@@ -10,7 +10,8 @@ of the 22 instruments with the aliases of plugin.core.instrument_names ("sax", "
 "fiddle", "drum kit", "e guitar", ...). OpenMIC-2018: solo clips, see `openmic_solo_keys`.
 Every clip row: clip_id, instrument, source (the file inside DIR, or the OpenMIC sample_key),
 licence, attribution, stimulus_origin (recordings / openmic), duration_s, offset_s, gain_db,
-pcm_sha256, audio; instruments without clips are listed in the card and in stimulus_set.json.
+loudness_lufs, pcm_sha256, audio; every clip is brought to -23 LUFS (audio_stimuli); instruments
+without clips are listed in the card and in stimulus_set.json.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from pathlib import Path
 
 from symphony_bench.hub_upload.audio_stimuli import (
     AUDIO_SUFFIXES,
+    PEAK_LIMIT,
+    TARGET_LUFS,
     PreparedClip,
     check_window,
     prepare_all,
@@ -44,7 +47,13 @@ from symphony_bench.hub_upload.symphony_bias_image import (
     write_summary,
 )
 from symphony_bench.plugin.core.atomic import staged_directory
-from symphony_bench.plugin.core.audio import SAMPLE_RATE, refuse_non_file
+from symphony_bench.plugin.core.audio import (
+    LOUDNESS_METHOD,
+    RESAMPLER,
+    SAMPLE_RATE,
+    loudness_summary,
+    refuse_non_file,
+)
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.hub_folder import card_front_matter
 from symphony_bench.plugin.core.instrument_names import GUITAR, instruments_named
@@ -304,9 +313,11 @@ def _row(*, clip_id, instrument, source, licence, attribution, origin, clip: Pre
         "duration_s": clip.duration_s,
         "offset_s": clip.offset_s,
         "gain_db": clip.gain_db,
+        "loudness_lufs": clip.loudness_lufs,
         "pcm_sha256": clip.pcm_sha256,
         "audio": {"bytes": clip.flac, "path": f"{clip_id.replace('/', '__')}.flac"},
         "_samples": clip.samples,
+        "_peak_limited": clip.peak_limited,
     }
 
 
@@ -314,11 +325,18 @@ CARD = """# {title}
 
 {what}
 
-Every clip: mono {sample_rate} Hz FLAC (16-bit), loudness-normalised to -20 dBFS RMS (peak kept
-below 0.95; `gain_db` records the gain applied), `pcm_sha256` of the stored samples. Columns:
-`clip_id`, `instrument`, `source` (the file inside the recordings folder, or the OpenMIC
+Every clip: mono {sample_rate} Hz FLAC (16-bit), resampled where needed with {resampler},
+`pcm_sha256` of the stored samples. {n_clips} clips of {n_instruments} instruments.
+
+Loudness: every clip is brought to {target:g} LUFS integrated loudness (EBU R128's target), the gain
+lowered where the sample peak would pass {peak_limit:g} ({peak_limited} of {n_clips} clips, which
+stay below the target). Method: {loudness_method}. `gain_db` records the gain applied and
+`loudness_lufs` the loudness of the stored samples: {loudness_range}. A file shorter than one 0.4 s
+gating block has no integrated loudness and is refused by name.
+
+Columns: `clip_id`, `instrument`, `source` (the file inside the recordings folder, or the OpenMIC
 sample_key), `licence`, `attribution`, `stimulus_origin`, `duration_s`, `offset_s`, `gain_db`,
-`pcm_sha256`, `audio`. {n_clips} clips of {n_instruments} instruments.
+`loudness_lufs`, `pcm_sha256`, `audio`.
 {summary}
 ## Separability check
 
@@ -348,8 +366,14 @@ def _write_set(staging, rows, mappings, ignored, *, title: str, what: str) -> di
         title=title,
         what=what,
         sample_rate=SAMPLE_RATE,
+        resampler=RESAMPLER,
         n_clips=len(rows),
         n_instruments=len(per_instrument),
+        target=TARGET_LUFS,
+        peak_limit=PEAK_LIMIT,
+        peak_limited=sum(row["_peak_limited"] for row in rows),
+        loudness_method=LOUDNESS_METHOD,
+        loudness_range=loudness_summary([row["loudness_lufs"] for row in rows]),
         summary=summary_markdown(summary, "clips"),  # escapes what it writes
         separability=separability_text(check),
         table=table,

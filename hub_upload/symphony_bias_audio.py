@@ -2,7 +2,8 @@
 playable range (`--style random`, the paper's design) or seeded melodic phrases (`--style phrase`:
 contour, varied durations, a dynamic arc, legato where the instrument plays legato; drums a
 groove), rendered with FluidSynth and a General MIDI SoundFont, written in Hugging Face Hub layout
-(parquet + dataset card). Same seed -> identical decoded PCM.
+(parquet + dataset card). Same seed -> identical decoded PCM. Each clip is peak-normalised at render
+(fluidsynth_render) and records its integrated loudness (`loudness_lufs`, ITU-R BS.1770-4).
 
     symphony-bench build symphony-bias-audio --out DIR [--seed N] [--clips-per-instrument 5] [--style phrase]
 """
@@ -24,7 +25,15 @@ from symphony_bench.hub_upload.fluidsynth_render import (
     render,
 )
 from symphony_bench.plugin.core.atomic import staged_directory
-from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio, encode_flac, pcm_sha256
+from symphony_bench.plugin.core.audio import (
+    LOUDNESS_METHOD,
+    SAMPLE_RATE,
+    decode_audio,
+    encode_flac,
+    loudness_summary,
+    pcm_sha256,
+    stored_loudness,
+)
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
 from symphony_bench.plugin.core.vocabulary import load_instruments
 
@@ -81,9 +90,8 @@ def clip_rows(
         for k in range(clips_per_instrument):
             clip_seed = f"{seed}:{instrument.name}:{k}"
             notes = STYLES[style](voice, clip_seed)
-            flac = encode_flac(
-                render(voice, notes, soundfont, label=f"{instrument.name} (clip seed {clip_seed})")
-            )
+            label = f"{instrument.name} (clip seed {clip_seed})"
+            flac = encode_flac(render(voice, notes, soundfont, label=label))
             audio = decode_audio(flac)  # the samples as stored, for the separability check
             clip_id = f"{instrument.name.replace(' ', '_')}_{k:02d}"
             rows.append(
@@ -95,10 +103,12 @@ def clip_rows(
                     "notes": json.dumps([note.as_list() for note in notes]),
                     "seed": clip_seed,
                     "duration_s": round(len(audio) / SAMPLE_RATE, 3),
+                    "loudness_lufs": stored_loudness(flac, label),
                     "pcm_sha256": pcm_sha256(flac),
                     "audio": {"bytes": flac, "path": f"{clip_id}.flac"},
                     "_samples": audio,
-                    # the random set keeps the columns (and so the content digest) it was pinned with
+                    # no column in the random set (the one the audio tasks pin): a set with `notes`
+                    # and no `stimulus_origin` is read as synth-random (multimodal.stimulus_origins)
                     **({"stimulus_origin": STIMULUS_ORIGIN[style]} if style != "random" else {}),
                 }
             )
@@ -195,9 +205,14 @@ CARD = """# Symphony-Bias audio stimuli
 `substitute` (why a voice stands in for an instrument General MIDI lacks), `notes` (JSON list of
 [MIDI pitch, velocity, seconds until the next onset], then, for a legato note or a drum hit with
 others, legato and the pitches struck with it), `seed` (the string every random choice of the clip derives from),
-`duration_s`, `pcm_sha256` (SHA-256 of the stored samples read as little-endian int16: the same seed
-gives the same hash),
+`duration_s`, `loudness_lufs` (integrated loudness of the stored samples, below), `pcm_sha256`
+(SHA-256 of the stored samples read as little-endian int16: the same seed gives the same hash),
 `audio` ({{bytes, path}}; decode the bytes with soundfile — no torchcodec needed).
+
+## Loudness
+
+Each render is peak-normalised (mono peak 0.9), not loudness-normalised. `loudness_lufs` is the
+integrated loudness of the stored samples: {loudness_range}. Method: {loudness_method}.
 
 ## Substitutes
 
@@ -250,6 +265,8 @@ def build(
             n_instruments=len(VOICES),
             sample_rate=SAMPLE_RATE,
             seconds=sum(r["duration_s"] for r in rows),
+            loudness_method=LOUDNESS_METHOD,
+            loudness_range=loudness_summary([r["loudness_lufs"] for r in rows]),
             substitutes=substitutes,
             separability=separability_text(check),
             fluidsynth_version=fluidsynth_version(),
@@ -261,11 +278,12 @@ def build(
 
 
 def write_audio_folder(folder: Path, rows: list[dict], card: str) -> None:
-    """The Hub folder of clip rows (their decoded `_samples`, kept for the separability check,
-    left out), the audio stored as its FLAC bytes."""
+    """The Hub folder of clip rows (what the builder keeps under names starting with "_", such as
+    the decoded `_samples` of the separability check, left out), the audio stored as its FLAC
+    bytes."""
     import datasets
 
-    stored = [{key: value for key, value in row.items() if key != "_samples"} for row in rows]
+    stored = [{key: value for key, value in row.items() if not key.startswith("_")} for row in rows]
     write_hub_folder(
         folder,
         stored,

@@ -42,7 +42,12 @@ from symphony_bench.hub_upload.openmic.release import (
     audio_path,
 )
 from symphony_bench.plugin.core.atomic import staged_directory
-from symphony_bench.plugin.core.audio import SAMPLE_RATE
+from symphony_bench.plugin.core.audio import (
+    LOUDNESS_METHOD,
+    SAMPLE_RATE,
+    integrated_loudness,
+    loudness_summary,
+)
 from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
 
 CLIP_SECONDS = 10.0
@@ -263,8 +268,9 @@ def clip_notes(stand_in: StandIn, rng: random.Random) -> list[Note]:
     return notes
 
 
-def render_clip(spec: ClipSpec, soundfont: Path, root: Path) -> None:
-    """Mix the clip's voices (each rendered by a fresh synthesizer), peak 0.9, write its .ogg."""
+def render_clip(spec: ClipSpec, soundfont: Path, root: Path) -> float | None:
+    """Mix the clip's voices (each rendered by a fresh synthesizer), peak 0.9, write its .ogg;
+    returns the integrated loudness of the samples the .ogg decodes to (for the card)."""
     import soundfile
 
     frames = int(CLIP_SECONDS * SAMPLE_RATE)
@@ -281,6 +287,8 @@ def render_clip(spec: ClipSpec, soundfont: Path, root: Path) -> None:
     soundfile.write(
         path, mix * (0.9 / np.max(np.abs(mix))), SAMPLE_RATE, format="OGG", subtype="VORBIS"
     )
+    stored, _ = soundfile.read(path, dtype="float32")
+    return integrated_loudness(stored, str(path))
 
 
 def _genre_literal(genres: tuple[tuple[str, str], ...]) -> str:
@@ -361,6 +369,9 @@ SHA-256 `{soundfont_sha256}`). Labels are exact, except on purpose: some present
 intermediate relevance (0.55-0.95), some absent ones 0.05-0.45, and many are unannotated. Genres are
 FMA titles chosen first; instruments are then drawn mostly from the genre's typical set.
 
+Each mix is peak-normalised to 0.9, not loudness-normalised. Integrated loudness of the clips (of
+the samples their Vorbis files decode to): {loudness_range}. Method: {loudness_method}.
+
 Licence of the clips: GPL-2.0 (they contain the SoundFont's samples). Not real music: use it as a
 test fixture, an offline demo or a genre-free control, never as a stand-in for OpenMIC results.
 
@@ -388,10 +399,9 @@ def build(
             with ProcessPoolExecutor(
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn")
             ) as pool:
-                list(pool.map(render_one, specs, chunksize=8))
+                loudness = list(pool.map(render_one, specs, chunksize=8))
         else:
-            for spec in specs:
-                render_one(spec)
+            loudness = [render_one(spec) for spec in specs]
         (staging / CLASS_MAP).write_text(
             json.dumps({name: index for index, name in enumerate(OPENMIC_CLASSES)})
         )
@@ -416,6 +426,8 @@ def build(
                 clips=clips,
                 seed=seed,
                 soundfont_sha256=hashlib.sha256(soundfont.read_bytes()).hexdigest(),
+                loudness_method=LOUDNESS_METHOD,
+                loudness_range=loudness_summary(loudness),
                 substitutes=substitutes,
             )
         )

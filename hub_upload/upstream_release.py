@@ -7,7 +7,8 @@ WEBP, PNG or AVIF) and `instrument-audios/` (1-6 mp3 per instrument, irregular f
 clips, branch audio_batched has clarinet but no keyboard).
 
     symphony-bench import-upstream --release DIR --out DIR
-writes DIR/images (see symphony_bias_image) and DIR/audio (Hub layout, 16 kHz FLAC). Files are read
+writes DIR/images (see symphony_bias_image) and DIR/audio (Hub layout, 16 kHz FLAC at the release's
+own levels, each row with its integrated loudness, `loudness_lufs`). Files are read
 where they are in the release, so errors name the release's own files. Each set's card and
 `stimulus_set.json` (symphony_bias_image.set_summary) list the instruments without stimuli, every
 source name read as an instrument, the stand-ins among them, and the files ignored.
@@ -27,11 +28,16 @@ from symphony_bench.hub_upload import symphony_bias_image
 from symphony_bench.hub_upload.symphony_bias_image import NameMapping, SourceImage
 from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.audio import (
+    LOUDNESS_METHOD,
+    RESAMPLER,
     SAMPLE_RATE,
     decode_audio,
     encode_flac,
+    loudness_summary,
     pcm_sha256,
     read_audio_file,
+    resample,
+    stored_loudness,
 )
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
@@ -106,14 +112,11 @@ def import_photos(release: Path, out: Path) -> Path:
 
 
 def _read_audio(path: Path):
-    import librosa
-
     audio, rate = read_audio_file(path)
     mono = audio.mean(axis=1)
     if mono.size == 0 or not mono.any():
         raise DataFileError(f"{path}: the audio is empty or silent")
-    if rate != SAMPLE_RATE:
-        mono = librosa.resample(mono, orig_sr=rate, target_sr=SAMPLE_RATE)
+    mono = resample(mono, rate)
     peak = float(np.max(np.abs(mono)))
     return mono * (0.99 / peak) if peak > 1.0 else mono  # resampling can overshoot full scale
 
@@ -121,10 +124,13 @@ def _read_audio(path: Path):
 AUDIO_CARD = """# Symphony-Bias audio stimuli, imported from the upstream release
 
 {n_clips} recordings of {n_instruments} instruments from the release's `instrument-audios/` folder,
-converted to mono {sample_rate} Hz FLAC (a recording whose peak exceeds full scale after resampling
-is scaled down to 0.99). Licence: {licence}. Columns: `clip_id`, `instrument`, `source_file`,
-`source_sha256` (of the release's file), `stand_in` (the file name names another instrument used in
-this one's place), `duration_s`, `pcm_sha256`, `audio`.
+converted to mono {sample_rate} Hz FLAC (resampled with {resampler}; a recording whose peak exceeds
+full scale after resampling is scaled down to 0.99). Levels are the release's own (not normalised);
+`loudness_lufs` is the integrated loudness of the stored samples: {loudness_range}. Method:
+{loudness_method}. A recording shorter than one 0.4 s gating block has none and is refused by name.
+Licence: {licence}. Columns: `clip_id`, `instrument`, `source_file`, `source_sha256` (of the
+release's file), `stand_in` (the file name names another instrument used in this one's place),
+`duration_s`, `loudness_lufs`, `pcm_sha256`, `audio`.
 {summary}"""
 
 
@@ -137,6 +143,7 @@ def _audio_row(k: int, path: Path, recordings: Path, mapping: NameMapping) -> di
         "source_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         "stand_in": mapping.stand_in,
         "duration_s": round(len(decode_audio(flac)) / SAMPLE_RATE, 3),
+        "loudness_lufs": stored_loudness(flac, str(path)),
         "pcm_sha256": pcm_sha256(flac),
         "audio": {"bytes": flac, "path": f"upstream_{k:03d}.flac"},
     }
@@ -172,6 +179,9 @@ def import_audio(release: Path, out: Path) -> Path:
         n_clips=len(rows),
         n_instruments=len({row["instrument"] for row in rows}),
         sample_rate=SAMPLE_RATE,
+        resampler=RESAMPLER,
+        loudness_method=LOUDNESS_METHOD,
+        loudness_range=loudness_summary([row["loudness_lufs"] for row in rows]),
         licence=UPSTREAM_LICENCE,
         summary=symphony_bias_image.summary_markdown(summary, "recordings"),
     )

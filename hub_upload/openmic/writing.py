@@ -1,5 +1,6 @@
 """Writing the benchmarks: each planned clip's audio checked, decoded (downmixed, resampled to 16 kHz),
-cut or padded to 10 s segments and encoded as FLAC; the five configs streamed to parquet in small
+cut or padded to 10 s segments and encoded as FLAC with its integrated loudness (`loudness_lufs`;
+the levels are OpenMIC's own, not normalised); the five configs streamed to parquet in small
 batches (a config without rows is left out, with a warning); the dataset card; and build(), which
 does it all atomically."""
 
@@ -8,7 +9,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 from collections import Counter, defaultdict
-from math import gcd
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,18 @@ from symphony_bench.hub_upload.openmic.release import (
     release_root,
 )
 from symphony_bench.plugin.core.atomic import scratch_folder, staged_directory
-from symphony_bench.plugin.core.audio import SAMPLE_RATE, encode_flac, pcm_sha256, read_audio_file
+from symphony_bench.plugin.core.audio import (
+    LOUDNESS_METHOD,
+    RESAMPLER,
+    SAMPLE_RATE,
+    encode_flac,
+    loudness_summary,
+    pcm_sha256,
+    read_audio_file,
+    require_gating_block,
+    resample,
+    stored_loudness,
+)
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
 
@@ -53,20 +64,16 @@ KIND = "openmic"  # the kind of output folder (plugin.core.atomic)
 
 def clip_audio(root: Path, key: str):
     """16 kHz mono float32 samples of a clip. DataFileError naming the file if it does not decode
-    whole."""
+    whole, or is shorter than one loudness gating block (0.4 s: no integrated loudness; with
+    --skip-bad such a clip is skipped like any bad one)."""
     path = audio_path(root, key)
     if not path.is_file():
         raise DataFileError(f"{path}: missing audio for sample_key {key}")
     samples, rate = read_audio_file(path)
-    mono = samples.mean(axis=1)
-    if rate != SAMPLE_RATE:
-        # scipy.signal takes seconds to import: only when a release is not at 16 kHz
-        from scipy.signal import resample_poly
-
-        common = gcd(rate, SAMPLE_RATE)
-        mono = resample_poly(mono, SAMPLE_RATE // common, rate // common).astype(np.float32)
+    mono = resample(samples.mean(axis=1), rate)
     if mono.size == 0 or not np.isfinite(mono).all():
         raise DataFileError(f"{path}: empty or non-finite audio")
+    require_gating_block(mono, str(path))
     return mono
 
 
@@ -119,6 +126,7 @@ def encoded(samples, seed: int, name: str) -> dict:
         "seed": seed,
         "pcm_sha256": pcm_sha256(flac),
         "duration_s": round(len(samples) / SAMPLE_RATE, 3),
+        "loudness_lufs": stored_loudness(flac, name),
         "audio": {"bytes": flac, "path": f"{name}.flac"},
     }
 
@@ -154,6 +162,7 @@ def config_features() -> dict:
         "seed": datasets.Value("int64"),
         "pcm_sha256": text,
         "duration_s": number,
+        "loudness_lufs": number,
         "audio": datasets.Audio(sampling_rate=SAMPLE_RATE, decode=False),
     }
     binary = {
@@ -250,9 +259,10 @@ class ParquetStream:
             self.writer.close()
 
 
-def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int, int]:
+def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int, int, list]:
     """Each clip is decoded once for all its 10 s rows; each 30 s row decodes its three clips.
-    Returns the bytes of audio written, in all and distinct (by decoded-sample hash)."""
+    Returns the bytes of audio written, in all and distinct (by decoded-sample hash), and the
+    loudness of each distinct audio."""
     features = config_features()
     streams = {
         config: ParquetStream(
@@ -261,6 +271,7 @@ def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int,
         for config in PAPER_COUNTS
     }
     sizes: dict[str, int] = {}
+    loudness: dict[str, float | None] = {}
     total = 0
 
     def add(config: str, row: dict, audio: dict) -> None:
@@ -268,6 +279,7 @@ def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int,
         streams[config].add({**row, **audio})
         total += len(audio["audio"]["bytes"])
         sizes[audio["pcm_sha256"]] = len(audio["audio"]["bytes"])
+        loudness[audio["pcm_sha256"]] = audio["loudness_lufs"]
 
     try:
         rows_of_clip = defaultdict(list)
@@ -287,7 +299,7 @@ def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int,
     finally:
         for stream in streams.values():
             stream.close()
-    return total, sum(sizes.values())
+    return total, sum(sizes.values()), list(loudness.values())
 
 
 def write_skipped(path: Path, skipped: list[Skipped]) -> None:
@@ -372,8 +384,11 @@ Defined by this project (not part of OpenMIC, not perceptually validated):
 ## Audio
 
 Mono 16 kHz FLAC (16-bit) in `audio` ({{bytes, path}}, stored as `Audio(decode=False)`): decode the
-bytes with soundfile, no torchcodec needed. `pcm_sha256` is the SHA-256 of the decoded int16
-samples (same seed, same hash). Every row carries its own audio so that
+bytes with soundfile, no torchcodec needed; a release not at 16 kHz is resampled with {resampler}.
+`pcm_sha256` is the SHA-256 of the decoded int16 samples (same seed, same hash). Levels are
+OpenMIC's own (not normalised); `loudness_lufs` is the integrated loudness of the stored samples:
+{loudness_range}. Method: {loudness_method}. A clip shorter than one 0.4 s gating block has none
+and is refused by name (skipped with `--skip-bad`). Every row carries its own audio so that
 `load_dataset(DIR, config)` is enough to evaluate (an lmms-eval task sees one row at a time and has
 no join step); bytes are still written once where the design allows: the four confusable interfaces
 share one config, and each 30 s concatenation belongs to one row (with `--max-clip-uses` above 1,
@@ -383,7 +398,7 @@ clip appears in its "yes" and its "no" row, and `genre_hard` / `confusable` rows
 
 ## Columns
 
-- all: `item_id`, `seed`, `pcm_sha256`, `duration_s`, `audio`.
+- all: `item_id`, `seed`, `pcm_sha256`, `duration_s`, `loudness_lufs`, `audio`.
 - 10 s configs: `sample_key`, `openmic_split` (OpenMIC split01 partition), `genres`,
   {source_columns}.
 - 30 s configs: `source_keys`, `source_openmic_splits`, {sources_columns}.
@@ -460,6 +475,7 @@ def card(
     source: str,
     audio_bytes: int,
     unique_bytes: int,
+    loudness: list,
     max_clip_uses: int = 1,
 ) -> str:
     rows = plan.rows
@@ -503,6 +519,9 @@ def card(
         ),
         audio_mb=audio_bytes / 1e6,
         unique_mb=unique_bytes / 1e6,
+        resampler=RESAMPLER,
+        loudness_method=LOUDNESS_METHOD,
+        loudness_range=loudness_summary(loudness),
         source_columns=", ".join(f"`{c}`" for c in SOURCE_COLUMNS),
         sources_columns=", ".join(f"`source_{c}s`" for c in SOURCE_COLUMNS),
         licences="\n".join(
@@ -535,7 +554,7 @@ def build(
             plan = checked_plan(release, groups, seed, skip_bad, max_clip_uses)
             if len(empty_configs(plan)) == len(PAPER_COUNTS):
                 raise DataFileError(f"{source}: no clip gives a row in any config")
-            audio_bytes = write_configs(staging, plan, release.root, seed)
+            written = write_configs(staging, plan, release.root, seed)
         except DataFileError as error:
             raise DataFileError(shown(str(error))) from error
         if skip_bad:
@@ -543,7 +562,7 @@ def build(
                 staging / "skipped.csv",
                 [dataclasses.replace(item, path=shown(item.path)) for item in release.skipped],
             )
-        text = card(release, plan, groups, seed, Path(source).name, *audio_bytes, max_clip_uses)
+        text = card(release, plan, groups, seed, Path(source).name, *written, max_clip_uses)
         (staging / "README.md").write_text(text, encoding="utf-8")
     return {
         "counts": {config: len(rows) for config, rows in plan.rows.items()},

@@ -1,11 +1,13 @@
 """Audio as the datasets store it and as lmms-eval models take it: 16 kHz 16-bit FLAC bytes, decoded
-float samples, a reproducible hash of the stored samples, and lmms-eval's input form; and source
-audio files read whole or not at all."""
+float samples, a reproducible hash of the stored samples, and lmms-eval's input form; source audio
+files read whole or not at all; the one resampler every builder and encoder uses; and the
+integrated loudness (ITU-R BS.1770) every audio row records."""
 
 from __future__ import annotations
 
 import hashlib
 import io
+import math
 import os
 import stat
 import struct
@@ -18,6 +20,13 @@ import soundfile
 from symphony_bench.plugin.core.errors import DataFileError
 
 SAMPLE_RATE = 16_000
+# named in the audio datasets' cards
+RESAMPLER = "scipy.signal.resample_poly (polyphase FIR, Kaiser window with beta 5)"
+LOUDNESS_METHOD = (
+    "ITU-R BS.1770-4 integrated loudness, measured with pyloudnorm (K-weighting; 400 ms blocks "
+    "overlapping by 75 %; gates at -70 LUFS absolute and -10 LU relative)"
+)
+GATING_BLOCK_S = 0.4  # BS.1770's gating block: shorter audio has no integrated loudness
 
 
 def read_audio_file(path: Path) -> tuple[np.ndarray, int]:
@@ -179,3 +188,59 @@ def checked_audio_input(encoded: bytes, recorded_pcm_sha256: str, where: str) ->
         )
     array = np.ascontiguousarray(samples, dtype=np.float32) / np.float32(32768)
     return [{"array": array, "sampling_rate": int(sampling_rate), "type": "audio"}]
+
+
+def resample(samples: np.ndarray, rate: int, target: int = SAMPLE_RATE) -> np.ndarray:
+    """Mono `samples` at `rate` as float32 at `target`: the package's one resampler (RESAMPLER,
+    up and down by the reduced ratio of the two rates). Returned as they are when the rates match."""
+    rate, target = int(rate), int(target)
+    if rate == target:
+        return samples
+    from scipy.signal import resample_poly  # scipy.signal takes seconds to import: only when needed
+
+    common = math.gcd(rate, target)
+    return resample_poly(samples, target // common, rate // common).astype(np.float32)
+
+
+def require_gating_block(samples: np.ndarray, where: str, rate: int = SAMPLE_RATE) -> None:
+    """DataFileError naming `where` unless `samples` last at least one BS.1770 gating block."""
+    if len(samples) < GATING_BLOCK_S * rate:  # pyloudnorm's own test
+        milliseconds = len(samples) * 1000 // rate  # rounded down: 0.39994 s is not "0.400 s"
+        raise DataFileError(
+            f"{where}: {milliseconds / 1000:.3f} s of audio, shorter than the {GATING_BLOCK_S:g} s "
+            "gating block that ITU-R BS.1770 integrated loudness needs"
+        )
+
+
+def integrated_loudness(samples: np.ndarray, where: str, rate: int = SAMPLE_RATE) -> float | None:
+    """Integrated loudness of mono `samples` in LUFS (LOUDNESS_METHOD); None when no block reaches
+    the absolute gate (silence: pyloudnorm gives -inf). Audio shorter than one gating block
+    (GATING_BLOCK_S) has no integrated loudness (pyloudnorm refuses it): a DataFileError naming
+    `where` (the file or clip), so a builder names every such clip instead of storing a guess."""
+    require_gating_block(samples, where, rate)
+    import pyloudnorm  # imports scipy.signal: only when measuring
+
+    value = pyloudnorm.Meter(rate).integrated_loudness(np.asarray(samples, dtype=np.float64))
+    return float(value) if math.isfinite(value) else None
+
+
+def stored_loudness(flac: bytes, where: str) -> float | None:
+    """A row's `loudness_lufs`: `integrated_loudness` of the samples as stored (decoded from the
+    FLAC bytes), rounded to 0.01 LU; None (null) for silence."""
+    value = integrated_loudness(decode_audio(flac), where)
+    return None if value is None else round(value, 2)
+
+
+def loudness_summary(values: list[float | None]) -> str:
+    """The range of a set's `loudness_lufs` for its card, e.g. "-24.3 to -22.9 LUFS (median
+    -23.0)", and how many clips are silent (null)."""
+    measured = sorted(value for value in values if value is not None)
+    silent = len(values) - len(measured)
+    text = (
+        f"{measured[0]:.1f} to {measured[-1]:.1f} LUFS (median {float(np.median(measured)):.1f})"
+        if measured
+        else "none measured"
+    )
+    if silent:
+        text += f"; {silent} silent (no block above the absolute gate: `loudness_lufs` null)"
+    return text

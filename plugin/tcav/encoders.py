@@ -24,18 +24,16 @@ from symphony_bench.plugin.tcav.defaults import DEFAULT_MAX_SECONDS
 def load_audio(
     path: Path, sample_rate: int, max_seconds: float | None = DEFAULT_MAX_SECONDS
 ) -> np.ndarray:
-    """Mono float32 at `sample_rate` (polyphase resampling), cut to the first `max_seconds`."""
+    """Mono float32 at `sample_rate` (plugin.core.audio.resample), cut to the first `max_seconds`."""
     import soundfile
-    from scipy.signal import resample_poly
+
+    from symphony_bench.plugin.core.audio import resample  # soundfile at import: only when loading
 
     try:
         data, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
     except (soundfile.LibsndfileError, RuntimeError, OSError) as error:
         raise DataFileError(f"{path}: cannot read audio ({error})") from error
-    wave = data.mean(axis=1)
-    if rate != sample_rate:
-        common = math.gcd(int(rate), int(sample_rate))
-        wave = resample_poly(wave, sample_rate // common, rate // common).astype(np.float32)
+    wave = resample(data.mean(axis=1), rate, sample_rate)
     if max_seconds:
         wave = wave[: int(round(max_seconds * sample_rate))]
     if wave.size == 0:

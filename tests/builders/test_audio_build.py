@@ -58,6 +58,25 @@ def test_every_instrument_has_audible_clips_in_range(built):
 
 
 @pytest.mark.e2e
+def test_every_clip_records_the_loudness_of_its_stored_samples(built):
+    """`loudness_lufs` is pyloudnorm's BS.1770 reading of the decoded FLAC; the renders are
+    peak-normalised, so instruments differ in loudness, and the card says so with the range."""
+    import pyloudnorm
+
+    folder, _, rows = built
+    meter = pyloudnorm.Meter(16_000)
+    for row in rows:
+        measured = meter.integrated_loudness(row["samples"].astype(np.float64))
+        assert row["loudness_lufs"] == pytest.approx(measured, abs=0.006), row["clip_id"]
+    loudness = [row["loudness_lufs"] for row in rows]
+    assert max(loudness) - min(loudness) > 10  # a drum kit and a flute at one peak
+    card = (folder / "README.md").read_text()
+    assert "peak-normalised (mono peak 0.9), not loudness-normalised" in card
+    assert f"{min(loudness):.1f} to {max(loudness):.1f} LUFS" in card
+    assert "ITU-R BS.1770-4 integrated loudness, measured with pyloudnorm" in card
+
+
+@pytest.mark.e2e
 def test_same_seed_same_pcm_other_seed_other_pcm(built, tmp_path):
     _, _, rows = built
     # "again" is built in a fresh process whose C random state differs, to catch process-state leaks

@@ -175,6 +175,27 @@ def test_a_skipped_clip_changes_only_the_rows_that_use_it(release, full_build, t
     assert all(key not in row_clips(row) for row in after["genre_hard"])
 
 
+def test_a_clip_shorter_than_a_loudness_gating_block_is_named_or_skipped(
+    release, full_build, tmp_path
+):
+    """A clip under 0.4 s has no BS.1770 integrated loudness for its row to record: an error naming
+    it, or with --skip-bad a skipped clip like a damaged one."""
+    key = read_configs(full_build[0])["binary"][0]["sample_key"]
+    root = copy_release(release, tmp_path)
+    path = audio_path(root, key)
+    short = 0.3 * np.sin(2 * np.pi * 440 * np.arange(4_800) / 16_000)
+    soundfile.write(path, short.astype(np.float32), 16_000, format="OGG", subtype="VORBIS")
+    reason = r"0\.\d{3} s of audio, shorter than the 0\.4 s gating block that ITU-R BS\.1770"
+    with pytest.raises(DataFileError, match=re.escape(f"{path}: ") + reason):
+        build(root, tmp_path / "out", seed=0)
+    assert not (tmp_path / "out").exists()
+    assert build(root, tmp_path / "skipped", seed=0, skip_bad=True)["skipped"] == 1
+    with open(tmp_path / "skipped" / "skipped.csv", newline="") as handle:
+        (row,) = csv.DictReader(handle)
+    assert (row["path"], row["where"]) == (str(path), f"sample_key {key}")
+    assert re.fullmatch(reason + ".*", row["reason"])
+
+
 def test_without_skip_bad_nothing_is_dropped(full_build):
     out, summary = full_build
     configs = read_configs(out)

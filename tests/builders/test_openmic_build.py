@@ -517,6 +517,39 @@ def test_every_config_loads_with_decodable_audio_and_the_card_reports_counts(bui
 
 
 @pytest.mark.e2e
+def test_every_row_records_the_loudness_of_its_stored_audio(built):
+    """`loudness_lufs` is pyloudnorm's BS.1770 reading of the row's decoded FLAC; the card names the
+    method, the resampler and the range."""
+    import pyloudnorm
+
+    out, _, rows = built
+    meter = pyloudnorm.Meter(16_000)
+    for config in CONFIGS:
+        for row in rows[config]:
+            samples, _ = soundfile.read(io.BytesIO(row["audio"]["bytes"]), dtype="float64")
+            measured = meter.integrated_loudness(samples)
+            assert row["loudness_lufs"] == pytest.approx(measured, abs=0.006), row["item_id"]
+    card = (out / "README.md").read_text()
+    assert "ITU-R BS.1770-4 integrated loudness, measured with pyloudnorm" in card
+    recorded = [row["loudness_lufs"] for config in CONFIGS for row in rows[config]]
+    assert f"{min(recorded):.1f} to {max(recorded):.1f} LUFS" in card
+    assert "scipy.signal.resample_poly" in card and "`loudness_lufs`, `audio`" in card
+
+
+@pytest.mark.e2e
+def test_the_synthmic_card_gives_the_loudness_range_of_its_decoded_clips(archive):
+    import pyloudnorm
+
+    meter = pyloudnorm.Meter(16_000)
+    measured = [
+        meter.integrated_loudness(soundfile.read(path, dtype="float64")[0])
+        for path in sorted((archive / "audio").rglob("*.ogg"))
+    ]
+    card = (archive / "README.md").read_text()
+    assert f"{min(measured):.1f} to {max(measured):.1f} LUFS" in card and "pyloudnorm" in card
+
+
+@pytest.mark.e2e
 def test_same_seed_same_output_from_the_tgz_and_another_seed_differs(archive, built, tmp_path):
     _, _, rows = built
     tgz = tmp_path / "openmic-2018-v1.0.0.tgz"

@@ -1,7 +1,8 @@
 """Audio stimulus sets from recordings: a recordings folder made here (FluidSynth renders written as
-WAV, FLAC, Ogg and MP3, a missing licence, a silent and a clipped file, an instrument without clips)
-and an OpenMIC-layout release with solo and mixed clips and voice present / absent / unannotated,
-through the builder and an lmms-eval run with `symphony_replay`."""
+WAV, FLAC, Ogg and MP3, a missing licence, a silent, a clipped and a too-short file, an instrument
+without clips) and an OpenMIC-layout release with solo and mixed clips and voice present / absent /
+unannotated, through the builder and an lmms-eval run with `symphony_replay`. Loudness is checked
+with pyloudnorm's own meter on the decoded FLAC, resampling against scipy's resample_poly."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from pathlib import Path
 
 import datasets
 import numpy as np
+import pyloudnorm
 import pytest
 import soundfile
+from scipy.signal import resample_poly
 from support.failures import no_hang
 from support.harness import read_lmms_samples, run_lmms_eval, run_symphony_bench
 
@@ -47,6 +50,18 @@ def rendered(instrument: str, seed: int, rate: int) -> np.ndarray:
     import librosa
 
     return librosa.resample(audio, orig_sr=SAMPLE_RATE, target_sr=rate) * 0.5
+
+
+TARGET_LUFS = -23.0  # EBU R128
+
+
+def lufs(samples: np.ndarray) -> float:
+    """BS.1770 integrated loudness, straight from pyloudnorm's meter (not the package's wrapper)."""
+    return pyloudnorm.Meter(SAMPLE_RATE).integrated_loudness(samples.astype(np.float64))
+
+
+def rms_db(samples: np.ndarray) -> float:
+    return 20 * np.log10(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
 
 
 def write_manifest(folder: Path, rows: list[tuple[str, str, str]]) -> None:
@@ -90,8 +105,12 @@ def test_a_recordings_folder_becomes_a_stimulus_set(recordings, tmp_path):
         samples = decode_audio(row["audio"]["bytes"])
         assert row["pcm_sha256"] == pcm_sha256(row["audio"]["bytes"])
         assert row["duration_s"] <= 2.0 and samples.ndim == 1
-        rms_dbfs = 20 * np.log10(np.sqrt(np.mean(samples.astype(float) ** 2)))
-        assert rms_dbfs == pytest.approx(-20.0, abs=0.5) or np.max(np.abs(samples)) >= 0.94
+        # the recorded loudness is that of the stored samples; it is the target unless the peak
+        # limit held the clip back
+        assert row["loudness_lufs"] == pytest.approx(lufs(samples), abs=0.006)
+        assert row["loudness_lufs"] == pytest.approx(TARGET_LUFS, abs=0.1) or (
+            np.max(np.abs(samples)) >= 0.94 and row["loudness_lufs"] < TARGET_LUFS
+        )
         assert row["licence"] == "CC BY 4.0" and row["attribution"].startswith("recorded by")
         assert row["source"].split("/")[0] in FOLDERS and isinstance(row["gain_db"], float)
     summary = json.loads((out / "stimulus_set.json").read_text())
@@ -104,12 +123,93 @@ def test_a_recordings_folder_becomes_a_stimulus_set(recordings, tmp_path):
     }
     card = (out / "README.md").read_text()
     assert "No clips for: acoustic guitar" in card and "1-nearest-neighbour" in card
+    assert "brought to -23 LUFS integrated loudness" in card and "pyloudnorm" in card
+    assert "ITU-R BS.1770-4" in card and "scipy.signal.resample_poly" in card
+    lowest, highest = min(r["loudness_lufs"] for r in rows), max(r["loudness_lufs"] for r in rows)
+    assert f"{lowest:.1f} to {highest:.1f} LUFS" in card
     assert 0.0 <= check["nearest_neighbour_accuracy"] <= 1.0
     again = build_recordings(recordings, tmp_path / "again", seconds=2.0)
     assert [r["pcm_sha256"] for r in load_hub_dataset(tmp_path / "again")] == [
         r["pcm_sha256"] for r in rows
     ]
     assert again["missing_instruments"] == check["missing_instruments"]
+
+
+def test_two_instruments_far_apart_in_rms_come_out_at_the_target_loudness(tmp_path):
+    """A tuba 30 dB down and a glockenspiel as rendered: about 26 dB apart in RMS and 31 LU in
+    loudness. Both end at -23 LUFS, where their RMS stays about 5 dB apart: an RMS normaliser would
+    have left the glockenspiel about 5 LU louder than the tuba."""
+    tuba = rendered("tuba", 0, SAMPLE_RATE) * 0.03
+    glockenspiel = rendered("glockenspiel", 0, SAMPLE_RATE)
+    assert rms_db(glockenspiel) - rms_db(tuba) > 20 and lufs(glockenspiel) - lufs(tuba) > 25
+    files = {"tuba/low.wav": tuba, "glockenspiel/high.wav": glockenspiel}
+    build_recordings(small_source(tmp_path / "src", files), tmp_path / "out", seconds=10.0)
+    rows = {row["source"]: row for row in load_hub_dataset(tmp_path / "out")}
+    stored = {name: decode_audio(row["audio"]["bytes"]) for name, row in rows.items()}
+    for name, samples in stored.items():
+        assert lufs(samples) == pytest.approx(TARGET_LUFS, abs=0.1), name
+        assert rows[name]["loudness_lufs"] == pytest.approx(lufs(samples), abs=0.006)
+        # the gain recorded is the gain applied to the file's samples
+        applied = files[name] * 10 ** (rows[name]["gain_db"] / 20)
+        assert np.max(np.abs(samples - applied)) < 3 / 32768 and np.max(np.abs(samples)) < 0.95
+    assert rms_db(stored["tuba/low.wav"]) - rms_db(stored["glockenspiel/high.wav"]) > 4
+
+
+def test_the_peak_limit_holds_a_spiky_clip_below_the_target_and_the_card_counts_it(tmp_path):
+    """A quiet tone (about -53 LUFS) with one click at 0.5: reaching -23 LUFS would put the click
+    far over full scale, so the gain stops where the sample peak is 0.95, and the clip stays well
+    below the target (the click's own blocks read about -36 LUFS)."""
+    spiky = tone(262) * 0.01
+    spiky[8_000] = 0.5
+    files = {"cello/spiky.wav": spiky, "cello/low.wav": tone(131), "flute/low.wav": tone(523)}
+    build_recordings(small_source(tmp_path / "src", files), tmp_path / "out", seconds=1.0)
+    row = next(r for r in load_hub_dataset(tmp_path / "out") if r["source"] == "cello/spiky.wav")
+    stored = decode_audio(row["audio"]["bytes"])
+    assert row["gain_db"] == pytest.approx(20 * np.log10(0.95 / 0.5), abs=0.001)
+    assert np.max(np.abs(stored)) == pytest.approx(0.95, abs=1 / 32768)
+    assert row["loudness_lufs"] == pytest.approx(lufs(stored), abs=0.006) and lufs(stored) < -30
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "would pass 0.95 (1 of 3 clips, which\nstay below the target)" in card
+
+
+def test_a_recording_at_another_rate_is_resampled_by_resample_poly(tmp_path):
+    """44.1 kHz in: the stored clip is scipy's polyphase resampling of the file's samples at the
+    reduced ratio 160/441, times the recorded gain (to within 16-bit rounding)."""
+    original = rendered("flute", 1, 44_100)
+    source = small_source(tmp_path / "src", {"flute/a.wav": tone(523), "flute/b.wav": tone(1046)})
+    soundfile.write(source / "flute" / "b.wav", original, 44_100, subtype="FLOAT")
+    build_recordings(source, tmp_path / "out", seconds=10.0)
+    row = next(r for r in load_hub_dataset(tmp_path / "out") if r["source"] == "flute/b.wav")
+    stored = decode_audio(row["audio"]["bytes"])
+    expected = resample_poly(original.astype(np.float32), 160, 441) * 10 ** (row["gain_db"] / 20)
+    assert stored.shape == expected.shape
+    assert np.max(np.abs(stored - expected)) < 3 / 32768
+
+
+def test_a_recording_shorter_than_a_loudness_gating_block_is_named(tmp_path):
+    """BS.1770 defines no integrated loudness below one 400 ms block (pyloudnorm refuses it): the
+    file is named with the others that cannot be used, and nothing is written."""
+    source = small_source(
+        tmp_path / "src",
+        {
+            "cello/short.wav": tone(131, seconds=0.3),
+            "cello/long.wav": tone(262),
+            "flute/low.wav": tone(523),
+            "flute/silent.wav": np.zeros(SAMPLE_RATE, dtype=np.float32),
+        },
+    )
+    with pytest.raises(DataFileError) as raised:
+        build_recordings(source, tmp_path / "out", seconds=1.0)
+    message = str(raised.value)
+    assert "2 audio file(s) cannot be used" in message
+    assert (
+        f"{source / 'cello' / 'short.wav'}: 0.300 s of audio, shorter than the 0.4 s gating "
+        "block that ITU-R BS.1770 integrated loudness needs"
+    ) in message
+    assert f"{source / 'flute' / 'silent.wav'}: silent" in message
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(ValueError, match="pyloudnorm|block size"):  # what the check stands for
+        pyloudnorm.Meter(SAMPLE_RATE).integrated_loudness(tone(131, seconds=0.3).astype(float))
 
 
 def test_a_clip_without_a_licence_is_one_error_naming_it(recordings, tmp_path):
@@ -315,9 +415,26 @@ def test_a_zero_length_window_is_refused(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("seconds", "offset", "error"),
     [
-        (-1.0, 0.0, "seconds must be a finite number above 0, got -1"),
-        (0.0, 0.0, "seconds must be a finite number above 0, got 0"),
-        (float("inf"), 0.0, "seconds must be a finite number above 0, got inf"),
+        (
+            -1.0,
+            0.0,
+            "seconds must be a finite number of at least 0.4 (one BS.1770 loudness gating block), got -1",
+        ),
+        (
+            0.0,
+            0.0,
+            "seconds must be a finite number of at least 0.4 (one BS.1770 loudness gating block), got 0",
+        ),
+        (
+            0.3,
+            0.0,
+            "seconds must be a finite number of at least 0.4 (one BS.1770 loudness gating block), got 0.3",
+        ),
+        (
+            float("inf"),
+            0.0,
+            "seconds must be a finite number of at least 0.4 (one BS.1770 loudness gating block), got inf",
+        ),
         (1.0, -1.0, "offset must be a finite number of 0 or more, got -1"),
         (1.0, float("inf"), "offset must be a finite number of 0 or more, got inf"),
         (1.0, float("nan"), "offset must be a finite number of 0 or more, got nan"),

@@ -10,9 +10,11 @@ import re
 import shutil
 
 import numpy as np
+import pyloudnorm
 import pytest
 import soundfile
 from PIL import Image
+from scipy.signal import resample_poly
 from support.upstream_release import (
     AVIF_PHOTO,
     JUNK_FILE,
@@ -24,6 +26,7 @@ from support.upstream_release import (
 )
 
 from symphony_bench.hub_upload.upstream_release import import_release, instrument_of, is_stand_in
+from symphony_bench.plugin.core.audio import decode_audio
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 from symphony_bench.plugin.core.vocabulary import load_instruments
@@ -99,7 +102,40 @@ def test_release_imports_into_both_layouts(imported):
     assert {"Synth/Saw Synth 01.mp3", "electric_guitar/E-Guitar 2.mp3", "drum/drum1.mp3"} <= set(
         audio["source_file"]
     )
-    assert all(0.25 < d < 0.4 for d in audio["duration_s"])
+    assert all(0.45 < d < 0.6 for d in audio["duration_s"])
+
+
+def test_recordings_are_resampled_by_resample_poly_and_record_their_loudness(release, imported):
+    """The release's 22.05 kHz mp3s: each stored clip is scipy's polyphase resampling of the decoded
+    file at 320/441 (levels kept), and `loudness_lufs` pyloudnorm's reading of the stored samples."""
+    meter = pyloudnorm.Meter(16_000)
+    rows = list(load_hub_dataset(imported / "audio"))
+    for row in rows:
+        stored = decode_audio(row["audio"]["bytes"])
+        source, rate = soundfile.read(
+            release / "instrument-audios" / row["source_file"], dtype="float32", always_2d=True
+        )
+        expected = resample_poly(source.mean(axis=1), 320, 441)
+        assert rate == 22_050 and stored.shape == expected.shape
+        assert np.max(np.abs(stored - expected)) < 2 / 32768, row["source_file"]
+        measured = meter.integrated_loudness(stored.astype(np.float64))
+        assert row["loudness_lufs"] == pytest.approx(measured, abs=0.006)
+    card = (imported / "audio" / "README.md").read_text()
+    loudness = [row["loudness_lufs"] for row in rows]
+    assert f"{min(loudness):.1f} to {max(loudness):.1f} LUFS" in card
+    assert "scipy.signal.resample_poly" in card and "measured with pyloudnorm" in card
+
+
+def test_a_recording_shorter_than_a_loudness_gating_block_is_named(own_release, tmp_path):
+    path = own_release / "instrument-audios" / "harp" / "harp1.mp3"
+    tone = 0.3 * np.sin(2 * np.pi * 440 * np.arange(6_615) / 22_050)  # 0.3 s
+    soundfile.write(path, tone.astype(np.float32), 22_050, format="MP3")
+    with pytest.raises(
+        DataFileError,
+        match=re.escape(f"{path}: ") + r"0\.\d{3} s of audio, shorter than the 0\.4 s",
+    ):
+        import_release(own_release, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_an_instrument_without_recordings_is_listed_in_card_and_summary(imported):

@@ -50,8 +50,9 @@ def write_upstream_release(folder: Path) -> Path:
       ROTATED_PHOTO is a JPEG with EXIF orientation 6 (24x12 stored, 12x24 upright),
       WEBP_PHOTO is a WEBP, TRANSPARENT_PHOTO a PNG with transparent corners, AVIF_PHOTO an AVIF;
       plus JUNK_FILE (a .DS_Store, as upstream's ukulele folder has).
-    - instrument-audios/: one recording (0.3 s mono 22.05 kHz mp3 sine tone, a different pitch per
-      instrument) for each instrument but MISSING_RECORDING (clarinet), as upstream's main branch:
+    - instrument-audios/: one recording (0.5 s mono 22.05 kHz mp3 sine tone, a different pitch per
+      instrument; longer than the 0.4 s loudness gating block) for each instrument but
+      MISSING_RECORDING (clarinet), as upstream's main branch:
       IRREGULAR_RECORDINGS (keyboard's is the "Saw Synth" clip), the others <snake_name>/<snake_name>1.mp3.
     - texts.json and texts_with_taxonomy.json, both {"texts": TEXTS}: one sentence each with
       "an instrument", "the instrument" and "their instrument".
@@ -109,7 +110,7 @@ def _transparent_photo() -> Image.Image:
 
 def _write_tone(path: Path, frequency: float, rate: int = 22_050) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    t = np.arange(int(0.3 * rate)) / rate
+    t = np.arange(int(0.5 * rate)) / rate
     soundfile.write(
         path, (0.3 * np.sin(2 * np.pi * frequency * t)).astype(np.float32), rate, format="MP3"
     )
