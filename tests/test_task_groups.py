@@ -328,7 +328,9 @@ def first_docs(task) -> list:
 LM_EVAL_GROUPS = groups_of(LM_EVAL)
 
 
-@pytest.mark.parametrize("name", [n for n in yaml_names(LM_EVAL) if n not in LM_EVAL_GROUPS], ids=str)
+@pytest.mark.parametrize(
+    "name", [n for n in yaml_names(LM_EVAL) if n not in LM_EVAL_GROUPS], ids=str
+)
 def test_lm_eval_task_tests_pass_on_each_task(lm_eval_tasks, name):
     """The checks of lm-eval's tests/test_tasks.py (`BaseTasks`), each task of the one request."""
     task = lm_eval_tasks.manager.load([name])["tasks"][name]
