@@ -1,4 +1,4 @@
-"""The import rules of the README's Architecture section, checked on the source: every import
+"""The import rules of docs/architecture.md, checked on the source: every import
 (function-level and relative ones included) and every import by name in a string (task YAML
 `!function`, entry points and script in pyproject.toml, lmms-eval manifests' class paths); and, for
 the builders and the CLI, in a fresh interpreter.

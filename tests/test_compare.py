@@ -404,8 +404,9 @@ def test_a_nearly_identical_candidate_does_not_make_a_gate_powered(mini_docs, tm
 
 
 def test_a_gated_metric_undefined_in_both_runs_of_a_task_skips_that_task(mini_docs, tmp_path):
-    """The README's gate on a run whose Likert task has no valid answer (the default model): that
-    task is skipped and named, the others are gated; undefined in one run only is not skipped."""
+    """The gate of docs/release-gate-and-plan.md on a run whose Likert task has no valid answer (the
+    default model): that task is skipped and named, the others are gated; undefined in one run only
+    is not skipped."""
     invalid = [score_record(doc, [0, 0, 0], "no_json") for doc in mini_docs]
     base = write_run(tmp_path / "a", {"t": likert_records(mini_docs, 0.3, 1), "u": invalid})
     rerun = write_run(tmp_path / "b", {"t": likert_records(mini_docs, 0.3, 2), "u": invalid})

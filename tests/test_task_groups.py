@@ -69,7 +69,7 @@ def groups_of(folder: Path) -> dict[str, set[str]]:
     }
 
 
-# The bundles the README and the task READMEs document, and what `--tasks NAME` runs.
+# The bundles the README, docs/ and the task READMEs document, and what `--tasks NAME` runs.
 MITIGATED = [f"mitigation_{name}" for name in sorted(MITIGATIONS)]
 WORDINGS = ["text", "text_noreason", "text_p1", "text_p2", "text_p3"]
 
@@ -146,10 +146,15 @@ DOCUMENTED = re.compile(r"`((?:symphony_bias|instrument_grounding)[a-z0-9_\[\]{}
 
 
 def documented_names() -> set[str]:
-    """Every task, tag or group name the README and the task READMEs give in backticks, with their
-    shorthands written out (`a[_mini]`: a and a_mini; `a_{x,y}`: a_x and a_y)."""
+    """Every task, tag or group name the README, the docs pages and the task READMEs give in
+    backticks, with their shorthands written out (`a[_mini]`: a and a_mini; `a_{x,y}`: a_x and a_y)."""
     names = set()
-    for readme in [LM_EVAL.parents[1] / "README.md", *LM_EVAL.parent.rglob("README.md")]:
+    root = LM_EVAL.parents[1]
+    for readme in [
+        root / "README.md",
+        *sorted((root / "docs").glob("*.md")),
+        *LM_EVAL.parent.rglob("README.md"),
+    ]:
         for span in DOCUMENTED.findall(readme.read_text(encoding="utf-8")):
             parts = re.split(r"(\[[^\]]*\]|\{[^}]*\})", span)
             options = [

@@ -91,7 +91,7 @@ def refuse_near_misses(metadata: Mapping, known: Iterable[str]) -> None:
 
 
 def options_table(options: tuple[Option, ...]) -> list[str]:
-    """Markdown rows `| name | variable | default | what |` for the task READMEs."""
+    """Markdown rows `| name | variable | default | what |` for docs/reasoning-models-and-caches.md."""
     return [
         f"| `{o.name}` | `{o.variable}` | {'-' if o.default is None else f'`{o.default}`'} | {o.help} |"
         for o in options

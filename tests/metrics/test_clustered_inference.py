@@ -93,7 +93,7 @@ def test_crossed_test_holds_its_level_and_coverage(design, stimulus_share, templ
 
 def test_crossed_mini_design_errs_on_the_safe_side():
     """5 clips x 5 templates: the variance components are poorly estimated, and the interval is wider
-    than nominal (documented in the task README), never narrower."""
+    than nominal (documented in docs/statistics.md), never narrower."""
     rng = np.random.default_rng(55)
     false_positive, _ = rates(*two_way(crossed_cells(rng, RUNS, 2, 5, 5, 3, 0.1, 0.1)), truth=0.0)
     _, coverage = rates(

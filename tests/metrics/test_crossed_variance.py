@@ -87,7 +87,7 @@ def test_the_paired_stderr_is_the_true_sd_and_the_gate_holds_its_level_and_power
     )
     if design == "mini_audio":
         # five templates cannot tell a template component of the change from noise: the truncated
-        # component makes this design conservative (measured 1.14x, 2.8 %); see the README
+        # component makes this design conservative (it prints 1.18x, 2.9 %; docs/statistics.md)
         assert 0.9 <= ratio <= 1.2 and 0.02 <= false_positive_rate <= 0.06
         assert 0.93 <= covered <= 0.99 and 0.77 <= detected
     else:

@@ -27,7 +27,7 @@ from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS
 
 @pytest.mark.e2e
 def test_tiny_qwen2_audio_runs_every_audio_condition(audio_set, tmp_path):
-    """The README's smoke run: `symphony-bench tiny-model qwen2-audio`, then lmms-eval with it."""
+    """The smoke run of docs/running-tasks.md: `symphony-bench tiny-model qwen2-audio`, then lmms-eval with it."""
     built = run_symphony_bench(
         [
             "tiny-model",

@@ -114,7 +114,7 @@ def test_each_gender_continuation_is_one_token_after_every_context(family):
             continuation_ids.append(whole[-1])
         assert len(set(continuation_ids)) == 3
     # What the full phrase would cost: it is several tokens in every family, so scoring it would
-    # need a pass of its own (see the task README).
+    # need a pass of its own (docs/symphony-bias-method.md, "Log-probability variant").
     assert len(encode(" non-binary person")) >= 3
 
 
