@@ -602,6 +602,32 @@ def test_the_cli_command_exits_2_naming_the_mismatch(mini_docs, tmp_path):
     assert run_compare(args) == 2
 
 
+def test_in_github_actions_the_summary_is_added_to_the_job_summary(
+    mini_docs, tmp_path, capsys, monkeypatch
+):
+    from symphony_bench.plugin import cli
+
+    base = write_run(tmp_path / "base", {"t": likert_records(mini_docs, 0.0, 1)})
+    candidate = write_run(tmp_path / "candidate", {"t": likert_records(mini_docs, 0.5, 2)})
+    summary = tmp_path / "step_summary.md"
+    summary.write_text("## tests\n\nall passed\n\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert cli.main(["compare", str(base), str(candidate), "--fail-on", "mean_abs:+0.01"]) == 1
+    printed = capsys.readouterr().out
+    assert "## symphony-bench compare: " in printed
+    assert summary.read_text() == "## tests\n\nall passed\n\n" + printed.rstrip("\n") + "\n\n"
+
+
+def test_outside_github_actions_no_summary_is_written(mini_docs, tmp_path, monkeypatch):
+    from symphony_bench.plugin import cli
+
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    base = write_run(tmp_path / "base", {"t": likert_records(mini_docs, 0.0, 1)})
+    before = sorted(tmp_path.rglob("*"))
+    assert cli.main(["compare", str(base), str(base)]) == 0
+    assert sorted(tmp_path.rglob("*")) == before
+
+
 @pytest.mark.parametrize("n_boot", ["1", "1000000000"])
 def test_a_bootstrap_size_out_of_range_is_one_clear_error(mini_docs, tmp_path, capsys, n_boot):
     """A billion replicates ran out of memory (MemoryError) before anything was said."""

@@ -170,6 +170,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from symphony_bench.plugin.runs.compare import compare_runs
     from symphony_bench.plugin.runs.compare_output import json_text, render_markdown
     from symphony_bench.plugin.runs.gate import GateRule, apply_gate, exit_status
+    from symphony_bench.plugin.runs.outputs import add_to_job_summary
 
     if not 2 <= args.n_boot <= MAX_BOOTSTRAP:
         raise ValueError(f"--n-boot must be between 2 and {MAX_BOOTSTRAP:,}, got {args.n_boot:,}")
@@ -181,6 +182,7 @@ def run_compare(args: argparse.Namespace) -> int:
     markdown = render_markdown(result, gate)
     write_compare_outputs(result, gate, args, json_text(result, gate) if args.json else None)
     print(markdown)
+    add_to_job_summary(markdown)
     for entry in [] if args.require_power else gate["underpowered"]:
         print(
             f"symphony-bench: warning: --fail-on {entry['rule']} is underpowered: {entry['task']} "

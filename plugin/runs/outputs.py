@@ -5,6 +5,7 @@ files, a human-ratings table)."""
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -26,3 +27,15 @@ def command_outputs(run_dirs: Iterable[Path], *others: Path | None) -> Iterator[
     """`staged_outputs` guarded by the command's inputs (see `input_files`)."""
     with staged_outputs(input_files(run_dirs, *others)) as outputs:
         yield outputs
+
+
+def add_to_job_summary(markdown: str) -> Path | None:
+    """Appends `markdown` to the job summary GitHub Actions shows on the run's page (the file its
+    `GITHUB_STEP_SUMMARY` variable names; the step's earlier summary kept) and returns that file;
+    None outside GitHub Actions."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return None
+    with open(target, "a", encoding="utf-8") as summary:
+        summary.write(markdown.rstrip("\n") + "\n\n")
+    return Path(target)
