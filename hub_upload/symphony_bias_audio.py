@@ -35,6 +35,7 @@ from symphony_bench.plugin.core.audio import (
     stored_loudness,
 )
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
+from symphony_bench.plugin.core.progress import progress
 from symphony_bench.plugin.core.vocabulary import load_instruments
 
 KIND = "symphony-bias-audio"  # the kind of output folder (plugin.core.atomic)
@@ -85,33 +86,38 @@ def clip_rows(
     seed: int, clips_per_instrument: int, soundfont: Path, style: str = "random"
 ) -> list[dict]:
     rows = []
-    for instrument in load_instruments():
-        voice = VOICES[instrument.name]
-        for k in range(clips_per_instrument):
-            clip_seed = f"{seed}:{instrument.name}:{k}"
-            notes = STYLES[style](voice, clip_seed)
-            label = f"{instrument.name} (clip seed {clip_seed})"
-            flac = encode_flac(render(voice, notes, soundfont, label=label))
-            audio = decode_audio(flac)  # the samples as stored, for the separability check
-            clip_id = f"{instrument.name.replace(' ', '_')}_{k:02d}"
-            rows.append(
-                {
-                    "clip_id": clip_id,
-                    "instrument": instrument.name,
-                    "gm_program": -1 if voice.drums else voice.program,
-                    "substitute": voice.substitute,
-                    "notes": json.dumps([note.as_list() for note in notes]),
-                    "seed": clip_seed,
-                    "duration_s": round(len(audio) / SAMPLE_RATE, 3),
-                    "loudness_lufs": stored_loudness(flac, label),
-                    "pcm_sha256": pcm_sha256(flac),
-                    "audio": {"bytes": flac, "path": f"{clip_id}.flac"},
-                    "_samples": audio,
-                    # no column in the random set (the one the audio tasks pin): a set with `notes`
-                    # and no `stimulus_origin` is read as synth-random (multimodal.stimulus_origins)
-                    **({"stimulus_origin": STIMULUS_ORIGIN[style]} if style != "random" else {}),
-                }
-            )
+    instruments = load_instruments()
+    with progress(len(instruments) * clips_per_instrument, "rendering clips") as counter:
+        for instrument in instruments:
+            voice = VOICES[instrument.name]
+            for k in range(clips_per_instrument):
+                clip_seed = f"{seed}:{instrument.name}:{k}"
+                notes = STYLES[style](voice, clip_seed)
+                label = f"{instrument.name} (clip seed {clip_seed})"
+                flac = encode_flac(render(voice, notes, soundfont, label=label))
+                audio = decode_audio(flac)  # the samples as stored, for the separability check
+                clip_id = f"{instrument.name.replace(' ', '_')}_{k:02d}"
+                rows.append(
+                    {
+                        "clip_id": clip_id,
+                        "instrument": instrument.name,
+                        "gm_program": -1 if voice.drums else voice.program,
+                        "substitute": voice.substitute,
+                        "notes": json.dumps([note.as_list() for note in notes]),
+                        "seed": clip_seed,
+                        "duration_s": round(len(audio) / SAMPLE_RATE, 3),
+                        "loudness_lufs": stored_loudness(flac, label),
+                        "pcm_sha256": pcm_sha256(flac),
+                        "audio": {"bytes": flac, "path": f"{clip_id}.flac"},
+                        "_samples": audio,
+                        # no column in the random set (the one the audio tasks pin): a set with `notes`
+                        # and no `stimulus_origin` is read as synth-random (multimodal.stimulus_origins)
+                        **(
+                            {"stimulus_origin": STIMULUS_ORIGIN[style]} if style != "random" else {}
+                        ),
+                    }
+                )
+                counter.update()
     return rows
 
 

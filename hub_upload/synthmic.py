@@ -48,6 +48,7 @@ from symphony_bench.plugin.core.audio import (
     integrated_loudness,
     loudness_summary,
 )
+from symphony_bench.plugin.core.progress import progress
 from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
 
 CLIP_SECONDS = 10.0
@@ -399,9 +400,9 @@ def build(
             with ProcessPoolExecutor(
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn")
             ) as pool:
-                loudness = list(pool.map(render_one, specs, chunksize=8))
+                loudness = _counted(pool.map(render_one, specs, chunksize=8), len(specs))
         else:
-            loudness = [render_one(spec) for spec in specs]
+            loudness = _counted(map(render_one, specs), len(specs))
         (staging / CLASS_MAP).write_text(
             json.dumps({name: index for index, name in enumerate(OPENMIC_CLASSES)})
         )
@@ -432,3 +433,13 @@ def build(
             )
         )
     return Path(out)
+
+
+def _counted(results, total: int) -> list:
+    """The rendered clips' results, counted on stderr as they arrive."""
+    collected = []
+    with progress(total, "rendering clips") as counter:
+        for result in results:
+            collected.append(result)
+            counter.update()
+    return collected

@@ -50,6 +50,7 @@ from symphony_bench.plugin.core.audio import (
     stored_loudness,
 )
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.progress import progress
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
 
 SEGMENT_FRAMES = 10 * SAMPLE_RATE
@@ -286,16 +287,19 @@ def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int,
         for config in CLIP_CONFIGS:
             for row in plan.rows[config]:
                 rows_of_clip[row["sample_key"]].append((config, row))
-        for key in sorted(rows_of_clip):
-            audio = encoded(clip_audio(root, key), seed, key)
-            for config, row in rows_of_clip[key]:
-                add(config, row, audio)
-        for config in MIX_CONFIGS:
-            for row in plan.rows[config]:
+        mixes = [(config, row) for config in MIX_CONFIGS for row in plan.rows[config]]
+        with progress(len(rows_of_clip) + len(mixes), "encoding clips") as counter:
+            for key in sorted(rows_of_clip):
+                audio = encoded(clip_audio(root, key), seed, key)
+                for config, row in rows_of_clip[key]:
+                    add(config, row, audio)
+                counter.update()
+            for config, row in mixes:
                 samples = np.concatenate(
                     [segment(clip_audio(root, key)) for key in row["source_keys"]]
                 )
                 add(config, row, encoded(samples, seed, row["item_id"]))
+                counter.update()
     finally:
         for stream in streams.values():
             stream.close()
