@@ -146,6 +146,7 @@ def full_build(release, tmp_path_factory) -> tuple[Path, dict]:
 # --- partly corrupt audio and skips --------------------------------------------------------------
 
 
+@pytest.mark.slow  # a whole benchmark build
 def test_partly_corrupt_audio_is_an_error_naming_the_file(release, full_build, tmp_path):
     root = copy_release(release, tmp_path)
     key = read_configs(full_build[0])["binary"][0]["sample_key"]
@@ -155,6 +156,7 @@ def test_partly_corrupt_audio_is_an_error_naming_the_file(release, full_build, t
     assert not (tmp_path / "out").exists() and debris(tmp_path) == []
 
 
+@pytest.mark.slow  # a whole benchmark build
 def test_a_skipped_clip_changes_only_the_rows_that_use_it(release, full_build, tmp_path):
     out, _ = full_build
     before = read_configs(out)
@@ -175,6 +177,7 @@ def test_a_skipped_clip_changes_only_the_rows_that_use_it(release, full_build, t
     assert all(key not in row_clips(row) for row in after["genre_hard"])
 
 
+@pytest.mark.slow  # a whole benchmark build
 def test_a_clip_shorter_than_a_loudness_gating_block_is_named_or_skipped(
     release, full_build, tmp_path
 ):
@@ -196,6 +199,7 @@ def test_a_clip_shorter_than_a_loudness_gating_block_is_named_or_skipped(
     assert re.fullmatch(reason + ".*", row["reason"])
 
 
+@pytest.mark.slow  # a whole benchmark build
 def test_without_skip_bad_nothing_is_dropped(full_build):
     out, summary = full_build
     configs = read_configs(out)
@@ -267,6 +271,7 @@ def test_another_builders_output_is_not_replaced(release, tmp_path):
     assert (image_set / "README.md").read_text() == "kept"
 
 
+@pytest.mark.slow  # a whole benchmark build
 def test_a_tgz_source_is_extracted_inside_the_staging_folder_and_removed(
     release, tmp_path, monkeypatch
 ):
@@ -487,6 +492,7 @@ def test_a_genre_prior_tie_predicts_nothing_and_no_tied_item_is_hard():
     assert GenrePrior.fit(leaning).counts(["Rock"], "guitar") == (2, 3, "genre")
 
 
+@pytest.mark.slow  # a whole benchmark build
 def test_the_card_gives_the_yes_no_split_and_the_tie_rule(full_build):
     out, summary = full_build
     card = (out / "README.md").read_text()

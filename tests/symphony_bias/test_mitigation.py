@@ -63,6 +63,7 @@ def test_an_unknown_instruction_is_refused_by_name():
         Design(mitigation="be_nice")
 
 
+@pytest.mark.slow  # builds every task of three bundles
 def test_the_groups_hold_the_base_task_and_one_task_per_instruction():
     manager = our_lm_eval_tasks()
     for group, base, protocol in (
