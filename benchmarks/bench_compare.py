@@ -258,6 +258,7 @@ def measure(root: Path) -> None:
             candidate_run=root / "candidate",
             json=json_path,
             markdown=markdown_path,
+            no_plots=False,
         )
 
     def whole():

@@ -96,3 +96,15 @@ def test_outputs_honour_the_umask(umask, runs, tmp_path):
         assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
     for folder in (tmp_path / "r_plots", tmp_path / "board"):
         assert folder.stat().st_mode & 0o777 == 0o777 & ~umask, folder
+
+
+@pytest.mark.parametrize("name", ["report", "compare"])
+def test_no_plots_writes_the_same_markdown_without_its_figures(name, runs, tmp_path):
+    with_plots, without = tmp_path / "with", tmp_path / "without"
+    assert main(with_outputs(name, runs, with_plots)) in (0, 1)
+    assert main([*with_outputs(name, runs, without), "--no-plots"]) in (0, 1)
+    figures = (with_plots / "result.md").read_text()
+    assert "result_plots/" in figures
+    assert figures.startswith((without / "result.md").read_text().rstrip("\n"))
+    assert "result_plots" not in (without / "result.md").read_text()
+    assert sorted(path.name for path in without.iterdir()) == ["result.json", "result.md"]

@@ -90,7 +90,9 @@ def mini_docs() -> list[dict]:
     return build_docs(Design(subset="mini"))
 
 
-def compare(base: Path, candidate: Path, *options: str) -> tuple[int, dict, str]:
+def compare(base: Path, candidate: Path, *options: str, plots=False) -> tuple[int, dict, str]:
+    """Exit status, JSON and Markdown of `symphony-bench compare` (the forest plot only if `plots`:
+    matplotlib takes most of a small comparison's time)."""
     parser = argparse.ArgumentParser()
     add_commands(parser.add_subparsers())
     out = base.parent / "compare.json"
@@ -105,6 +107,7 @@ def compare(base: Path, candidate: Path, *options: str) -> tuple[int, dict, str]
             "--markdown",
             str(markdown),
             *options,
+            *([] if plots else ["--no-plots"]),
         ]
     )
     status = args.run(args)
@@ -709,7 +712,11 @@ def test_two_planted_models_through_lm_eval_a_known_shift_is_detected(tmp_path):
         finally:
             server.shutdown()
     status, body, markdown = compare(
-        outputs["base"], outputs["candidate"], "--fail-on", "symphony_bias_text_mini:mean_abs:+0.02"
+        outputs["base"],
+        outputs["candidate"],
+        "--fail-on",
+        "symphony_bias_text_mini:mean_abs:+0.02",
+        plots=True,
     )
     assert status == 1, body["gate"]
     plots = re.findall(

@@ -45,6 +45,9 @@ def _add_report(commands) -> None:
         help="write the report as Markdown here, with its plots (PNG + SVG) in <stem>_plots/ beside it",
     )
     report.add_argument(
+        "--no-plots", action="store_true", help="write the Markdown without its plots"
+    )
+    report.add_argument(
         "--human-ratings",
         type=Path,
         help="CSV: instrument,male,female,non_binary (e.g. survey means)",
@@ -65,7 +68,8 @@ def run_report(args: argparse.Namespace) -> None:
         if args.json:
             outputs.text(args.json, json.dumps(report.bodies(), indent=2) + "\n")
         if args.markdown:
-            plots = report_plots_section(list(report.entries.values()), args.markdown, outputs)
+            entries = list(report.entries.values())
+            plots = [] if args.no_plots else report_plots_section(entries, args.markdown, outputs)
             outputs.text(args.markdown, "\n".join([markdown, *plots]))
     print(markdown)
 
@@ -148,6 +152,9 @@ def _add_compare(commands) -> None:
         "forest plot of the changes in <stem>_plots/ beside it",
     )
     command.add_argument(
+        "--no-plots", action="store_true", help="write the Markdown without its forest plot"
+    )
+    command.add_argument(
         "--n-boot",
         type=int,
         default=N_BOOTSTRAP,
@@ -211,7 +218,8 @@ def write_compare_outputs(result: dict, gate: dict, args: argparse.Namespace, js
         if json is not None:
             outputs.text(args.json, json)
         if args.markdown:
-            plots = compare_plots_section(change_rows(result), args.markdown, outputs)
+            rows = change_rows(result)
+            plots = [] if args.no_plots else compare_plots_section(rows, args.markdown, outputs)
             outputs.text(args.markdown, "\n".join([render_markdown(result, gate), *plots]))
 
 
