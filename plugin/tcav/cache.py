@@ -13,6 +13,7 @@ import numpy as np
 
 from symphony_bench.plugin.core.atomic import refuse_overlap, staged_directory
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.progress import progress
 from symphony_bench.plugin.tcav.defaults import DEFAULT_MAX_SECONDS
 from symphony_bench.plugin.tcav.encoders import Encoder, encoder_name, load_audio, load_encoder
 from symphony_bench.plugin.tcav.metadata import Metadata
@@ -94,7 +95,7 @@ def embed_tracks(
         )
         return cache / index["encoders"][name]["file"]
     encoder = load_encoder(source, device, trust_remote_code)
-    matrix = _embed_all(metadata, encoder, max_seconds, log)
+    matrix = _embed_all(metadata, encoder, max_seconds)
     kept = {k: v for k, v in index["encoders"].items() if k != name} if same_tracks else {}
     if index["encoders"] and not same_tracks:
         log(
@@ -124,12 +125,12 @@ def embed_tracks(
     return cache / entry["file"]
 
 
-def _embed_all(metadata: Metadata, encoder: Encoder, max_seconds, log) -> np.ndarray:
+def _embed_all(metadata: Metadata, encoder: Encoder, max_seconds) -> np.ndarray:
     rows = []
-    for k, path in enumerate(metadata.audio, start=1):
-        rows.append(encoder.embed(load_audio(path, encoder.sample_rate, max_seconds)))
-        if k % 100 == 0 or k == len(metadata.audio):
-            log(f"embedded {k}/{len(metadata.audio)} tracks")
+    with progress(len(metadata.audio), "embedding tracks") as counter:
+        for path in metadata.audio:
+            rows.append(encoder.embed(load_audio(path, encoder.sample_rate, max_seconds)))
+            counter.update()
     matrix = np.stack(rows).astype(np.float32)
     if not np.all(np.isfinite(matrix)):
         raise ValueError(f"encoder {encoder.source!r} produced NaN or infinite embeddings")

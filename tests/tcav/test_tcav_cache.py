@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile
 from support.tcav import cli, tiny_whisper, tone, write_tracks
+from support.terminal import stderr_on_a_terminal
 
 from symphony_bench.plugin.tcav import cache
 from symphony_bench.plugin.tcav.encoders import Encoder
@@ -40,6 +44,24 @@ def test_embedding_cache_is_reused_until_audio_changes(tmp_path, capsys):
     soundfile.write(tmp_path / "x.wav", tone(0.5, 16_000, 900.0), 16_000)
     cli(args)
     assert not np.allclose(np.load(tmp_path / "c" / "tw.npy"), first)
+
+
+@pytest.mark.e2e
+def test_embedding_shows_progress_on_a_terminal_and_nothing_in_a_log(tmp_path):
+    model_dir = tiny_whisper(tmp_path / "tiny-whisper")
+    soundfile.write(tmp_path / "x.wav", tone(0.5, 16_000, 300.0), 16_000)
+    soundfile.write(tmp_path / "y.wav", tone(0.5, 16_000, 500.0), 16_000)
+    metadata = write_tracks(
+        tmp_path, [("x", "x.wav", "pop", "female", "en"), ("y", "y.wav", "rock", "male", "es")]
+    )
+    embed = [str(Path(sys.executable).with_name("symphony-bench")), "tcav", "embed"]
+    embed += ["--metadata", str(metadata), "--encoder", str(model_dir), "--device", "cpu"]
+    shown = stderr_on_a_terminal([*embed, "--cache", str(tmp_path / "tty")])
+    assert "embedding tracks" in shown and "2/2" in shown
+    logged = subprocess.run(
+        [*embed, "--cache", str(tmp_path / "log")], capture_output=True, text=True, check=True
+    )
+    assert "embedding tracks" not in logged.stderr
 
 
 def test_cache_keeps_each_encoder_and_recomputes_only_changed_audio(tmp_path, monkeypatch):
