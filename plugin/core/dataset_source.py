@@ -11,7 +11,9 @@ comes, in this order, from:
 2. else, for the text tasks, the data embedded in the package: the pinned content itself, so no
    server is asked;
 3. else the pinned repo at the pinned revision (`huggingface_hub.snapshot_download`, so
-   `HF_HUB_OFFLINE=1` reads a warm cache), verified after download, before a doc is built.
+   `HF_HUB_OFFLINE=1` reads a warm cache), verified after download, before a doc is built;
+4. else, where the package can rebuild the pinned content (the default audio set), a local build
+   of it in the symphony-bench cache, verified by its digest.
 
 Whatever was used is recorded with each doc (`DatasetSource.facts`): repo, revision, the commit it
 resolved to, the content digest, and whether that content is the task's pin (`dataset_verified`).
@@ -108,11 +110,13 @@ def resolve(
     how_to_build: str,
     embedded: Callable[[], str] | None = None,
     locate: Callable[[Path], Path] = lambda folder: folder,
+    build_pinned: Callable[[PinnedDataset, str], DatasetSource] | None = None,
 ) -> DatasetSource:
     """The data the option names, else the embedded data (`embedded`: its digest; text tasks), else
     the pinned repo at its revision. `locate(folder)` is where in a folder or snapshot the data lies.
-    A pinned repo that cannot be reached, or whose content is not the pin, is one error that says
-    how to proceed (`how_to_build`)."""
+    A pinned repo that cannot be reached is built locally where the task can (`build_pinned(pinned,
+    why the repo could not be had)`), else it is one error that says how to proceed
+    (`how_to_build`); so is a repo whose content is not the pin."""
     if value:
         return _named(value, pinned, how_to_build, locate)
     if embedded is not None:
@@ -121,6 +125,8 @@ def resolve(
             None, pinned.repo_id, pinned.revision, None, digest, digest == pinned.sha256
         )
     source = fetch(pinned.repo_id, pinned.revision)
+    if isinstance(source, str) and build_pinned is not None:
+        return build_pinned(pinned, source)
     if isinstance(source, str):
         raise DataFileError(f"{source}; {how_to_build}")
     return _checked_against_pin(_with_digest(source, locate), pinned, how_to_build)

@@ -37,6 +37,7 @@ from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
 from symphony_bench.plugin.core.options import given_options, read_options
 from symphony_bench.plugin.core.vocabulary import load_instruments
+from symphony_bench.plugin.symphony_bias.default_audio import build_default_audio
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS, TEXT_OPTIONS
 from symphony_bench.plugin.symphony_bias.records import (
@@ -85,6 +86,9 @@ STIMULUS_SET_YAML = {
     "image": "lmms_eval/symphony_bias_multimodal/_image_likert_yaml",
 }
 
+# the modalities whose pinned set the package can rebuild offline (images need the user's photos)
+PINNED_SET_BUILDERS = {"audio": build_default_audio}
+
 
 def stimulus_source(modality: Modality) -> DatasetSource:
     """The option's folder or repo id, else the Hub repo pinned in the task YAML. `import-upstream`'s
@@ -103,7 +107,8 @@ def stimulus_source(modality: Modality) -> DatasetSource:
             imported if not (folder / "data").is_dir() and (imported / "data").is_dir() else folder
         )
 
-    return resolve(value, pinned, how_to_build, locate=data_folder)
+    build_pinned = PINNED_SET_BUILDERS.get(modality.name)
+    return resolve(value, pinned, how_to_build, locate=data_folder, build_pinned=build_pinned)
 
 
 @lru_cache(maxsize=4)

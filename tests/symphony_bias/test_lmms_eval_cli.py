@@ -20,6 +20,7 @@ from support.harness import (
 from support.planted_replay import plant, task_docs
 
 from symphony_bench.metrics.association import DESCRIPTIVE_HEADLINES
+from symphony_bench.plugin.core.dataset_source import pinned_dataset
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.symphony_bias import multimodal
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS
@@ -269,6 +270,35 @@ def test_a_missing_stimulus_set_is_the_first_and_last_error_lmms_eval_shows_and_
         check.returncode == 1
         and "symphony_bias_image_mini: no results and no samples" in check.stderr
     )
+
+
+@pytest.mark.e2e
+def test_with_no_audio_option_and_no_hub_the_pinned_set_is_built_once_and_verified(
+    tmp_path, monkeypatch
+):
+    """The pinned Hub repo is not published (and the Hub is off): the task builds the pinned default
+    set into the cache on first use, checks its digest and records it as the pinned data."""
+    monkeypatch.delenv("SYMPHONY_AUDIO", raising=False)
+    task = "symphony_bias_audio_mini"
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text(
+        "".join(json.dumps({"task": task, "doc_id": k, "response": "{}"}) + "\n" for k in range(2))
+    )
+    env = {"SYMPHONY_BENCH_CACHE": str(tmp_path / "cache"), "HF_HOME": str(tmp_path / "hf")}
+    pin = pinned_dataset(multimodal.STIMULUS_SET_YAML["audio"]).sha256
+    builds = []
+    for name in ("first", "second"):
+        completed = run_lmms_eval(
+            "symphony_replay", f"responses={responses}", task, tmp_path / name, env, "--limit", "2"
+        )
+        builds.append(completed.stderr.count("building the pinned default audio set"))
+        samples = read_lmms_samples(tmp_path / name, task)
+        assert len(samples) == 2
+        recorded = {
+            (s["mean_abs"]["dataset_sha256"], s["mean_abs"]["dataset_verified"]) for s in samples
+        }
+        assert recorded == {(pin, True)}, completed.stderr[-2000:]
+    assert builds == [1, 0]
 
 
 @pytest.mark.slow  # the audio_set fixture renders 44 clips
