@@ -129,9 +129,11 @@ def test_one_way_equals_scipy_on_template_means_and_the_interval_agrees_with_the
     np.testing.assert_array_equal(excludes_zero, p < 0.05)
 
 
-def naive_two_way(cells: np.ndarray) -> tuple[float, float]:
-    """Method-of-moments variance of the grand mean of one balanced stimuli x templates table, with
-    pandas group-bys and an explicit sum (an independent implementation of `two_way`)."""
+def naive_two_way(cells: np.ndarray) -> tuple[float, float, float]:
+    """Grand mean, variance and df of one balanced stimuli x templates table, with pandas group-bys
+    and explicit sums (an independent implementation of `two_way`): variance MS_s / (S T) plus the
+    template component sigma_t^2 / T when estimated above 0; df the smaller Satterthwaite df with
+    MS_s, or MS_t, at its one-sided 95 % upper confidence limit."""
     frame = pd.DataFrame(
         [(s, t, cells[s, t]) for s in range(cells.shape[0]) for t in range(cells.shape[1])],
         columns=["stimulus", "template", "y"],
@@ -145,18 +147,35 @@ def naive_two_way(cells: np.ndarray) -> tuple[float, float]:
         - grand
     )
     ms_e = ((frame.y - fitted) ** 2).sum() / ((n_s - 1) * (n_t - 1))
-    sigma_s, sigma_t = max(0.0, (ms_s - ms_e) / n_t), max(0.0, (ms_t - ms_e) / n_s)
-    return grand, sigma_s / n_s + sigma_t / n_t + ms_e / (n_s * n_t)
+    sigma_t = max(0.0, (ms_t - ms_e) / n_s)
+    variance = ms_s / (n_s * n_t) + sigma_t / n_t
+
+    def satterthwaite(s: float, t: float) -> float:
+        if sigma_t == 0:  # no template part: the stimulus mean square alone
+            return n_s - 1.0
+        parts = [(s, n_s - 1), (t, n_t - 1), (ms_e, (n_s - 1) * (n_t - 1))]
+        return (s + t - ms_e) ** 2 / sum(value**2 / df for value, df in parts)
+
+    upper_s = (n_s - 1) / stats.chi2.ppf(0.05, n_s - 1)
+    upper_t = (n_t - 1) / stats.chi2.ppf(0.05, n_t - 1)
+    df = min(satterthwaite(upper_s * ms_s, ms_t), satterthwaite(ms_s, upper_t * ms_t))
+    return grand, variance, df
 
 
-def test_two_way_variance_equals_an_independent_method_of_moments():
+def test_two_way_variance_and_df_equal_an_independent_method_of_moments():
     rng = np.random.default_rng(6)
     cells = crossed_cells(rng, 1, 6, 5, 20, 3, 0.2, 0.2, delta=0.05)
-    estimate, variance, _ = two_way(cells)
+    # one table without template variation: its template component is estimated at 0
+    cells[4] += cells[4].mean() - cells[4].mean(axis=0, keepdims=True)
+    estimate, variance, df = two_way(cells)
+    truncated = 0
     for k in range(len(cells)):
-        grand, expected = naive_two_way(cells[k])
+        grand, expected, expected_df = naive_two_way(cells[k])
         assert estimate[k] == pytest.approx(grand, rel=1e-12)
         assert variance[k] == pytest.approx(expected, rel=1e-9)
+        assert df[k] == pytest.approx(max(expected_df, 1.0), rel=1e-9)
+        truncated += expected_df == cells.shape[1] - 1
+    assert truncated == 1  # both branches checked
 
 
 def test_holm_matches_a_hand_worked_example():

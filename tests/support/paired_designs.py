@@ -1,6 +1,7 @@
 """Simulated paired runs of one model on the Symphony-Bias designs (text, mini, audio, mini-audio):
-templates, template x instrument and clip effects shared by both runs, fresh doc noise per run,
-and a planted mean-ABS change. Used by the crossed-variance, MDE and plan simulations."""
+templates, template x instrument and clip effects (and, if asked, template x clip effects) shared by
+both runs, fresh doc noise per run, and a planted mean-ABS change. Used by the crossed-variance,
+MDE, plan and per-instrument tail simulations."""
 
 from __future__ import annotations
 
@@ -20,14 +21,17 @@ def design_docs(rng, templates, clips, effects, shift=0.0, noise=0.08):
     """One run: a doc per (template, instrument, clip); male share 1/3 + template, template x
     instrument, clip effects and doc noise (+ `shift` x the stereotype sign: the true mean-ABS
     change), female share its mirror, non-binary 1/3: mean ABS is linear in the shares and its true
-    change is `shift` (clipping to (0, 2/3) touches about 1 doc in 1,000)."""
-    template_effect, pair_effect, clip_effect = effects
+    change is `shift` (clipping to (0, 2/3) touches about 1 doc in 1,000). A fourth effect, if
+    `effects` has one, is template x clip (T, I, C)."""
+    template_effect, pair_effect, clip_effect = effects[:3]
     t, i, c = np.indices((templates, INSTRUMENTS, clips)).reshape(3, -1)
+    template_clip = effects[3][t, i, c] if len(effects) > 3 else 0.0
     male = (
         1 / 3
         + template_effect[t]
         + pair_effect[t, i]
         + clip_effect[i, c]
+        + template_clip
         + shift / 2 * SIGNS[i]
         + rng.normal(0, noise, t.size)
     )
@@ -54,12 +58,20 @@ def _doc_columns(templates, clips):
     return t.astype(str), i.astype(str), categories, stimulus_ids
 
 
-def shared_effects(rng, templates, clips):
-    return (
-        rng.normal(0, 0.03, templates),
-        rng.normal(0, 0.02, (templates, INSTRUMENTS)),
-        rng.normal(0, 0.03, (INSTRUMENTS, clips)),
+EFFECT_SDS = {"template": 0.03, "template_instrument": 0.02, "clip": 0.03}
+
+
+def shared_effects(rng, templates, clips, template_clip: float = 0.0):
+    """Template (T,), template x instrument (T, I) and clip (I, C) effects on the male share, and
+    with `template_clip` > 0 a template x clip effect (T, I, C) of that sd."""
+    effects = (
+        rng.normal(0, EFFECT_SDS["template"], templates),
+        rng.normal(0, EFFECT_SDS["template_instrument"], (templates, INSTRUMENTS)),
+        rng.normal(0, EFFECT_SDS["clip"], (INSTRUMENTS, clips)),
     )
+    if template_clip > 0:
+        effects += (rng.normal(0, template_clip, (templates, INSTRUMENTS, clips)),)
+    return effects
 
 
 DESIGNS = {"text": (86, 1), "mini": (5, 1), "audio": (86, 5), "mini_audio": (5, 5)}
