@@ -152,8 +152,9 @@ def as_floats(
     n_items: float | None = None,
 ) -> dict:
     """One comparison's inference as plain floats (NaN kept; the caller turns it into null), with
-    its minimum detectable effect at 80 % power ("mde", see `floored_mde`) and the stderr it rests
-    on ("mde_stderr": mde / k(df))."""
+    its minimum detectable effect at 80 % power ("mde", see `floored_mde`), the stderr it rests
+    on ("mde_stderr": mde / k(df)) and the floor under the change's sd ("floor_stderr", 0 where
+    none; a share's item floor not included)."""
     stderr, df = float(inference["stderr"]), float(inference["df"])
     mde = floored_mde(stderr, df, floor_stderr, n_items, confidence)
     return {
@@ -164,6 +165,7 @@ def as_floats(
         "df": df,
         "mde": mde,
         "mde_stderr": mde / float(minimum_detectable_effect(1.0, df, confidence)),
+        "floor_stderr": float(floor_stderr) if np.isfinite(floor_stderr) else 0.0,
     }
 
 

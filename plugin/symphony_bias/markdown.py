@@ -432,9 +432,8 @@ def variance_line(summary: dict) -> str | None:
         else "; one doc per cell: template x instrument is in the residual"
     )
     return (
-        "- where the male - female difference varies (variance components, percentile bootstrap): "
-        + ", ".join(parts)
-        + unseparated
+        "- where the male - female difference varies (variance components, 95% generalized "
+        "confidence intervals): " + ", ".join(parts) + unseparated
     )
 
 

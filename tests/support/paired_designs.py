@@ -58,6 +58,15 @@ def _doc_columns(templates, clips):
     return t.astype(str), i.astype(str), categories, stimulus_ids
 
 
+def _with_run_strength(rng, effects, sd):
+    """The shared effects plus this run's own per-template strength (u_t x sign_i, u_t ~ N(0, sd))."""
+    if sd == 0:
+        return effects
+    template_effect, pair_effect, *others = effects
+    strength = rng.normal(0, sd, len(template_effect))
+    return (template_effect, pair_effect + strength[:, None] * SIGNS[None, :], *others)
+
+
 EFFECT_SDS = {"template": 0.03, "template_instrument": 0.02, "clip": 0.03}
 
 
@@ -78,11 +87,18 @@ DESIGNS = {"text": (86, 1), "mini": (5, 1), "audio": (86, 5), "mini_audio": (5, 
 
 
 def simulate(
-    design: str, runs: int, shift: float, seed: int, templates: int | None = None
+    design: str,
+    runs: int,
+    shift: float,
+    seed: int,
+    templates: int | None = None,
+    rerun_template_sd: float = 0.0,
 ) -> pd.DataFrame:
     """`runs` paired comparisons of two runs of one model, the candidate's mean ABS `shift` higher:
     per run the change, its stderr, interval, p-value and MDE (`templates`: other than the
-    design's)."""
+    design's). `rerun_template_sd`: each run also draws its own per-template association strength
+    (male share + u_t x the stereotype sign, u_t ~ N(0, sd)), so that runs differ by template as
+    well as by doc: variation the rerun floor, a doc-level residual, does not see."""
     design_templates, clips = DESIGNS[design]
     templates = templates or design_templates
     # a stimulus design's mean-ABS change is the two-way clustered one, whatever the bootstrap's
@@ -92,8 +108,12 @@ def simulate(
     rows = []
     for run in range(runs):
         effects = shared_effects(rng, templates, clips)
-        base = design_docs(rng, templates, clips, effects)
-        candidate = design_docs(rng, templates, clips, effects, shift=shift)
+        base, candidate = (
+            design_docs(
+                rng, templates, clips, _with_run_strength(rng, effects, rerun_template_sd), shift=s
+            )
+            for s in (0.0, shift)
+        )
         change = association_changes(base, candidate, n_boot=n_boot, seed=run)["mean_abs"]
         rows.append({**change, "low": change["ci"][0], "high": change["ci"][1]})
     return pd.DataFrame(rows)
