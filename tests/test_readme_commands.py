@@ -19,9 +19,10 @@ SUBSTITUTION = re.compile(r"\"\$\((?:[^()]|\([^()]*\))*\)\"|\$\((?:[^()]|\([^()]
 
 
 def readme_commands() -> list[list[str]]:
-    """The README's fenced command lines (continuations joined, comments and $(...) dropped)."""
+    """The README's command lines (continuations joined, comments and $(...) dropped)."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.S | re.M)
+    # command blocks: a fence with no language or a shell one (```text holds the architecture map)
+    blocks = re.findall(r"^```(?:sh|bash|shell|console)?\n(.*?)^```", text, flags=re.S | re.M)
     commands = []
     for block in blocks:
         for line in block.replace("\\\n", " ").splitlines():
