@@ -136,17 +136,23 @@ def build_association_data(
     the other invalid docs, the refusal rate these.
     """
     if control is not None and np.any(control):
-        return _with_prior(
-            scenario_ids,
-            instruments,
-            categories,
-            scores,
-            valid,
-            template_ids,
-            stimulus_ids,
-            control,
-            refused,
+        control = np.asarray(control, dtype=bool)
+        templates = np.asarray(scenario_ids if template_ids is None else template_ids)
+
+        def instrument_docs(column, dtype=None):
+            return None if column is None else np.asarray(column, dtype=dtype)[~control]
+
+        data = build_association_data(
+            instrument_docs(scenario_ids),
+            instrument_docs(instruments),
+            instrument_docs(categories),
+            instrument_docs(scores, float),
+            instrument_docs(valid, bool),
+            templates[~control],
+            instrument_docs(stimulus_ids),
+            refused=instrument_docs(refused, bool),
         )
+        return dataclasses.replace(data, prior=_control_prior(templates, scores, valid, control))
     valid = np.asarray(valid, dtype=bool)
     n = len(valid)
     if refused is not None:
@@ -195,31 +201,10 @@ def build_association_data(
     )
 
 
-def _with_prior(
-    scenario_ids,
-    instruments,
-    categories,
-    scores,
-    valid,
-    template_ids,
-    stimulus_ids,
-    control,
-    refused=None,
-) -> AssociationData:
-    """The instrument docs' data, with the control docs' mean shares per template as its prior."""
-    control = np.asarray(control, dtype=bool)
-    templates = np.asarray(scenario_ids if template_ids is None else template_ids)
+def _control_prior(templates, scores, valid, control) -> np.ndarray:
+    """(T, 3): the control docs' mean shares per template of the instrument docs (NaN where a
+    template has no valid control doc)."""
     keep = ~control
-    data = build_association_data(
-        np.asarray(scenario_ids)[keep],
-        np.asarray(instruments)[keep],
-        np.asarray(categories)[keep],
-        np.asarray(scores, dtype=float)[keep],
-        np.asarray(valid, dtype=bool)[keep],
-        templates[keep],
-        None if stimulus_ids is None else np.asarray(stimulus_ids)[keep],
-        refused=None if refused is None else np.asarray(refused, dtype=bool)[keep],
-    )
     template_names = np.unique(templates[keep])
     shares = normalise_scores(
         np.asarray(scores, dtype=float)[control], np.asarray(valid, dtype=bool)[control]
@@ -238,8 +223,7 @@ def _with_prior(
         axis=1,
     )
     with np.errstate(invalid="ignore", divide="ignore"):
-        prior = sums / counts[:, None]
-    return dataclasses.replace(data, prior=prior)
+        return sums / counts[:, None]
 
 
 def _cell_sums(data: AssociationData) -> tuple[np.ndarray, np.ndarray]:
