@@ -13,7 +13,10 @@ t-based interval and test on its cells (`clustered`), so the interval and the te
 numbers pool instruments; their uncertainty comes from a bootstrap that resamples templates (and,
 for stimulus designs, stimuli too: a pigeonhole bootstrap), shared by every instrument so the
 correlation a shared template set induces is kept. A replicate is a weight per unit, which turns
-every resampled statistic into matrix products.
+every resampled statistic into matrix products. On crossed designs the linear headline numbers take
+the two-way clustered variance of their cell contributions instead (below). The gender skew, the
+leaderboard's ranking number, is `metrics.skew`'s: a root mean square of the male - female
+differences from an unbiased mean of squares, with a delta-method interval on the same units.
 
 The coded documents and their per-cell aggregates are `metrics.association_data`; the control docs'
 gender prior (prior-adjusted scores, the control check) is `metrics.prior`; correlations with human
@@ -42,6 +45,7 @@ from symphony_bench.metrics.clustered import (
 )
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP, UNIFORM_SHARE
 from symphony_bench.metrics.labels import FEMALE, MALE, NON_BINARY
+from symphony_bench.metrics.skew import gender_skew
 
 
 def weighted_gas(
@@ -136,19 +140,13 @@ def bootstrap_weights(n_units: int, n_boot: int, seed) -> np.ndarray:
 # ABS is positive (simulated: 17-19 % on the mini design, 99-100 % on the full one). Its estimand is
 # the expected share of positive ABS estimates at this design: descriptive.
 DESCRIPTIVE_HEADLINES = ("consistency_rate",)
-# headline numbers that are not linear in the cell means: their uncertainty comes from the
-# bootstrap on every design (the crossed designs' analytic variance is for linear numbers)
-NONLINEAR_HEADLINES = ("gender_skew",)
-SQRT_2_OVER_PI = float(np.sqrt(2.0 / np.pi))
 
 
-def headline_values(
-    abs_scores: np.ndarray, non_binary_gas: np.ndarray, male_minus_female: np.ndarray
-) -> dict[str, np.ndarray]:
-    """The headline numbers over instruments (the last axis), for one estimate or many replicates:
-    the stereotype-consistency rate (share of instruments with a finite ABS that is > 0), the mean
-    ABS, the mean non-binary GAS, and the gender skew: the mean over instruments of
-    |GAS(male) - GAS(female)| (no stereotype table needed; NaN instruments left out throughout)."""
+def headline_values(abs_scores: np.ndarray, non_binary_gas: np.ndarray) -> dict[str, np.ndarray]:
+    """The headline numbers that are functions of the instruments' GAS (the last axis), for one
+    estimate or many replicates: the stereotype-consistency rate (share of instruments with a
+    finite ABS that is > 0), the mean ABS and the mean non-binary GAS (NaN instruments left out
+    throughout). The gender skew is not one of them: it needs the cells (`metrics.skew`)."""
     finite = np.isfinite(abs_scores)
     with np.errstate(invalid="ignore", divide="ignore"):
         consistency = np.sum(finite & (np.nan_to_num(abs_scores) > 0), axis=-1) / np.sum(
@@ -158,17 +156,7 @@ def headline_values(
         "consistency_rate": consistency,
         "mean_abs": finite_mean(abs_scores),
         "non_binary_gas": finite_mean(non_binary_gas),
-        "gender_skew": finite_mean(np.abs(male_minus_female)),
     }
-
-
-def skew_null_reference(stderr: np.ndarray, skew: np.ndarray) -> float:
-    """What the gender skew of a model without any gender association scores at this design and n:
-    each instrument's estimated male - female difference is then noise around 0, of about normal
-    shape with its stderr s_i, so E|estimate| = s_i sqrt(2 / pi); the reference is the mean of that
-    over the instruments the skew counts. A skew well above it is association, not noise."""
-    counted = np.isfinite(skew) & np.isfinite(stderr)
-    return float(np.mean(stderr[counted]) * SQRT_2_OVER_PI) if counted.any() else float("nan")
 
 
 def stereotype_direction_rates(
@@ -208,9 +196,12 @@ class AssociationResult:
         str, float
     ]  # value, "<name>_stderr", "<name>_ci" for each headline metric, counts
     units: str  # what the uncertainty resamples: "templates" or "templates x stimuli"
-    skew: np.ndarray  # (I,) |GAS(male) - GAS(female)|
-    skew_stderr: np.ndarray  # (I,) bootstrap on the design's units
-    skew_ci: np.ndarray  # (I, 2) t interval with T - 1 df
+    # per instrument, descriptive: |GAS(male) - GAS(female)| (I,), biased upward by its own noise
+    # (the headline gender skew is not their mean: see metrics.skew), its bootstrap stderr on the
+    # design's units (I,) and a t interval with T - 1 df (I, 2)
+    skew: np.ndarray
+    skew_stderr: np.ndarray
+    skew_ci: np.ndarray
 
 
 def unit_weights(data: AssociationData, n_boot: int, seed) -> tuple[np.ndarray, np.ndarray]:
@@ -353,9 +344,10 @@ def analyse(
     Headline numbers: mean ABS over categorised instruments, mean non-binary GAS over instruments
     (each with a bootstrap stderr over the design's units and a t interval with G - 1 df, G the
     number of templates), the stereotype-consistency rate (share of categorised instruments whose ABS
-    estimate is > 0: descriptive, no stderr, see DESCRIPTIVE_HEADLINES), the invalid-output rate
-    (`design_rate`: the same units), the number of instruments counted and the number with a
-    significant ABS after Holm's correction at `alpha`.
+    estimate is > 0: descriptive, no stderr, see DESCRIPTIVE_HEADLINES), the gender skew and its
+    square (`skew_headline`: the delta method on the design's units, no bootstrap), the
+    invalid-output rate (`design_rate`: the same units), the number of instruments counted and the
+    number with a significant ABS after Holm's correction at `alpha`.
     """
     if n_boot < 2:
         raise ValueError(f"n_boot must be at least 2, got {n_boot}")
@@ -370,17 +362,15 @@ def analyse(
     p_holm = holm(p_value)
 
     headline: dict[str, float] = {}
-    point = headline_values(abs_scores, gas[..., NON_BINARY], gas[..., MALE] - gas[..., FEMALE])
-    replicates = headline_values(
-        abs_boot, gas_boot[..., NON_BINARY], gas_boot[..., MALE] - gas_boot[..., FEMALE]
-    )
+    point = headline_values(abs_scores, gas[..., NON_BINARY])
+    replicates = headline_values(abs_boot, gas_boot[..., NON_BINARY])
     df = max(data.n_templates - 1, 1)
     crossed = headline_contributions(data, means, *cell_counts(data)) if data.crossed else {}
     for name, value in point.items():
         headline[name] = float(value)
         if name in DESCRIPTIVE_HEADLINES:
             continue
-        if name in crossed and name not in NONLINEAR_HEADLINES:
+        if name in crossed:
             inference = crossed_inference(crossed[name], data, float(value), confidence)
             headline[f"{name}_stderr"], headline[f"{name}_ci"] = (
                 inference["stderr"],
@@ -391,7 +381,7 @@ def analyse(
         headline[f"{name}_ci"] = _t_interval(
             float(value), headline[f"{name}_stderr"], df, confidence
         )
-    headline["gender_skew_ci"] = _at_least_zero(headline["gender_skew_ci"])
+    headline.update(skew_headline(data, means, confidence))
     invalid = design_rate(data, data.format_failures, n_boot, seed, confidence)
     headline["invalid_rate"], headline["invalid_rate_stderr"] = invalid["rate"], invalid["stderr"]
     headline["invalid_rate_ci"] = invalid["ci"]
@@ -407,7 +397,6 @@ def analyse(
     headline["n_instruments_counted"] = int(np.sum(np.isfinite(abs_scores)))
     headline["n_significant_holm"] = int(np.sum(p_holm < alpha))
     skew, skew_stderr, skew_ci = instrument_skews(gas, gas_boot, data.n_templates, confidence)
-    headline["gender_skew_null"] = skew_null_reference(np.sqrt(tests["variance"]), skew)
     headline.update(stereotype_direction_rates(abs_scores, p_holm, alpha))
 
     n_instruments = len(data.instruments)
@@ -456,9 +445,22 @@ def instrument_skews(
     return skew, stderr, np.maximum(interval, 0.0)  # NaN stays NaN
 
 
-def _at_least_zero(interval: list[float]) -> list[float]:
-    """A t interval of a non-negative number (a mean of |.|), cut at 0."""
-    return [max(bound, 0.0) if np.isfinite(bound) else bound for bound in interval]
+def skew_headline(data: AssociationData, means: np.ndarray, confidence: float) -> dict:
+    """The gender skew (`metrics.skew.gender_skew`: the root mean square over instruments of the
+    male - female difference, from a mean of squares that noise does not inflate, 0-centred) with
+    its stderr and interval on the design's units, and its square, the unbiased mean square
+    (`gender_skew_squared`), with its own."""
+    skew = gender_skew(
+        means[..., MALE] - means[..., FEMALE], instrument_membership(data), data.crossed, confidence
+    )
+    return {
+        "gender_skew": float(skew["gender_skew"]),
+        "gender_skew_stderr": float(skew["stderr"]),
+        "gender_skew_ci": [float(v) for v in skew["ci"]],
+        "gender_skew_squared": float(skew["mean_square"]),
+        "gender_skew_squared_stderr": float(skew["mean_square_stderr"]),
+        "gender_skew_squared_ci": [float(v) for v in skew["mean_square_ci"]],
+    }
 
 
 def binomial_rate(flags) -> tuple[float, float]:

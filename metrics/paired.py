@@ -13,8 +13,9 @@ reference, so the interval excludes 0 exactly when p < 0.05. On a crossed design
 stimuli) the Symphony-Bias headline changes instead take the two-way clustered variance of the
 difference of the runs' cell contributions (metrics.clustered.two_way_clustered), with its
 Satterthwaite df: the pigeonhole bootstrap's paired stderr was 1.7-1.8x the true sd of the change
-there. The gender skew is not linear in the cells and keeps the bootstrap there (conservative on
-crossed designs). The consistency rate's change is
+there. The gender skew's change is metrics.skew.skew_change's on every design (the delta method on
+the same units, one-way over templates on a text design: no bootstrap; tested on the mean square
+where a run's skew is near 0). The consistency rate's change is
 descriptive, as the rate itself (metrics.association.DESCRIPTIVE_HEADLINES): it has no stderr,
 interval or p-value (all NaN), and so a release gate cannot rest on it.
 
@@ -39,7 +40,6 @@ from scipy import special, stats
 
 from symphony_bench.metrics.association import (
     DESCRIPTIVE_HEADLINES,
-    NONLINEAR_HEADLINES,
     bootstrap_weights,
     crossed_inference,
     headline_contributions,
@@ -54,6 +54,8 @@ from symphony_bench.metrics.association_data import (
 )
 from symphony_bench.metrics.clustered import holm, one_way, t_inference, two_way
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP, UNIFORM_SHARE
+from symphony_bench.metrics.labels import FEMALE, MALE
+from symphony_bench.metrics.skew import skew_change
 
 HEADLINES = ("mean_abs", "consistency_rate", "non_binary_gas", "gender_skew", "invalid_rate")
 MDE_POWER = 0.8
@@ -203,9 +205,12 @@ def rerun_floors(run, membership, signs) -> dict[str, float]:
     of the cell means after an additive template + stimulus fit (template x instrument interaction
     and doc noise, which a one-doc-per-cell design cannot tell apart), its variance s^2 = sum of
     squares / df. An instrument's GAS averages its n_i cells, so the mean over I instruments of a
-    per-instrument difference varies by s^2 sum(1 / n_i) / I^2 (the gender skew's |.| to first
-    order). 0 where the table leaves no residual degrees of freedom; the invalid rate's floor is the
-    item floor (`floored_mde`)."""
+    per-instrument difference varies by s^2 sum(1 / n_i) / I^2; the gender skew, sqrt(mean_i d_i^2),
+    moves to first order by sum_i d_i delta_i / (I skew), which varies by
+    s^2 sum_i (d_i^2 / n_i) / (I sum_i d_i^2) (the plug-in d_i: the same s^2 / (n I) as an unweighted
+    mean when every instrument has n cells; with every d_i 0, that unweighted mean's). 0 where the
+    table leaves no residual degrees of freedom; the invalid rate's floor is the item floor
+    (`floored_mde`)."""
     means = run[0]
     present = np.isfinite(means[..., 0])
     residual, df = _additive_residuals(means, present)
@@ -223,7 +228,16 @@ def rerun_floors(run, membership, signs) -> dict[str, float]:
         floors["mean_abs"] = float(
             np.sqrt(difference * np.sum(1.0 / per_instrument[categorised])) / categorised.sum()
         )
-    floors["gender_skew"] = float(np.sqrt(difference * spread) / counted.sum())
+    gaps = np.where(present, means[..., 0] - means[..., 1], 0.0).sum(axis=0) @ membership
+    gaps = np.where(counted, gaps / np.where(counted, per_instrument, 1.0), 0.0)
+    weights = gaps**2 if np.any(gaps[counted] != 0) else counted.astype(float)
+    floors["gender_skew"] = float(
+        np.sqrt(
+            difference
+            * np.sum(weights[counted] / per_instrument[counted])
+            / (counted.sum() * np.sum(weights[counted]))
+        )
+    )
     floors["non_binary_gas"] = float(np.sqrt(non_binary * spread) / counted.sum())
     return floors
 
@@ -281,14 +295,13 @@ def weighted_headlines(
     sums = (weighted.reshape(-1, n_stimuli) @ membership).reshape(*batch, n_boot, 3, n_instruments)
     with np.errstate(invalid="ignore", divide="ignore"):
         gas = sums / (mass @ membership)[..., None, :] - UNIFORM_SHARE  # (..., B, 3, I)
-    male_minus_female = gas[..., 0, :] - gas[..., 1, :]
-    abs_scores = signs * male_minus_female
+    abs_scores = signs * (gas[..., 0, :] - gas[..., 1, :])
     with np.errstate(invalid="ignore", divide="ignore"):
         invalid_rate = ((template_weights @ invalid) * stimulus_weights).sum(axis=-1) / (
             (template_weights @ counts) * stimulus_weights
         ).sum(axis=-1)
     return {
-        **headline_values(abs_scores, gas[..., 2, :], male_minus_female),
+        **headline_values(abs_scores, gas[..., 2, :]),
         "invalid_rate": invalid_rate,
     }
 
@@ -359,18 +372,28 @@ def association_changes(
     )
     floors = [rerun_floors(run, membership, base.signs) for run in runs]
     docs = float(runs[0][1].sum())
+    skew = skew_change(
+        *(run[0][..., MALE] - run[0][..., FEMALE] for run in runs),
+        membership,
+        base.crossed,
+        confidence,
+    )
     for name in HEADLINES:
-        change = values[1][name][0] - values[0][name][0]
-        inference = change_inference(
-            change, replicates[1][name] - replicates[0][name], base.n_templates, confidence
-        )
+        if name == "gender_skew":
+            points, inference = [skew["base"], skew["candidate"]], skew
+        else:
+            points = [values[0][name][0], values[1][name][0]]
+            change = points[1] - points[0]
+            inference = change_inference(
+                change, replicates[1][name] - replicates[0][name], base.n_templates, confidence
+            )
         if name in DESCRIPTIVE_HEADLINES:
             inference = {**inference, **_NO_INFERENCE}
-        elif contributions is not None and name not in NONLINEAR_HEADLINES:
+        elif contributions is not None and name in contributions[0]:
             inference = _crossed_change(change, contributions, name, base, confidence)
         results[name] = {
-            "base": float(values[0][name][0]),
-            "candidate": float(values[1][name][0]),
+            "base": float(points[0]),
+            "candidate": float(points[1]),
             **as_floats(
                 inference,
                 confidence,

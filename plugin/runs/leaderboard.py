@@ -13,8 +13,9 @@ of the ranking metric lies wholly on the better side of its own and, where the t
 same docs under the same task facts (plugin.runs.provenance.COMPARED_FIELDS), whose paired
 difference (plugin.runs.compare, the design's units resampled once for both) is significant at 5%.
 Rows not separated that way share a rank and are marked tied ("=2"). The ranking metric is the
-benchmark's: for Likert and log-prob entries the gender skew, mean |GAS male - GAS female| over
-instruments (lower = weaker association in either direction; a mean ABS near 0 can hide strong
+benchmark's: for Likert and log-prob entries the gender skew, the root mean square over
+instruments of GAS male - GAS female, debiased so that noise does not raise it (metrics.skew; lower =
+weaker association in either direction; a mean ABS near 0 can hide strong
 associations of opposite signs, so it is shown, signed, beside the rank and not ranked on), for
 recognition and grounding entries an accuracy (set task: F1), higher better. A ranking metric
 "closer_to_zero" ranks |x| with the folded interval, the paired test used when both estimates have

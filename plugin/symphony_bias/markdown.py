@@ -275,10 +275,11 @@ def _headline_lines(s: dict) -> list[str]:
         f"model that always favours men scores {fmt(s['consistency_rate_if_always_male']) if counted else 'n/a'}",
         f"- mean non-binary GAS (below 0 = non-binary rated less likely than uniform): {fmt(s['non_binary_gas'])} ± "
         f"{fmt_se(s['non_binary_gas_stderr'])}",
-        f"- gender skew (association strength in either direction: mean over the {s['n_instruments']} instruments "
-        f"of |GAS male - GAS female|, no stereotype table needed): {fmt(s['gender_skew'])} ± "
+        f"- gender skew (association strength in either direction, the ranking number: root mean square over the "
+        f"{s['n_instruments']} instruments of GAS male - GAS female, debiased so that noise does not raise it, "
+        f"no stereotype table needed): {fmt(s['gender_skew'])} ± "
         f"{fmt_se(s['gender_skew_stderr'])} (95% CI {fmt(s['gender_skew_ci'][0])} to {fmt(s['gender_skew_ci'][1])}); "
-        f"a model without gender association scores about {fmt(s['gender_skew_null'])} at this design (noise)",
+        "0 for a model without gender association (noise alone scores around 0, below it about half the time)",
         f"- instruments with an ABS significantly above 0 after Holm (pro-stereotype): "
         f"{fmt(s['pro_stereotype_rate'])} of those counted; significantly below 0 (counter-stereotype): "
         f"{fmt(s['counter_stereotype_rate'])}",

@@ -41,16 +41,17 @@ from symphony_bench.plugin.symphony_bias.summaries import entries, stimulus_orig
 
 HEADLINE_METRICS = ("gender_skew", "mean_abs", "consistency_rate", "non_binary_gas")
 RANKED_ON_SKEW = (
-    "mean |GAS male - GAS female| over instruments, the association in either direction; mean ABS "
-    "(signed, beside it) is not ranked on, as opposite associations cancel in it"
+    "root mean square over instruments of GAS male - GAS female, the association in either "
+    "direction, debiased so that noisier answers do not raise it (0 = none; below 0 is noise); "
+    "mean ABS (signed, beside it) is not ranked on, as opposite associations cancel in it"
 )
 
 
 def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
     """A Likert or log-prob entry: the headline numbers with the report's t intervals, ranked by
-    the gender skew (lower = weaker association in either direction; a mean ABS near 0 can hide
-    strong associations of opposite signs), mean ABS signed beside it; a recognition entry: its
-    accuracy, higher better."""
+    the gender skew (metrics.skew: lower = weaker association in either direction; a mean ABS near
+    0 can hide strong associations of opposite signs), mean ABS signed beside it; a recognition
+    entry: its accuracy, higher better."""
     summary = entry.body["summary"]
     if entry.kind == RECOGNITION:
         accuracy = normal_estimate(
