@@ -22,7 +22,8 @@ lm_eval --model hf --model_args "pretrained=${model},dtype=float32" --device cpu
 lm_eval --model hf --model_args "pretrained=${model},dtype=float32" --device cpu \
   --tasks symphony_bias_logprob_mini --include_path "$(symphony-bench tasks-path)" \
   --batch_size 16 --log_samples --output_path runs/main
-symphony-bench report runs/main --json runs/main/report.json --markdown runs/main/report.md
+symphony-bench report runs/main --json runs/main/report.json --markdown runs/main/report.md \
+  --html runs/main/report.html
 
 # Instrument grounding, offline: a small SynthMIC archive in OpenMIC's layout -> the five benchmarks.
 symphony-bench build synthmic --out runs/grounding/synthmic --clips 120 --seed 0
@@ -31,7 +32,9 @@ for floor in grounding_always_first grounding_random grounding_genre_prior; do
   SYMPHONY_GROUNDING=runs/grounding/benchmark plain lmms-eval --model "${floor}" --tasks instrument_grounding \
     --include_path "$(symphony-bench tasks-path --harness lmms-eval)" --log_samples --output_path "runs/grounding/results/${floor}"
 done
-symphony-bench report runs/grounding/results --json runs/grounding/report.json --markdown runs/grounding/report.md
+symphony-bench report runs/grounding/results --json runs/grounding/report.json --markdown runs/grounding/report.md \
+  --html runs/grounding/report.html
 echo
-echo "main job done. Symphony-Bias: runs/main/report.md (and report.json, report_plots/); grounding:"
-echo "runs/grounding/report.md. Leaderboard page: symphony-bench leaderboard runs/main --out runs/leaderboard"
+echo "Markdown: runs/main/report.md, runs/grounding/report.md (and report.json, report_plots/ beside each)."
+echo "Leaderboard page: symphony-bench leaderboard runs/main --out runs/leaderboard"
+echo "main job done. Open runs/main/report.html and runs/grounding/report.html (every doc and its answer inside)."

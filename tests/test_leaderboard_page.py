@@ -7,12 +7,11 @@ from __future__ import annotations
 import copy
 import html.parser
 import re
-import shutil
-import subprocess
 from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+from support.browser import console_lines, run_chromium
 from support.runs import planted_records, write_planted_run
 
 from symphony_bench.plugin.runs.page import nice_ticks, page_html
@@ -359,38 +358,6 @@ def test_page_is_self_contained(page):
     assert all(
         re.findall(r"https?://[^\"' ]+", svg) == ["http://www.w3.org/2000/svg"] for svg in page.svgs
     )
-
-
-def chromium() -> str:
-    found = shutil.which("chromium")
-    assert found, "Chromium is not installed (Debian package: chromium)"
-    return found
-
-
-def run_chromium(tmp_path, url: str, *flags: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            chromium(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--enable-logging=stderr",
-            "--v=0",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--window-size=1200,900",
-            *flags,
-            url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-
-
-def console_lines(stderr: str) -> list[str]:
-    """Everything the page logged (console messages and uncaught errors); the page logs nothing."""
-    return [line for line in stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
 
 
 @pytest.mark.e2e

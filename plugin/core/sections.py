@@ -99,6 +99,10 @@ def _no_figures(*arguments) -> dict[str, Callable]:
     return {}
 
 
+def _always_read(record: dict) -> str:
+    return ""
+
+
 def _no_links(entries: dict[str, ReportEntry], tasks: list[TaskRecords]) -> None:
     return None
 
@@ -125,6 +129,9 @@ class ReportSection:
     # record fields that hold the model's answer: every other field (run facts aside) identifies
     # the doc, and must agree between two runs of the same doc
     answer_fields: frozenset[str] = frozenset()
+    # (record) -> why nothing could be read from the answer (e.g. "no_json", "refused"), "" when
+    # something was: the HTML report's doc browser filters on it
+    no_reading_reason: Callable[[dict], str] = _always_read
     # (all entries so far by label, this section's tasks of one model folder in file order) ->
     # adds what links the tasks (e.g. agreement between two protocols) to their entries' bodies
     link: Callable[[dict[str, ReportEntry], list[TaskRecords]], None] = _no_links

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import collections
 
-from symphony_bench.metrics.grounding import response_bias_inference
+from symphony_bench.metrics.grounding import INVALID, response_bias_inference
 from symphony_bench.plugin.core.reporting import (
     estimate,
     fmt,
@@ -217,11 +217,18 @@ def design(entry: ReportEntry) -> DesignSize | None:
     return DesignSize("clips", entry.body["n_clips"], entry.body["summary"]["n_docs"])
 
 
+def no_reading_reason(record: dict) -> str:
+    if record.get("refused"):
+        return "refused"
+    return "no option read" if record["chosen"] in (None, INVALID) else ""
+
+
 SECTION = ReportSection(
     kinds=KINDS,
     record_problem=record_problem,
     records_valid=records_valid,
     answer_fields=frozenset({"chosen"}),
+    no_reading_reason=no_reading_reason,
     entries=entries,
     render=render,
     figures=figures,

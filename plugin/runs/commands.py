@@ -45,7 +45,13 @@ def _add_report(commands) -> None:
         help="write the report as Markdown here, with its plots (PNG + SVG) in <stem>_plots/ beside it",
     )
     report.add_argument(
-        "--no-plots", action="store_true", help="write the Markdown without its plots"
+        "--html",
+        type=Path,
+        help="write the report as one self-contained page here: the tables sortable, the plots "
+        "inline and every doc with its prompt and answer",
+    )
+    report.add_argument(
+        "--no-plots", action="store_true", help="write the Markdown and the page without plots"
     )
     report.add_argument(
         "--human-ratings",
@@ -64,14 +70,26 @@ def run_report(args: argparse.Namespace) -> None:
 
     report = build_report(args.run_dir, {"human_ratings": args.human_ratings})
     markdown = render_markdown(report)
+    entries = list(report.entries.values())
     with command_outputs([args.run_dir], args.human_ratings) as outputs:
         if args.json:
             outputs.text(args.json, json.dumps(report.bodies(), indent=2) + "\n")
         if args.markdown:
-            entries = list(report.entries.values())
             plots = [] if args.no_plots else report_plots_section(entries, args.markdown, outputs)
             outputs.text(args.markdown, "\n".join([markdown, *plots]))
+        if args.html:
+            outputs.text(args.html, report_page(args, report.tasks, entries, markdown))
     print(markdown)
+
+
+def report_page(args: argparse.Namespace, tasks, entries, markdown: str) -> str:
+    from symphony_bench.plugin.runs.doc_browser import doc_rows
+    from symphony_bench.plugin.runs.plots import figure_svgs, report_figures
+    from symphony_bench.plugin.runs.report_html import page
+
+    figures = {} if args.no_plots else figure_svgs(report_figures(entries))
+    title = f"symphony-bench report: {args.run_dir.name}"
+    return page(title, markdown, figures, doc_rows(tasks))
 
 
 # ---- check ----------------------------------------------------------------------------------------
@@ -152,7 +170,12 @@ def _add_compare(commands) -> None:
         "forest plot of the changes in <stem>_plots/ beside it",
     )
     command.add_argument(
-        "--no-plots", action="store_true", help="write the Markdown without its forest plot"
+        "--html",
+        type=Path,
+        help="write the comparison as one self-contained page here (tables sortable, plot inline)",
+    )
+    command.add_argument(
+        "--no-plots", action="store_true", help="write the Markdown and the page without the plot"
     )
     command.add_argument(
         "--n-boot",
@@ -221,6 +244,19 @@ def write_compare_outputs(result: dict, gate: dict, args: argparse.Namespace, js
             rows = change_rows(result)
             plots = [] if args.no_plots else compare_plots_section(rows, args.markdown, outputs)
             outputs.text(args.markdown, "\n".join([render_markdown(result, gate), *plots]))
+        if args.html:
+            outputs.text(args.html, compare_page(args, result, gate))
+
+
+def compare_page(args: argparse.Namespace, result: dict, gate: dict) -> str:
+    from symphony_bench.plugin.runs.compare_output import render_markdown
+    from symphony_bench.plugin.runs.gate import change_rows
+    from symphony_bench.plugin.runs.plots import compare_figures, figure_svgs
+    from symphony_bench.plugin.runs.report_html import page
+
+    figures = {} if args.no_plots else figure_svgs(compare_figures(change_rows(result)))
+    title = f"symphony-bench compare: {args.base_run.name} -> {args.candidate_run.name}"
+    return page(title, render_markdown(result, gate), figures, None)
 
 
 # ---- plan -------------------------------------------------------------------------------------------

@@ -181,6 +181,26 @@ def write_figures(plots: dict[str, Callable], folder: Path) -> dict[str, list[Pa
     return written
 
 
+def figure_svgs(plots: dict[str, Callable]) -> dict[str, str]:
+    """{label: SVG text} of each plot drawn (the HTML page's figures, written nowhere else)."""
+    import io
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    svgs = {}
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        for label, draw in plots.items():
+            drawing = draw()
+            if drawing is None:
+                continue
+            text = io.StringIO()
+            drawing.savefig(text, format="svg")
+            plt.close(drawing)
+            svgs[label] = text.getvalue()
+    return svgs
+
+
 def markdown_links(plots: dict[str, list[Path]], markdown_folder: Path) -> list[str]:
     """A "Plots" section for report.md: each PNG shown, its SVG linked, paths relative to the
     folder the Markdown file is written to."""

@@ -9,6 +9,7 @@ records into report entries, links tasks of one model folder, and renders its en
 from __future__ import annotations
 
 import collections
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,9 @@ from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
 @dataclass
 class Report:
     entries: dict[str, ReportEntry]  # by label; `--json` writes each entry's body under its label
+    tasks: list[TaskRecords] = dataclasses.field(
+        default_factory=list
+    )  # the records they were computed from
 
     def bodies(self) -> dict[str, dict]:
         """What `--json` writes."""
@@ -61,6 +65,7 @@ def build_report(run_dir: Path, options: dict | None = None) -> Report:
             entry.body.update(facts)
             report.entries[entry.label] = entry
         tasks_by_folder[task.path.parent].append(task)
+        report.tasks.append(task)
     if not report.entries:
         raise no_samples_error(run_dir)
     for tasks in tasks_by_folder.values():

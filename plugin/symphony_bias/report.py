@@ -125,6 +125,7 @@ SECTION = ReportSection(
     record_problem=record_problem,
     records_valid=records_valid,
     answer_fields=ANSWER_FIELDS,
+    no_reading_reason=lambda record: record.get("error") or "",
     entries=entries,
     link=link,
     overview=overview,

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 from support.association import expected_association
+from support.browser import console_lines, run_chromium
 from support.chat_server import serve_chat
 from support.harness import read_results, read_samples, run_cli, run_lm_eval
 
@@ -61,14 +62,30 @@ def test_tiny_random_model_runs_the_mini_group(tiny_llama, tmp_path):
         )
         assert isinstance(results[task][f"invalid_rate_stderr,{FILTER}"], float)
     assert "invalid_rate" in completed.stdout
+    page = tmp_path / "report.html"
     report = symphony_bench_cli(
-        "report", str(output), "--json", str(tmp_path / "report.json"), cwd=tmp_path
+        "report",
+        str(output),
+        "--json",
+        str(tmp_path / "report.json"),
+        "--html",
+        str(page),
+        cwd=tmp_path,
     )
     assert report.returncode == 0, report.stderr
     body = json.loads((tmp_path / "report.json").read_text())
     assert set(body) == {*MINI_TASKS, *(f"{task}:prior_adjusted" for task in MINI_TASKS)}
     assert body[MINI_TASKS[0]]["summary"]["n_docs"] == 110
     assert len(body[MINI_TASKS[0]]["instruments"]) == 22
+    # the page of a real run, in a real browser: every task, every doc with its raw answer
+    opened = run_chromium(tmp_path, page.as_uri(), "--dump-dom")
+    assert console_lines(opened.stderr) == [] and 'data-ready="1"' in opened.stdout
+    assert all(task in opened.stdout for task in MINI_TASKS)
+    total = sum(len(read_samples(output, task)) for task in MINI_TASKS)
+    assert f"{total} of {total} docs" in opened.stdout
+    rows = json.loads(opened.stdout.split('id="doc-data">', 1)[1].split("</script>", 1)[0])["rows"]
+    answers = [s["filtered_resps"][0] for task in MINI_TASKS for s in read_samples(output, task)]
+    assert sorted(row["answer"] for row in rows) == sorted(answers)
 
 
 # ---- a planted-bias chat model behind an OpenAI-compatible endpoint on 127.0.0.1 ----------------
