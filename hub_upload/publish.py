@@ -35,6 +35,7 @@ from symphony_bench.plugin.core.atomic import (
     sigterm_raises,
 )
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.progress import progress
 
 PUBLISHABLE_KINDS = (
     "symphony-bias-text",
@@ -392,11 +393,12 @@ def changes(folder: Path, siblings: list) -> list:
         sibling.rfilename: sibling for sibling in siblings if sibling.rfilename != ".gitattributes"
     }
     ours = files_to_publish(folder)
-    operations = [
-        CommitOperationAdd(name, folder / name)
-        for name in ours
-        if name not in remote or not same_content(folder / name, remote[name])
-    ]
+    operations = []
+    with progress(len(ours), "comparing files with the Hub") as counter:
+        for name in ours:
+            if name not in remote or not same_content(folder / name, remote[name]):
+                operations.append(CommitOperationAdd(name, folder / name))
+            counter.update(1)
     return operations + [CommitOperationDelete(name) for name in sorted(set(remote) - set(ours))]
 
 

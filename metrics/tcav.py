@@ -29,6 +29,7 @@ The balanced sets and the CAV fit are `metrics.cav`; the scores, their variance 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,9 +146,17 @@ def analyse_concept(
     )
 
 
-def analyse(embeddings, genres, attributes: dict, concepts, settings: Settings = Settings()):
+def analyse(
+    embeddings,
+    genres,
+    attributes: dict,
+    concepts,
+    settings: Settings = Settings(),
+    concept_done: Callable[[int], object] | None = None,
+):
     """Every concept (column, value) against every genre; returns ([ConceptResult], TcavTests) with
-    Bonferroni over all (concept, genre) tests. `attributes[column]` holds one value per row."""
+    Bonferroni over all (concept, genre) tests. `attributes[column]` holds one value per row;
+    `concept_done(1)` is called after each concept's fits (a progress counter's `update`)."""
     embeddings = np.asarray(embeddings, dtype=np.float64)
     genres = np.asarray(genres).astype(str)
     if embeddings.ndim != 2 or genres.shape != (embeddings.shape[0],):
@@ -159,10 +168,13 @@ def analyse(embeddings, genres, attributes: dict, concepts, settings: Settings =
     if not concepts:
         raise ValueError("no concept to analyse")
     rng = np.random.default_rng(settings.seed)
-    results = [
-        analyse_concept(embeddings, genres, attributes[column], column, value, settings, rng)
-        for column, value in concepts
-    ]
+    results = []
+    for column, value in concepts:
+        results.append(
+            analyse_concept(embeddings, genres, attributes[column], column, value, settings, rng)
+        )
+        if concept_done is not None:
+            concept_done(1)
     per_test = [(r, genre) for r in results for genre in r.split.strata]
     tests = score_tests(
         [r.name for r, _ in per_test],

@@ -14,6 +14,7 @@ import numpy as np
 from symphony_bench.metrics import tcav, tcav_significance
 from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.progress import progress
 from symphony_bench.plugin.core.reporting import csv_text, json_ready
 from symphony_bench.plugin.tcav.metadata import Metadata
 
@@ -51,9 +52,15 @@ def run_analysis(
     An OUT that overlaps `inputs` (the files and folders read) or holds another kind of output is
     refused before the analysis starts."""
     with staged_directory(out, kind=ANALYSIS_KIND, inputs=[metadata.path, *inputs]) as staging:
-        results, tests = tcav.analyse(
-            embeddings, metadata.genres, metadata.attributes, concepts, settings
-        )
+        with progress(len(concepts), "fitting CAVs (concepts)") as counter:
+            results, tests = tcav.analyse(
+                embeddings,
+                metadata.genres,
+                metadata.attributes,
+                concepts,
+                settings,
+                counter.update,
+            )
         curve = None
         if debias is not None:
             _check_debias_request(metadata, debias)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.tcav import write_embedding_inputs
 from support.terminal import stderr_on_a_terminal
 
 SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
@@ -29,3 +30,17 @@ def test_a_build_into_a_log_writes_no_bar(tmp_path):
         build_synthmic(tmp_path / "log"), capture_output=True, text=True, timeout=300, check=True
     )
     assert "rendering clips" not in completed.stderr
+
+
+@pytest.mark.e2e
+def test_tcav_analyse_counts_its_concepts_on_a_terminal_and_not_in_a_log(tmp_path):
+    metadata = write_embedding_inputs(tmp_path)
+    analyse = [SYMPHONY_BENCH, "tcav", "analyse", "--metadata", str(metadata)]
+    analyse += ["--embeddings", str(tmp_path / "emb.npy"), "--ids", str(tmp_path / "ids.txt")]
+    analyse += ["--runs", "10", "--concept", "gender=female", "--concept", "language=es"]
+    shown = stderr_on_a_terminal([*analyse, "--out", str(tmp_path / "tty")])
+    assert "fitting CAVs (concepts)" in shown and "2/2" in shown
+    logged = subprocess.run(
+        [*analyse, "--out", str(tmp_path / "log")], capture_output=True, text=True, check=True
+    )
+    assert "fitting CAVs" not in logged.stderr

@@ -17,8 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.harness import run_cli
+from support.terminal import stderr_on_a_terminal
 
 from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
+from symphony_bench.hub_upload.publish import files_to_publish
 from symphony_bench.plugin.core.atomic import BUILD_MARKER, recorded_files
 from symphony_bench.plugin.core.dataset_source import pinned_dataset
 
@@ -139,6 +141,19 @@ def test_publish_load_at_the_tag_republish_and_a_new_revision(loopback_hub, audi
         and "Nothing was committed" in refused.stderr
     )
     assert head(loopback_hub, repo) == v2
+
+
+def test_publish_shows_its_progress_on_a_terminal_and_nothing_in_a_log(
+    loopback_hub, audio_sets, tmp_path
+):
+    folder, repo = audio_sets[0], "symphony-bench-test/audio-progress"
+    argv = [SYMPHONY_BENCH, "publish", str(folder), "--repo-id", repo]
+    env = loopback_hub.env(write=True, token=True)
+    shown = stderr_on_a_terminal(argv, env=env, cwd=tmp_path)
+    files = len(files_to_publish(folder))
+    assert "comparing files with the Hub" in shown and f"{files}/{files}" in shown
+    logged = publish(loopback_hub, folder, repo, cwd=tmp_path)
+    assert logged.returncode == 0 and "comparing files" not in logged.stderr
 
 
 def test_a_task_loads_the_pinned_revision_through_the_hub_client_and_records_the_commit(

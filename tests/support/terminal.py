@@ -10,13 +10,20 @@ import subprocess
 import termios
 
 
-def stderr_on_a_terminal(argv: list[str], timeout: float = 300) -> str:
+def stderr_on_a_terminal(argv: list[str], timeout: float = 300, **run_options) -> str:
     """What `argv` wrote to stderr, its stderr a terminal (stdout a pipe); CalledProcessError if it
-    fails."""
+    fails. `run_options` (env, cwd) go to subprocess.run."""
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # rows, columns
     try:
-        subprocess.run(argv, stdout=subprocess.PIPE, stderr=follower, timeout=timeout, check=True)
+        subprocess.run(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            timeout=timeout,
+            check=True,
+            **run_options,
+        )
         os.close(follower)
         shown = b""
         while chunk := _read(leader):
