@@ -116,9 +116,13 @@ def t_inference(
     """(standard error, two-sided p-value against 0, (lo, hi) interval) from a t reference.
 
     The package's one zero-variance policy: no variation at all (variance exactly 0, a finite
-    estimate: every unit gives the same value) is stderr 0, the interval [estimate, estimate] and
-    p 1 for an estimate of 0, else 0 (the value does not depend on which units were drawn); NaN
-    where the variance or df is not finite."""
+    estimate: every unit gives the same value) is stderr 0 and, for an estimate of 0, p 1 and the
+    interval [0, 0]. For another estimate the test is the exact sign test of df + 1 units that all
+    agree, p = 2^-df (a t test is undefined there; 0 where df is not finite): five templates whose
+    one-doc cells all read "male" give p 0.0625, not 0 (binary answers on a small design agree by
+    chance often: tests/metrics/test_open_protocol_inference.py). The interval is [estimate,
+    estimate] where that p is below 1 - confidence, else it reaches 0, so it still excludes 0
+    exactly when p < 1 - confidence. NaN where the variance or df is not finite."""
     estimate, variance, df = (np.asarray(a, dtype=float) for a in (estimate, variance, df))
     stderr = np.sqrt(variance)
     usable = np.isfinite(stderr) & (stderr > 0) & np.isfinite(df)
@@ -128,11 +132,17 @@ def t_inference(
         t = estimate / stderr
     p = np.where(usable, 2.0 * stats.t.sf(np.abs(np.where(usable, t, 0.0)), safe_df), np.nan)
     half = stats.t.ppf(0.5 + confidence / 2.0, safe_df) * np.where(usable, stderr, np.nan)
-    half = np.where(constant, 0.0, half)
+    low, high = estimate - half, estimate + half
+    sign_p = np.where(
+        estimate == 0, 1.0, np.where(np.isfinite(df), np.minimum(1.0, 2.0 ** -df), 0.0)
+    )
+    reaches_zero = sign_p >= 1.0 - confidence
+    low = np.where(constant, np.where(reaches_zero, np.minimum(estimate, 0.0), estimate), low)
+    high = np.where(constant, np.where(reaches_zero, np.maximum(estimate, 0.0), estimate), high)
     return (
         np.where(usable | constant, stderr, np.nan),
-        np.where(constant, np.where(estimate == 0, 1.0, 0.0), p),
-        np.stack([estimate - half, estimate + half], axis=-1),
+        np.where(constant, sign_p, p),
+        np.stack([low, high], axis=-1),
     )
 
 

@@ -321,18 +321,25 @@ def test_headline_interval_covers_the_mean_abs_in_the_mini_design():
 
 
 def test_one_zero_variance_policy_for_every_t_interval_and_test():
-    """No variation at all: a point interval, p 1 for 0 and 0 otherwise; the headline intervals
-    (association._t_interval) and the tests (clustered.t_inference) agree."""
+    """No variation at all: p 1 and [0, 0] for 0; otherwise the exact sign test of df + 1 units
+    that all agree (2^-df), with an interval that reaches 0 exactly when that p is 0.05 or more;
+    the headline intervals (association._t_interval) and the tests (clustered.t_inference) agree."""
     from symphony_bench.metrics.association import _t_interval
     from symphony_bench.metrics.clustered import t_inference
 
     stderr, p_value, interval = t_inference(
-        np.array([0.0, 0.2, 0.2]), np.array([0.0, 0.0, np.nan]), 4.0
+        np.array([0.0, 0.2, -0.2, 0.2, 0.2]),
+        np.array([0.0, 0.0, 0.0, 0.0, np.nan]),
+        np.array([4.0, 4.0, 4.0, 9.0, 4.0]),
     )
-    assert stderr[:2].tolist() == [0.0, 0.0] and np.isnan(stderr[2])
-    assert p_value[:2].tolist() == [1.0, 0.0] and np.isnan(p_value[2])
-    assert interval[:2].tolist() == [[0.0, 0.0], [0.2, 0.2]] and np.isnan(interval[2]).all()
-    assert _t_interval(0.2, 0.0, 4.0, 0.95) == [0.2, 0.2]
+    assert stderr[:4].tolist() == [0.0] * 4 and np.isnan(stderr[4])
+    # five units all +0.2: the sign test's 2 x 0.5^5; ten units: 2 x 0.5^10
+    assert p_value[:4].tolist() == pytest.approx([1.0, 0.0625, 0.0625, 2.0**-9])
+    assert np.isnan(p_value[4])
+    assert interval[:4].tolist() == [[0.0, 0.0], [0.0, 0.2], [-0.2, 0.0], [0.2, 0.2]]
+    assert np.isnan(interval[4]).all()
+    assert _t_interval(0.2, 0.0, 4.0, 0.95) == [0.0, 0.2]
+    assert _t_interval(0.2, 0.0, 9.0, 0.95) == [0.2, 0.2]
     assert _t_interval(0.2, 0.1, 4.0, 0.95) == pytest.approx(
         t_inference(0.2, 0.01, 4.0)[2].tolist()
     )
