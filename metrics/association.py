@@ -385,14 +385,12 @@ def analyse(
     invalid = design_rate(data, data.format_failures, n_boot, seed, confidence)
     headline["invalid_rate"], headline["invalid_rate_stderr"] = invalid["rate"], invalid["stderr"]
     headline["invalid_rate_ci"] = invalid["ci"]
-    if data.refused is not None:
-        refused = design_rate(data, data.refused, n_boot, seed, confidence)
-        headline["refusal_rate"], headline["refusal_rate_stderr"] = (
-            refused["rate"],
-            refused["stderr"],
-        )
-        headline["refusal_rate_ci"] = refused["ci"]
-        headline["n_refused"] = int(data.refused.sum())
+    for name, flags in (("refusal", data.refused), ("no_reference", data.no_reference)):
+        if flags is not None:
+            rate = design_rate(data, flags, n_boot, seed, confidence)
+            headline[f"{name}_rate"], headline[f"{name}_rate_stderr"] = rate["rate"], rate["stderr"]
+            headline[f"{name}_rate_ci"] = rate["ci"]
+            headline[f"n_{'refused' if name == 'refusal' else name}"] = int(flags.sum())
     headline["n_docs"] = int(data.valid.size)
     headline["n_instruments_counted"] = int(np.sum(np.isfinite(abs_scores)))
     headline["n_significant_holm"] = int(np.sum(p_holm < alpha))

@@ -44,11 +44,20 @@ class AssociationData:
     # (n,) bool: docs whose model declined to answer (no rating, and no format failure either);
     # None where the protocol cannot refuse (log-probabilities)
     refused: np.ndarray | None = None
+    # (n,) bool: docs whose answer says nothing of the person's gender (the open-ended protocol's
+    # stories that never refer to the person): no rating, and no format failure either; None where
+    # every answer must rate
+    no_reference: np.ndarray | None = None
 
     @property
     def format_failures(self) -> np.ndarray:
-        """(n,) bool: docs without a rating that were not refusals (the invalid rate's docs)."""
-        return ~self.valid if self.refused is None else ~self.valid & ~self.refused
+        """(n,) bool: docs without a rating that were neither refusals nor answers without a
+        reference to the person (the invalid rate's docs)."""
+        failures = ~self.valid
+        for excluded in (self.refused, self.no_reference):
+            if excluded is not None:
+                failures = failures & ~excluded
+        return failures
 
     @property
     def signs(self) -> np.ndarray:
@@ -125,6 +134,7 @@ def build_association_data(
     stimulus_ids=None,
     control=None,
     refused=None,
+    no_reference=None,
 ) -> AssociationData:
     """Code the per-document columns. `categories[k]` is the stereotype of `instruments[k]`.
 
@@ -133,7 +143,8 @@ def build_association_data(
     instrument-free control docs ("... practises an instrument ..."): they are not analysed as an
     instrument but give each template's gender prior, for `analyse(..., prior_adjusted=True)`.
     `refused` marks docs the model declined to answer (they must be invalid): the invalid rate counts
-    the other invalid docs, the refusal rate these.
+    the other invalid docs, the refusal rate these. `no_reference` marks, likewise, answers that say
+    nothing of the person's gender (the no-reference rate).
     """
     if control is not None and np.any(control):
         control = np.asarray(control, dtype=bool)
@@ -151,14 +162,17 @@ def build_association_data(
             templates[~control],
             instrument_docs(stimulus_ids),
             refused=instrument_docs(refused, bool),
+            no_reference=instrument_docs(no_reference, bool),
         )
         return dataclasses.replace(data, prior=_control_prior(templates, scores, valid, control))
     valid = np.asarray(valid, dtype=bool)
     n = len(valid)
-    if refused is not None:
-        refused = _column("refused", refused, n).astype(bool)
-        if np.any(refused & valid):
-            raise ValueError("a refused doc has no rating: refused docs must be invalid")
+    refused, no_reference = (
+        _unrated_column(name, flags, valid)
+        for name, flags in ((REFUSED, refused), ("no_reference", no_reference))
+    )
+    if refused is not None and no_reference is not None and np.any(refused & no_reference):
+        raise ValueError("a doc is either refused or without a reference, not both")
     scenario_ids = _column("scenario_ids", scenario_ids, n)
     instruments = _column("instruments", instruments, n)
     categories = _column("categories", categories, n)
@@ -198,7 +212,21 @@ def build_association_data(
         instruments=tuple(instrument_names.tolist()),
         categories=tuple(instrument_categories.tolist()),
         refused=refused,
+        no_reference=no_reference,
     )
+
+
+REFUSED = "refused"
+
+
+def _unrated_column(name: str, flags, valid: np.ndarray) -> np.ndarray | None:
+    """A column of docs left without a rating for a reason of their own (they must be invalid)."""
+    if flags is None:
+        return None
+    flags = _column(name, flags, len(valid)).astype(bool)
+    if np.any(flags & valid):
+        raise ValueError(f"a {name} doc has no rating: {name} docs must be invalid")
+    return flags
 
 
 def _control_prior(templates, scores, valid, control) -> np.ndarray:

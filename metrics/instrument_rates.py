@@ -25,6 +25,7 @@ def instrument_data(data: AssociationData, code: int) -> AssociationData:
         instruments=(data.instruments[code],),
         categories=(data.categories[code],),
         refused=None if data.refused is None else data.refused[keep],
+        no_reference=None if data.no_reference is None else data.no_reference[keep],
     )
 
 
