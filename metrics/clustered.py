@@ -133,9 +133,7 @@ def t_inference(
     p = np.where(usable, 2.0 * stats.t.sf(np.abs(np.where(usable, t, 0.0)), safe_df), np.nan)
     half = stats.t.ppf(0.5 + confidence / 2.0, safe_df) * np.where(usable, stderr, np.nan)
     low, high = estimate - half, estimate + half
-    sign_p = np.where(
-        estimate == 0, 1.0, np.where(np.isfinite(df), np.minimum(1.0, 2.0 ** -df), 0.0)
-    )
+    sign_p = np.where(estimate == 0, 1.0, np.where(np.isfinite(df), np.minimum(1.0, 2.0**-df), 0.0))
     reaches_zero = sign_p >= 1.0 - confidence
     low = np.where(constant, np.where(reaches_zero, np.minimum(estimate, 0.0), estimate), low)
     high = np.where(constant, np.where(reaches_zero, np.maximum(estimate, 0.0), estimate), high)
