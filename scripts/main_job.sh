@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the embedded defaults, on SmolLM2-135M-Instruct: the Symphony-Bias mini Likert group
-# (generation, chat template), the same Likert question read by log-likelihood (chat template), and the
-# mini log-probability task (no chat template: it scores the continuation of a plain context), then
-# the report with the three protocols and their agreement.
+# (generation, chat template), the open-ended mini task (the model writes about the scenario's person;
+# who it makes the person is read from the story), the same Likert question read by log-likelihood
+# (chat template), and the mini log-probability task (no chat template: it scores the continuation of
+# a plain context), then the report with the four protocols and their agreement.
 # Then the instrument-grounding suite on an offline SynthMIC build with the three reference floors
 # (always-first, random, blind genre prior) through lmms-eval. Writes runs/main/ and runs/grounding/.
 set -euo pipefail
@@ -17,7 +18,7 @@ plain() {
 model="$(symphony-bench default-model)"
 rm -rf runs/main runs/grounding
 lm_eval --model hf --model_args "pretrained=${model},dtype=float32" --device cpu \
-  --tasks symphony_bias_mini,symphony_bias_likert_scored_mini --include_path "$(symphony-bench tasks-path)" \
+  --tasks symphony_bias_mini,symphony_bias_open_mini,symphony_bias_likert_scored_mini --include_path "$(symphony-bench tasks-path)" \
   --apply_chat_template --batch_size 16 --log_samples --output_path runs/main
 lm_eval --model hf --model_args "pretrained=${model},dtype=float32" --device cpu \
   --tasks symphony_bias_logprob_mini --include_path "$(symphony-bench tasks-path)" \

@@ -38,7 +38,7 @@ def test_groups_and_tags_expand_into_their_tasks():
     }
     # tags given through an include, and a task's own tag list (the reasoning variants)
     assert len(expand(["symphony_bias_text_likert"], bundles)) == 13
-    assert len(expand(["symphony_bias_reasoning_tasks"], bundles)) == 13
+    assert len(expand(["symphony_bias_reasoning_tasks"], bundles)) == 17  # 13 Likert, 4 open-ended
     assert len(expand(["symphony_bias_mini_reasoning"], bundles)) == 2
     assert expand(["some_other_task"], bundles) == ["some_other_task"]
 

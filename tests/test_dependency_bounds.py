@@ -12,7 +12,7 @@ from packaging.requirements import Requirement
 import symphony_bench
 
 PYPROJECT = Path(symphony_bench.__file__).parent / "pyproject.toml"
-BOUNDED = ("lm-eval", "lmms-eval", "librosa", "pyloudnorm", "huggingface-hub", "filelock")
+BOUNDED = ("lm-eval", "lmms-eval", "librosa", "pyloudnorm", "huggingface-hub", "filelock", "faker")
 
 
 def requirements() -> dict[str, Requirement]:

@@ -90,6 +90,11 @@ def lm_eval_bundles() -> dict[str, set[str]]:
         bundles[f"symphony_bias_logprob_mitigation{m}"] = {f"symphony_bias_logprob{m}"} | {
             f"symphony_bias_logprob_{name}{m}" for name in MITIGATED
         }
+    for r in ("", "_reasoning"):  # the open-ended protocol: its three wordings, and the mini task
+        bundles[f"symphony_bias_open_suite{r}"] = {
+            f"symphony_bias_open{w}{r}" for w in ("", "_p1", "_p2")
+        }
+        bundles[f"symphony_bias_open_suite_mini{r}"] = {f"symphony_bias_open_mini{r}"}
     return bundles
 
 
@@ -99,6 +104,13 @@ LMMS_EVAL_BUNDLES = {
         f"symphony_bias_{m}{condition}{mini}{r}" for condition in ("", "_nostimulus", "_named")
     }
     | {f"symphony_bias_{m}_recognition{r}"}
+    for m in ("audio", "image")
+    for mini in ("", "_mini")
+    for r in ("", "_reasoning")
+} | {
+    f"symphony_bias_{m}_open_suite{mini}{r}": {
+        f"symphony_bias_{m}_open{condition}{mini}{r}" for condition in ("", "_nostimulus", "_named")
+    }
     for m in ("audio", "image")
     for mini in ("", "_mini")
     for r in ("", "_reasoning")
@@ -121,7 +133,7 @@ LMMS_EVAL_GROUPS = {
 
 def test_the_documented_bundles_are_what_the_tables_above_say():
     """The tables are written out independently of the YAMLs; pin their shape here."""
-    assert len(LM_EVAL_BUNDLES) == 10 and len(LMMS_EVAL_BUNDLES) == 8
+    assert len(LM_EVAL_BUNDLES) == 14 and len(LMMS_EVAL_BUNDLES) == 16
     assert LM_EVAL_BUNDLES["symphony_bias_mini"] == {
         "symphony_bias_text_mini",
         "symphony_bias_text_noreason_mini",
@@ -200,11 +212,15 @@ def test_a_task_that_joins_a_bundle_keeps_its_family_tag():
         output: {c["task"] for c in configs if c["output_type"] == output} - reasoning
         for output in ("generate_until", "multiple_choice", "loglikelihood")
     }
-    assert tags["symphony_bias_text_likert"] == by_output["generate_until"]
+    assert (
+        tags["symphony_bias_text_likert"] | tags["symphony_bias_open_tasks"]
+        == by_output["generate_until"]
+    )
+    assert not tags["symphony_bias_text_likert"] & tags["symphony_bias_open_tasks"]
     assert tags["symphony_bias_logprob_tasks"] == by_output["multiple_choice"]
     assert tags["symphony_bias_likert_scored_tasks"] == by_output["loglikelihood"]
     assert tags["symphony_bias_reasoning_tasks"] == reasoning
-    assert len(reasoning) == len(by_output["generate_until"]) == 13
+    assert len(reasoning) == len(by_output["generate_until"]) == 17
 
 
 def test_lm_eval_index_registers_every_name_once():

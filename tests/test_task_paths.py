@@ -101,7 +101,8 @@ def test_every_lmms_eval_task_names_a_variant_its_process_docs_accepts():
     from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES
 
     variants = lmms_task_variants()
-    assert len(variants) == 22  # 12 Likert conditions, 2 recognition controls, 8 grounding tasks
+    # 12 Likert and 12 open-ended conditions, 2 recognition controls, 8 grounding tasks
+    assert len(variants) == 34
     for task, row in variants.items():
         if task.startswith("grounding_"):
             assert row["interface"] in INTERFACES and task == f"grounding_{row['interface']}"
@@ -112,13 +113,17 @@ def test_every_lmms_eval_task_names_a_variant_its_process_docs_accepts():
             )
         else:
             design = Design(
-                modality=row["modality"], condition=row["condition"], subset=row["subset"]
+                protocol=row.get("protocol") or "likert",
+                modality=row["modality"],
+                condition=row["condition"],
+                subset=row["subset"],
             )
             suffix = {"stimulus": "", "no_stimulus": "_nostimulus", "named": "_named"}[
                 design.condition
             ]
+            protocol = "_open" if design.protocol == "open" else ""
             mini = "_mini" if design.subset == "mini" else ""
-            assert task == f"symphony_bias_{design.modality}{suffix}{mini}"
+            assert task == f"symphony_bias_{design.modality}{protocol}{suffix}{mini}"
 
 
 def registered(harness: str, folder: Path) -> set[str]:
@@ -195,7 +200,9 @@ def test_every_generation_task_has_a_reasoning_variant_in_reasoning_bundles_only
 
     configs = generation_tasks()
     bases = [task for task in configs if not task.endswith("_reasoning")]
-    assert len(bases) == 35  # 13 text, 14 audio and image, 8 grounding
+    assert (
+        len(bases) == 51
+    )  # 13 + 4 open-ended text, 14 + 12 open-ended audio and image, 8 grounding
     bundles = bundle_members()
     for base in bases:
         variant = configs[f"{base}_reasoning"]

@@ -80,10 +80,12 @@ def likert_comparisons(
             "instruments": _instrument_rows(base_data, candidate_data),
             "flips": flips if variant == label else {},
         }
-        if base_data.refused is not None and candidate_data.refused is not None:
-            compared[variant]["metrics"]["refusal_rate"] = flag_rate_change(
-                base_data, candidate_data, base_data.refused, candidate_data.refused, n_boot, seed
-            )
+        for name, flags in (("refusal_rate", "refused"), ("no_reference_rate", "no_reference")):
+            base_flags, candidate_flags = getattr(base_data, flags), getattr(candidate_data, flags)
+            if base_flags is not None and candidate_flags is not None:
+                compared[variant]["metrics"][name] = flag_rate_change(
+                    base_data, candidate_data, base_flags, candidate_flags, n_boot, seed
+                )
     return compared
 
 

@@ -15,7 +15,7 @@ from symphony_bench.plugin.core.figures import (
 )
 from symphony_bench.plugin.core.reporting import fmt, fmt_p
 from symphony_bench.plugin.core.sections import ReportEntry
-from symphony_bench.plugin.symphony_bias.records import LIKERT, LIKERT_KINDS, LOGPROB
+from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, RATED_KINDS
 
 PROTOCOL_LABELS = {"likert": "Likert", "likert_scored": "scored Likert", "logprob": "log-prob"}
 
@@ -172,7 +172,7 @@ def figures(entry: ReportEntry) -> dict[str, Callable]:
     """{plot label: draw} of one Likert or log-prob entry: its GAS heatmap and ABS forest plot, and
     one scatter per Likert task it was compared with."""
     label, body = entry.label, entry.body
-    if entry.kind not in (*LIKERT_KINDS, LOGPROB) or not body["instruments"]:
+    if entry.kind not in (*RATED_KINDS, LOGPROB) or not body["instruments"]:
         return {}
     plots = {
         f"GAS heatmap, {label}": lambda: gas_heatmap(label, body),

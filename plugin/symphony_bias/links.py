@@ -1,10 +1,11 @@
 """What links the Symphony-Bias tasks of one model folder, added to their entries' bodies:
 "agreement" of two protocols (each log-probability entry with each Likert task, the scored Likert
-task with each generated one), "vs_baseline" of a mitigation task against its base task (paired as
-mitigation_pairing says), "recognised_only" for the Likert task whose stimuli a recognition task
-controls (same model folder, modality and stimulus set, as the records say: the same analysis on
-the docs whose clip or image the model named correctly), and "common_instruments" when the
-conditions cover different instruments.
+task with each generated one, each open-ended task with every Likert, scored and log-prob task of
+its condition), "vs_baseline" of a mitigation task against its base task (paired as
+mitigation_pairing says), "recognised_only" for the Likert or open-ended task whose stimuli a
+recognition task controls (same model folder, modality and stimulus set, as the records say: the
+same analysis on the docs whose clip or image the model named correctly), and "common_instruments"
+when the conditions cover different instruments.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from symphony_bench.plugin.symphony_bias.records import (
     LIKERT_KINDS,
     LIKERT_SCORED,
     LOGPROB,
+    OPEN,
+    RATED_KINDS,
     RECOGNITION,
     instrument_records,
 )
@@ -31,7 +34,12 @@ from symphony_bench.plugin.symphony_bias.scenarios import CONTROL
 from symphony_bench.plugin.symphony_bias.summaries import design_facts, task_report
 
 # the key of each protocol in an agreement body's "protocols"
-PROTOCOL_OF_KIND = {LIKERT: "likert", LIKERT_SCORED: "likert_scored", LOGPROB: "logprob"}
+PROTOCOL_OF_KIND = {
+    LIKERT: "likert",
+    LIKERT_SCORED: "likert_scored",
+    LOGPROB: "logprob",
+    OPEN: "open",
+}
 
 
 def agreement_report(
@@ -110,7 +118,8 @@ def compare_on_common_instruments(
 
 def link(entries: dict[str, ReportEntry], tasks: list[TaskRecords]) -> None:
     """Within one model folder: protocol agreement (log-prob vs each Likert task, scored Likert vs
-    generated Likert), the recognised-only analysis, and conditions compared on their common
+    generated Likert, open-ended vs each asking protocol of the same condition), the recognised-only
+    analysis, and conditions compared on their common
     instruments."""
     likert = [task for task in tasks if task.kind in LIKERT_KINDS]
     compare_on_common_instruments(entries, likert)
@@ -121,6 +130,13 @@ def link(entries: dict[str, ReportEntry], tasks: list[TaskRecords]) -> None:
         elif task.kind == LIKERT_SCORED:
             generated = [other for other in likert if other.kind == LIKERT]
             _add_agreement(entries, task.label, LIKERT_SCORED, generated)
+        elif task.kind == OPEN:
+            asked = [
+                other
+                for other in tasks
+                if other.kind in (*LIKERT_KINDS, LOGPROB) and _same_condition(other, task)
+            ]
+            _add_agreement(entries, task.label, OPEN, asked)
     for task in tasks:
         baseline, unpaired = baseline_task_of(task, tasks)
         if baseline is not None:
@@ -131,12 +147,18 @@ def link(entries: dict[str, ReportEntry], tasks: list[TaskRecords]) -> None:
                 entries[label].body["vs_baseline"] = body
         elif unpaired:
             entries[task.label].body["vs_baseline_missing"] = unpaired
-    for task in likert:
+    for task in (task for task in tasks if task.kind in RATED_KINDS):
         recognition = recognition_task_of(task, tasks)
         if recognition is not None:
             entries[task.label].body["recognised_only"] = recognised_only_report(
                 task.records, recognition.records
             )
+
+
+def _same_condition(task: TaskRecords, other: TaskRecords) -> bool:
+    """Both tasks show the instrument the same way (modality and condition, as the records say)."""
+    facts, other_facts = design_facts(task.records), design_facts(other.records)
+    return all(facts[name] == other_facts[name] for name in ("modality", "condition"))
 
 
 def _add_agreement(

@@ -18,6 +18,7 @@ PROTOCOL_NAMES = {
     "likert": "Likert, generated JSON",
     "likert_scored": "Likert, labels scored by log-likelihood",
     "logprob": "log-prob of the gender words",
+    "open": "open-ended, who the story makes the person",
 }
 
 
@@ -205,6 +206,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
             f"{fmt(m['mean_abs'])} ± {fmt_se(m['mean_abs_stderr'])}, non-binary GAS "
             f"{fmt(m['non_binary_gas'])} ± {fmt_se(m['non_binary_gas_stderr'])}"
         )
+    if "references" in body:
+        lines += _reference_lines(s, body["references"])
     if "truncated_rate" in s:
         lines.append(
             f"- cut off inside the answer (budget too small): {fmt(s['truncated_rate'])}; invalid for other reasons "
@@ -237,6 +240,31 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     if "recognised_only" in body:
         lines += _recognised_only_markdown(task, body["recognised_only"])
     return lines
+
+
+def _reference_lines(s: dict, references: dict) -> list[str]:
+    """An open-ended entry: what its GAS columns read from, its no-reference rate, and per
+    instrument who the stories made the person."""
+    low, high = s["no_reference_rate_ci"]
+    lines = [
+        "- open-ended: GAS is read from who each story makes the scenario's person (he / she / they "
+        "or a name); the non-binary column is the neutral share (singular they, a non-binary "
+        "person); stories that never say are left out, as refusals and unreadable stories are",
+        f"- no reference to the person: {fmt(s['no_reference_rate'])} ± "
+        f"{fmt_se(s['no_reference_rate_stderr'])} (95% CI {fmt(low)} to {fmt(high)}) of the stories",
+        "",
+        "| instrument | male | female | neutral | stories read | no reference | no reference 95% CI "
+        "| stories |",
+        "|---|---:|---:|---:|---:|---:|---|---:|",
+    ]
+    for name, row in references.items():
+        ci = row["no_reference_ci"]
+        interval = "n/a" if ci[0] is None else f"[{fmt(ci[0])}, {fmt(ci[1])}]"
+        lines.append(
+            f"| {md(name)} | {fmt(row['male'])} | {fmt(row['female'])} | {fmt(row['neutral'])} | "
+            f"{row['n_read']} | {fmt(row['no_reference'])} | {interval} | {row['n_docs']} |"
+        )
+    return lines + [""]
 
 
 def _vs_baseline_lines(changes: dict) -> list[str]:

@@ -42,9 +42,12 @@ from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.options import STIMULUS_OPTIONS, TEXT_OPTIONS
 from symphony_bench.plugin.symphony_bias.records import (
     LIKERT_METRICS,
+    NO_REFERENCE_METRICS,
     REFUSAL_METRICS,
     likert_record,
+    open_record,
     read_likert,
+    read_open,
 )
 
 
@@ -176,10 +179,16 @@ def condition_docs(design: Design) -> list[dict]:
 
 @announced
 def likert_docs(variant: datasets.Dataset) -> datasets.Dataset:
-    """`process_docs` of every audio / image Likert task: the docs of the condition its YAML's
-    variant file names (one row: modality, condition, subset)."""
+    """`process_docs` of every audio / image Likert and open-ended task: the docs of the condition
+    its YAML's variant file names (one row: modality, condition, subset, and the protocol where it
+    is not the Likert question)."""
     (row,) = variant
-    design = Design(modality=row["modality"], condition=row["condition"], subset=row["subset"])
+    design = Design(
+        protocol=row.get("protocol") or "likert",
+        modality=row["modality"],
+        condition=row["condition"],
+        subset=row["subset"],
+    )
     return datasets.Dataset.from_list(condition_docs(design))
 
 
@@ -220,3 +229,11 @@ def image_visual(doc: dict) -> list[Image.Image]:
 def process_likert(doc: dict, results: list) -> dict:
     record = likert_record(doc, read_likert(results[0] if results else ""))
     return {metric: record for metric in (*LIKERT_METRICS, *REFUSAL_METRICS)}
+
+
+OPEN_METRICS = (*LIKERT_METRICS, *REFUSAL_METRICS, *NO_REFERENCE_METRICS)
+
+
+def process_open(doc: dict, results: list) -> dict:
+    record = open_record(doc, read_open(results[0] if results else ""))
+    return {metric: record for metric in OPEN_METRICS}

@@ -69,6 +69,7 @@ def build_prompt(
         answer=answer_instruction(order, reasoning),
     )
 
+
 # The open-ended protocol (symphony_bias_open*): the model writes about the scenario's person and is
 # never told that gender is the subject; `plugin.symphony_bias.person_reference` reads who it made
 # the person. {scenario} is the doc's scenario sentence (with the stimulus hint on audio / image docs).

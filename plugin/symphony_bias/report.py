@@ -25,7 +25,8 @@ from symphony_bench.plugin.symphony_bias.options import DEFAULT_SEED
 from symphony_bench.plugin.symphony_bias.records import (
     ANSWER_FIELDS,
     KINDS,
-    LIKERT_KINDS,
+    OPEN,
+    RATED_KINDS,
     RECOGNITION,
     record_problem,
     records_valid,
@@ -45,6 +46,12 @@ RANKED_ON_SKEW = (
     "direction, debiased so that noisier answers do not raise it (0 = none; below 0 is noise); "
     "mean ABS (signed, beside it) is not ranked on, as opposite associations cancel in it"
 )
+RANKED_ON_SKEW_OPEN = (
+    "the same debiased gender skew, over who the model's own stories make the person (he, she, "
+    "they): what it does when it writes, not what it says when asked about gender"
+)
+# the shares a row shows beside its headline numbers, by kind of answer
+SHARE_METRICS = ("refusal_rate", "no_reference_rate")
 
 
 def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
@@ -70,16 +77,18 @@ def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
         name: estimate(summary[name], summary.get(f"{name}_stderr"), summary.get(f"{name}_ci"))
         for name in HEADLINE_METRICS
     }
-    if "refusal_rate" in summary:  # a generated answer may decline
-        metrics["refusal_rate"] = _share_estimate(summary, "refusal_rate")
-    ranking = Ranking("gender_skew", "lower", RANKED_ON_SKEW)
+    for name in SHARE_METRICS:  # a generated answer may decline, a story name no one
+        if name in summary:
+            metrics[name] = _share_estimate(summary, name)
+    is_open = entry.kind == OPEN
+    ranking = Ranking("gender_skew", "lower", RANKED_ON_SKEW_OPEN if is_open else RANKED_ON_SKEW)
     return LeaderboardColumns(
-        "likert",
+        "open" if is_open else "likert",
         metrics,
         _share_estimate(summary, "invalid_rate"),
         ranking,
         summary["n_docs"],
-        ("consistency_rate", "refusal_rate"),
+        ("consistency_rate", *SHARE_METRICS),
     )
 
 
@@ -112,7 +121,7 @@ def design(entry: ReportEntry) -> DesignSize | None:
     crossed = summary["units"] != "templates"
     variants = (
         text_variant_templates()
-        if entry.kind in LIKERT_KINDS and entry.facts.get("modality") == "text"
+        if entry.kind in RATED_KINDS and entry.facts.get("modality") == "text"
         else {}
     )
     unit = "templates (stimuli kept)" if crossed else "templates"

@@ -4,8 +4,9 @@ functions as the harness aggregations, and the per-task statistics beside them (
 of the prior-adjusted numbers, truncation, variance components, a scored task's most likely labels,
 the correlation with human ratings, recognition accuracy).
 
-A Likert task gives `<task>` and, when it holds instrument-free control docs,
-`<task>:prior_adjusted`; a log-probability task gives `<task>` (raw) and `<task>:calibrated`; a
+A Likert or open-ended task gives `<task>` and, when it holds instrument-free control docs,
+`<task>:prior_adjusted` (an open-ended entry also holds who its stories made the person, per
+instrument: `references`); a log-probability task gives `<task>` (raw) and `<task>:calibrated`; a
 recognition task gives per-instrument recognition accuracy.
 """
 
@@ -36,8 +37,10 @@ from symphony_bench.plugin.core.sections import ReportEntry, TaskRecords
 from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
 from symphony_bench.plugin.symphony_bias.logprob import split_records
 from symphony_bench.plugin.symphony_bias.records import (
-    LIKERT_KINDS,
+    LIKERT,
     LIKERT_SCORED,
+    ONE_HOT,
+    RATED_KINDS,
     RECOGNITION,
     instrument_records,
     records_to_data,
@@ -81,6 +84,10 @@ def control_summary(records: list) -> dict:
     }
 
 
+# the headline entries that are counts of docs or instruments (whole numbers in the JSON)
+COUNTS = ("n_docs", "n_instruments_counted", "n_significant_holm", "n_refused", "n_no_reference")
+
+
 def task_report(
     records: list, human_ratings_path: Path | None = None, adjust_for_prior: bool = False
 ) -> dict:
@@ -108,9 +115,9 @@ def task_report(
         key: ([number(v) for v in value] if isinstance(value, list) else number(value))
         for key, value in result.headline.items()
     }
-    summary["n_docs"] = int(result.headline["n_docs"])
-    summary["n_instruments_counted"] = int(result.headline["n_instruments_counted"])
-    summary["n_significant_holm"] = int(result.headline["n_significant_holm"])
+    for count in COUNTS:
+        if count in result.headline:
+            summary[count] = int(result.headline[count])
     summary["units"] = result.units
     summary["n_templates"], summary["n_stimuli"] = data.n_templates, data.n_stimuli
     summary.update(table_balance(result.categories))
@@ -166,6 +173,34 @@ def truncation_summary(records: list) -> dict:
     }
 
 
+def reference_shares(records: list) -> dict:
+    """Who the open-ended answers made the person, per instrument (instrument docs): of the stories
+    that refer to the person, the shares read male, female and neutral; of all stories, the share
+    with no reference to the person (with its interval on the instrument's own units where it has
+    enough templates, `instrument_design_rates`), and the docs counted."""
+    records = instrument_records(records)
+    data = records_to_data(records)
+    no_reference = instrument_design_rates(data, data.no_reference)
+    by_instrument = collections.defaultdict(list)
+    for record in records:
+        by_instrument[record["instrument"]].append(record.get("reference"))
+    shares = {}
+    for name, rate in zip(data.instruments, no_reference, strict=True):
+        references = by_instrument[name]
+        read = [gender for gender in references if gender in ONE_HOT]
+        shares[name] = {
+            **{
+                gender: number(read.count(gender) / len(read)) if read else None
+                for gender in ONE_HOT
+            },
+            "no_reference": number(rate["rate"]),
+            "no_reference_ci": [number(v) for v in rate["ci"]],
+            "n_read": len(read),
+            "n_docs": len(references),
+        }
+    return shares
+
+
 def recognition_report(records: list) -> dict:
     """Recognition accuracy overall and per instrument, and what the model named instead."""
     by_instrument: dict[str, list] = collections.defaultdict(list)
@@ -195,13 +230,15 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
     facts = design_facts(task.records)
     if task.kind == RECOGNITION:
         bodies = {None: recognition_report(task.records)}
-    elif task.kind in LIKERT_KINDS:
+    elif task.kind in RATED_KINDS:
         body = task_report(task.records, human_ratings)
         body["variance_components"] = variance_summary(task.records)
         if task.kind == LIKERT_SCORED:
             body["most_likely"] = most_likely_summary(task.records)
-        else:
+        elif task.kind == LIKERT:
             body["summary"].update(truncation_summary(task.records))
+        else:
+            body["references"] = reference_shares(task.records)
         body["missing_instruments"] = missing_instruments(task.records)
         body["docs_per_template_in_order"] = docs_per_template_in_order(task)
         bodies = {None: body}

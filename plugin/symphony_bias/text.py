@@ -1,5 +1,6 @@
-"""lm-eval glue for the Symphony-Bias text Likert tasks: the dataset (plugin.symphony_bias.docs), the
-answer filter and scoring.
+"""lm-eval glue for the Symphony-Bias text tasks that generate: the Likert tasks and the open-ended
+tasks (`symphony_bias_open*`): the dataset (plugin.symphony_bias.docs), the answer filters and
+scoring.
 
 Referenced from tasks/lm_eval/symphony_bias/*.yaml by `!function symphony_bench.plugin.symphony_bias.text.<name>`
 (a normal import, so the filter below is registered exactly once per process); the aggregations are
@@ -16,10 +17,13 @@ from symphony_bench.plugin.core.options import given_options, read_options, refu
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.options import OPTION_NAMES, TEXT_OPTIONS, TEXT_SET
 from symphony_bench.plugin.symphony_bias.records import (
+    NO_REFERENCE_METRICS,
     REFUSAL_METRICS,
     TEXT_LIKERT_METRICS,
     likert_record,
+    open_record,
     read_likert,
+    read_open,
 )
 from symphony_bench.plugin.symphony_bias.text_data import text_data
 
@@ -34,7 +38,16 @@ DESIGN_OPTIONS = (
 def load_dataset(**kwargs) -> dict[str, datasets.Dataset]:
     """`custom_dataset` entry point, called with the task's metadata + dataset_kwargs (which also
     carry model arguments and the task version: those are ignored)."""
-    design = Design(**{key: kwargs[key] for key in DESIGN_OPTIONS if key in kwargs})
+    return _dataset(Design(**{key: kwargs[key] for key in DESIGN_OPTIONS if key in kwargs}), kwargs)
+
+
+def load_open_dataset(**kwargs) -> dict[str, datasets.Dataset]:
+    """`custom_dataset` of the open-ended tasks."""
+    options = {key: kwargs[key] for key in ("prompt_variant", "subset") if key in kwargs}
+    return _dataset(Design(protocol="open", **options), kwargs)
+
+
+def _dataset(design: Design, kwargs: dict) -> dict[str, datasets.Dataset]:
     refuse_near_misses(kwargs, (*OPTION_NAMES, *DESIGN_OPTIONS))
     text_set, facts = text_data(kwargs)
     facts["task_options"] = given_options((*TEXT_OPTIONS, TEXT_SET), kwargs)
@@ -53,3 +66,19 @@ class LikertJsonFilter(Filter):
 def process_results(doc: dict, results: list) -> dict:
     record = likert_record(doc, results[0])
     return {metric: record for metric in (*TEXT_LIKERT_METRICS, *REFUSAL_METRICS)}
+
+
+@register_filter("symphony_person_reference")
+class PersonReferenceFilter(Filter):
+    """Each instance's first response -> `read_open` of it (never raises)."""
+
+    def apply(self, resps, docs):
+        return [read_open(responses[0] if responses else "") for responses in resps]
+
+
+OPEN_TEXT_METRICS = (*TEXT_LIKERT_METRICS, *REFUSAL_METRICS, *NO_REFERENCE_METRICS)
+
+
+def process_open(doc: dict, results: list) -> dict:
+    record = open_record(doc, results[0])
+    return {metric: record for metric in OPEN_TEXT_METRICS}
