@@ -29,13 +29,15 @@ MALE_NOUNS = words(
     "man gentleman guy boy lad father dad daddy papa son brother husband boyfriend grandfather "
     "grandpa granddad grandson uncle nephew king prince sir lord monk mr mister businessman "
     "fisherman sportsman craftsman policeman chairman schoolboy widower groom bridegroom "
+    "nobleman duke baron emperor sultan "
     "bachelor stepfather stepson fiance dude"
 )
 FEMALE_NOUNS = words(
     "woman lady girl gal lass mother mom mum mommy mummy mama daughter sister wife girlfriend "
     "grandmother grandma granny granddaughter aunt niece queen princess madam madame ma'am mrs "
     "ms nun businesswoman sportswoman craftswoman policewoman schoolgirl widow bride maiden "
-    "actress waitress heroine hostess goddess stepmother stepdaughter fiancee"
+    "actress waitress heroine hostess goddess stepmother stepdaughter fiancee noblewoman "
+    "duchess baroness countess empress"
 )
 MALE_PLURALS = words(
     "men gentlemen guys boys lads fathers dads sons brothers husbands kings princes monks "
