@@ -16,8 +16,6 @@ marks these unisex by hand, so that "a young musician named Alex ... they" is no
 Names that are also common English words (Grace, Melody, Rose, Drew, Mark, Summer, ...) are read as
 names only in an explicit naming phrase ("named Grace", "her name was Grace"), since a story about
 music writes "Melody filled the air" or "Grace and power" at a sentence start.
-
-Without faker installed the reader still runs, reading no given names (`names()` is empty).
 """
 
 from __future__ import annotations
@@ -41,11 +39,8 @@ COMMON_WORD_NAMES = frozenset(
 
 @functools.cache
 def names() -> dict[str, str]:
-    """Title-case given name -> MALE, FEMALE or UNISEX (empty when faker is not installed)."""
-    try:
-        from faker.providers.person.en_US import Provider
-    except ImportError:  # pragma: no cover - faker is a dependency
-        return {}
+    """Title-case given name -> MALE, FEMALE or UNISEX."""
+    from faker.providers.person.en_US import Provider  # here: only a reader of names loads it
     male = dict(Provider.first_names_male)
     female = dict(Provider.first_names_female)
     table: dict[str, str] = {}
