@@ -9,6 +9,11 @@ MODEL_MANIFESTS = (
         simple_class_path="symphony_bench.plugin.lmms.models.Qwen2AudioSymphony",
     ),
     ModelManifest(
+        model_id="symphony_llava_hf",
+        chat_class_path="symphony_bench.plugin.lmms.llava.LlavaHfSymphony",
+        simple_class_path="symphony_bench.plugin.lmms.llava.LlavaHfSymphonySimple",
+    ),
+    ModelManifest(
         model_id="symphony_replay",
         simple_class_path="symphony_bench.plugin.lmms.models.ReplayResponses",
     ),
