@@ -305,3 +305,116 @@ def build_tiny_qwen2_vl(folder: Path) -> Path:
 def build_tiny_qwen2_5_vl(folder: Path) -> Path:
     """A random Qwen2.5-VL (1-block windowed vision tower; 2-layer text side)."""
     return _build_tiny_qwen_vl(folder, "qwen2_5_vl")
+
+
+def _audio_encoder(**extra) -> dict:
+    """A 1-layer Whisper-style audio encoder (d_model 32) on 128 mel bins: the source positions
+    stay at 1,500, which the 30 s windows of the real feature extractors fill."""
+    return dict(num_mel_bins=128, max_source_positions=1500, **extra)
+
+
+def build_tiny_audio_flamingo_3(folder: Path) -> Path:
+    """A random Audio Flamingo 3 (Whisper-style encoder, 1 layer; 2-layer Qwen2 text side) with its
+    processor: the chat template writes `<sound>` where the audio goes."""
+    import torch
+    from transformers import (
+        AudioFlamingo3Config,
+        AudioFlamingo3ForConditionalGeneration,
+        AudioFlamingo3Processor,
+        Qwen2Config,
+        WhisperFeatureExtractor,
+    )
+
+    fast = _tiny_tokenizer(("<sound>",))
+    config = AudioFlamingo3Config(
+        audio_config=_audio_encoder(
+            hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64
+        ),
+        text_config=Qwen2Config(**_tiny_qwen2_text(fast)),
+        audio_token_id=fast.convert_tokens_to_ids("<sound>"),
+    )
+    torch.manual_seed(0)
+    AudioFlamingo3ForConditionalGeneration(config).save_pretrained(folder)
+    processor = AudioFlamingo3Processor(
+        feature_extractor=WhisperFeatureExtractor(feature_size=128),
+        tokenizer=fast,
+        chat_template=_chatml_template({"audio": "<sound>"}),
+    )
+    processor.save_pretrained(folder)
+    return folder
+
+
+_OMNI_TOKENS = {
+    "audio_token": "<|AUDIO|>",
+    "audio_bos_token": "<|audio_bos|>",
+    "audio_eos_token": "<|audio_eos|>",
+    "image_token": "<|IMAGE|>",
+    "video_token": "<|VIDEO|>",
+    "vision_bos_token": "<|vision_bos|>",
+    "vision_eos_token": "<|vision_eos|>",
+}
+
+
+def build_tiny_qwen2_5_omni(folder: Path) -> Path:
+    """A random Qwen2.5-Omni thinker (Whisper-style audio encoder and Qwen2.5-VL-style vision tower,
+    1 layer each; 2-layer text side), with no talker (speech output), as lmms-eval runs it; the
+    speaker table the class loads holds the default speaker."""
+    import torch
+    from transformers import (
+        Qwen2_5OmniConfig,
+        Qwen2_5OmniForConditionalGeneration,
+        Qwen2_5OmniProcessor,
+        Qwen2VLImageProcessor,
+        Qwen2VLVideoProcessor,
+        WhisperFeatureExtractor,
+    )
+
+    fast = _tiny_tokenizer(tuple(_OMNI_TOKENS.values()), named=_OMNI_TOKENS)
+    ids = {name: fast.convert_tokens_to_ids(token) for name, token in _OMNI_TOKENS.items()}
+    thinker = dict(
+        audio_config=_audio_encoder(
+            d_model=32,
+            encoder_layers=1,
+            encoder_attention_heads=2,
+            encoder_ffn_dim=64,
+            output_dim=64,
+        ),
+        vision_config=dict(
+            depth=1,
+            hidden_size=32,
+            intermediate_size=64,
+            num_heads=2,
+            out_hidden_size=64,
+            fullatt_block_indexes=[0],
+            window_size=56,
+        ),
+        text_config=_tiny_qwen2_text(
+            fast, rope_parameters={"rope_type": "default", "mrope_section": [2, 3, 3]}
+        ),
+        audio_token_index=ids["audio_token"],
+        image_token_index=ids["image_token"],
+        video_token_index=ids["video_token"],
+        audio_start_token_id=ids["audio_bos_token"],
+        audio_end_token_id=ids["audio_eos_token"],
+        vision_start_token_id=ids["vision_bos_token"],
+        vision_end_token_id=ids["vision_eos_token"],
+    )
+    config = Qwen2_5OmniConfig(thinker_config=thinker, enable_audio_output=False)
+    torch.manual_seed(0)
+    Qwen2_5OmniForConditionalGeneration(config).save_pretrained(folder)
+    torch.save({"Chelsie": {"bos_token": fast.eos_token_id}}, Path(folder) / "spk_dict.pt")
+    pixels = {"min_pixels": 28 * 28, "max_pixels": 56 * 56}
+    media = {
+        "audio": "<|audio_bos|><|AUDIO|><|audio_eos|>",
+        "image": "<|vision_bos|><|IMAGE|><|vision_eos|>",
+        "video": "<|vision_bos|><|VIDEO|><|vision_eos|>",
+    }
+    processor = Qwen2_5OmniProcessor(
+        image_processor=Qwen2VLImageProcessor(**pixels),
+        video_processor=Qwen2VLVideoProcessor(**pixels),
+        feature_extractor=WhisperFeatureExtractor(feature_size=128),
+        tokenizer=fast,
+        chat_template=_chatml_template(media),
+    )
+    processor.save_pretrained(folder)
+    return folder
