@@ -63,14 +63,21 @@ KNOWN_FAILURES = {
 }
 
 
+def _is_lmms_model(owner) -> bool:
+    return any(
+        (cls.__module__, cls.__qualname__) == ("lmms_eval.api.model", "lmms")
+        for cls in type(owner).__mro__
+    )
+
+
 def calling_model_class() -> str | None:
-    """`module.Class` of the nearest lmms-eval model instance on the call stack, if any."""
+    """`module.Class` of the nearest lmms-eval model instance on the call stack (an lmms-eval
+    `lmms`: a stock class or one of ours), if any."""
     frame = sys._getframe(1)
     while frame is not None:
         owner = frame.f_locals.get("self")
-        module = type(owner).__module__
-        if module.startswith("lmms_eval.models."):
-            return f"{module}.{type(owner).__qualname__}"
+        if owner is not None and _is_lmms_model(owner):
+            return f"{type(owner).__module__}.{type(owner).__qualname__}"
         frame = frame.f_back
     return None
 
