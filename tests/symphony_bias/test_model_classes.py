@@ -142,3 +142,33 @@ def test_every_condition_reaches_the_model_class_in_its_form(
     assert report.returncode == 0, report.stderr
     check = run_symphony_bench(["check", str(output), "--tasks", suite], cwd=tmp_path)
     assert check.returncode == 0, check.stderr
+
+
+@pytest.mark.e2e
+def test_stock_llava_hf_stops_at_the_first_control_doc_naming_the_adapter(
+    tiny_model, image_set, tmp_path
+):
+    """The stock class would end the run with an IndexError deep in its processor: ours is the
+    first and last error it shows, and `check` fails the run."""
+    output = tmp_path / "run"
+    completed = run_lmms_eval(
+        "llava_hf",
+        f"pretrained={tiny_model('build_tiny_llava')},device=cpu,device_map=cpu",
+        "symphony_bias_image_nostimulus_mini",
+        output,
+        {"SYMPHONY_IMAGE": str(image_set)},
+        "--limit",
+        "1",
+    )
+    ours = (
+        "symphony-bench: error: lmms-eval's llava_hf cannot run these tasks (the no-stimulus and "
+        "named controls send no image, and its processor fails on images=[]): run --model "
+        "symphony_llava_hf with the same --model_args"
+    )
+    lines = completed.stderr.strip().splitlines()
+    assert lines[-1].startswith(ours), lines[-3:]
+    assert "IndexError" not in completed.stderr
+    check = run_symphony_bench(
+        ["check", str(output), "--tasks", "symphony_bias_image_nostimulus_mini"], cwd=tmp_path
+    )
+    assert check.returncode == 1
