@@ -5,28 +5,29 @@ fails on it (IndexError), which ends the whole run with no results for any task.
 
 from __future__ import annotations
 
+import os
+
 from lmms_eval.models.chat.llava_hf import LlavaHf as LlavaHfChat
 from lmms_eval.models.simple.llava_hf import LlavaHf as LlavaHfSimple
 
 from symphony_bench.plugin.lmms.shims import EmptyMediaAsNone
 
 
-def _set_up(model, pretrained: str, device: str, device_map: str, kwargs: dict) -> dict:
-    # the stock class loads with device_map="" (which transformers refuses) unless told otherwise:
-    # on one device, load straight onto it
-    return dict(
-        pretrained=pretrained,
-        device=device,
-        device_map=device_map or ("" if device.startswith("cuda") else device),
-        **kwargs,
-    )
+def _device_map(device: str, device_map: str) -> str:
+    """In one process the stock class passes device_map "" to transformers, which refuses it: load
+    straight onto the device instead. Under `accelerate launch` (several processes) the stock class
+    places each rank itself when device_map is ""."""
+    if device_map or int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        return device_map
+    return device
 
 
 class LlavaHfSymphony(LlavaHfChat):
     """lmms-eval's llava_hf chat class, with `images=[]` sent as no image."""
 
     def __init__(self, pretrained: str, device: str = "cuda", device_map: str = "", **kwargs):
-        super().__init__(**_set_up(self, pretrained, device, device_map, kwargs))
+        device_map = _device_map(device, device_map)
+        super().__init__(pretrained=pretrained, device=device, device_map=device_map, **kwargs)
         self._image_processor = EmptyMediaAsNone(self._image_processor, "images", "videos")
 
 
@@ -34,5 +35,6 @@ class LlavaHfSymphonySimple(LlavaHfSimple):
     """lmms-eval's llava_hf simple class (`--force_simple`), with `images=[]` sent as no image."""
 
     def __init__(self, pretrained: str, device: str = "cuda", device_map: str = "", **kwargs):
-        super().__init__(**_set_up(self, pretrained, device, device_map, kwargs))
+        device_map = _device_map(device, device_map)
+        super().__init__(pretrained=pretrained, device=device, device_map=device_map, **kwargs)
         self._image_processor = EmptyMediaAsNone(self._image_processor, "images", "videos")
