@@ -37,7 +37,15 @@ def _tasks_path(args: argparse.Namespace) -> None:
     print(folder)
 
 
-TINY_MODELS = {"llama": "build_tiny_llama", "qwen2-audio": "build_tiny_qwen2_audio"}
+TINY_MODELS = {
+    "llama": "build_tiny_llama",
+    "qwen2-audio": "build_tiny_qwen2_audio",
+    "audio-flamingo-3": "build_tiny_audio_flamingo_3",
+    "qwen2.5-omni": "build_tiny_qwen2_5_omni",
+    "llava": "build_tiny_llava",
+    "qwen2-vl": "build_tiny_qwen2_vl",
+    "qwen2.5-vl": "build_tiny_qwen2_5_vl",
+}
 
 
 def _tiny_model(args: argparse.Namespace) -> None:

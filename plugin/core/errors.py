@@ -26,14 +26,21 @@ def announced(function):
         try:
             return function(*args, **kwargs)
         except DataFileError as error:
-            message = f"symphony-bench: error: {error}"
-            print(message, file=sys.stderr, flush=True)
-            if not _ANNOUNCED:
-                atexit.register(_repeat_announced)
-            _ANNOUNCED.append(message)
+            if not getattr(error, "announced", False):
+                announce(error)
             raise
 
     return wrapper
+
+
+def announce(error: Exception) -> None:
+    """Print `error` to stderr now and again as the very last line when the process exits."""
+    message = f"symphony-bench: error: {error}"
+    print(message, file=sys.stderr, flush=True)
+    if not _ANNOUNCED:
+        atexit.register(_repeat_announced)
+    _ANNOUNCED.append(message)
+    error.announced = True
 
 
 def forget_announced() -> None:

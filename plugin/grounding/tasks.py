@@ -20,6 +20,7 @@ from symphony_bench.plugin.core.audio import checked_audio_input
 from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_dataset, resolve
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
+from symphony_bench.plugin.core.model_classes import refuse_known_failures
 from symphony_bench.plugin.core.options import given_options, read_options
 from symphony_bench.plugin.core.reasoning import split_reasoning
 from symphony_bench.plugin.core.run_facts import package_version, run_facts
@@ -147,7 +148,9 @@ def task_docs(variant: datasets.Dataset) -> datasets.Dataset:
 
 # ---- what the model hears, and how an answer is read ------------------------------------------
 def doc_to_visual(doc: dict) -> list[dict]:
-    """The item's audio; its samples must be the ones its row records (`pcm_sha256`)."""
+    """The item's audio; its samples must be the ones its row records (`pcm_sha256`). A stock model
+    class known to fail on every doc stops here, naming the adapter to use."""
+    refuse_known_failures(attached=True)
     where = f"{doc.get('dataset_repo')}: item {doc.get('item_id')}"
     return checked_audio_input(doc["audio"]["bytes"], doc["pcm_sha256"], where)
 

@@ -9,6 +9,19 @@ MODEL_MANIFESTS = (
         simple_class_path="symphony_bench.plugin.lmms.models.Qwen2AudioSymphony",
     ),
     ModelManifest(
+        model_id="symphony_llava_hf",
+        chat_class_path="symphony_bench.plugin.lmms.llava.LlavaHfSymphony",
+        simple_class_path="symphony_bench.plugin.lmms.llava.LlavaHfSymphonySimple",
+    ),
+    ModelManifest(
+        model_id="symphony_audio_flamingo_3",
+        simple_class_path="symphony_bench.plugin.lmms.audio_flamingo.AudioFlamingo3Symphony",
+    ),
+    ModelManifest(
+        model_id="symphony_qwen2_5_omni",
+        chat_class_path="symphony_bench.plugin.lmms.omni.Qwen25OmniSymphony",
+    ),
+    ModelManifest(
         model_id="symphony_replay",
         simple_class_path="symphony_bench.plugin.lmms.models.ReplayResponses",
     ),

@@ -13,19 +13,7 @@ from lmms_eval.models.simple.qwen2_audio import Qwen2_Audio
 from tqdm import tqdm
 
 from symphony_bench.plugin.core.errors import DataFileError
-
-
-class _EmptyAudioAsNone:
-    """The Qwen2-Audio processor fails on `audio=[]` (a batch of the no-stimulus control): pass None."""
-
-    def __init__(self, processor) -> None:
-        self._processor = processor
-
-    def __call__(self, *args, audio=None, **kwargs):
-        return self._processor(*args, audio=audio or None, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self._processor, name)
+from symphony_bench.plugin.lmms.shims import EmptyMediaAsNone
 
 
 class Qwen2AudioSymphony(Qwen2_Audio):
@@ -42,7 +30,7 @@ class Qwen2AudioSymphony(Qwen2_Audio):
             self.device_map = "cpu"
         else:
             super().__init__(pretrained=pretrained, device=device, **kwargs)
-        self.processor = _EmptyAudioAsNone(self.processor)
+        self.processor = EmptyMediaAsNone(self.processor, "audio")
 
 
 def read_responses(path: Path) -> dict[tuple[str, int], str]:

@@ -35,6 +35,7 @@ from symphony_bench.plugin.core.dataset_digest import checked_image_bytes
 from symphony_bench.plugin.core.dataset_source import DatasetSource, pinned_dataset, resolve
 from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
+from symphony_bench.plugin.core.model_classes import refuse_known_failures
 from symphony_bench.plugin.core.options import given_options, read_options
 from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.symphony_bias.default_audio import build_default_audio
@@ -206,7 +207,9 @@ def _stimulus_row(doc: dict, modality_name: str) -> dict:
 
 def audio_visual(doc: dict) -> list[dict]:
     """lmms-eval's audio input: [{"array", "sampling_rate", "type": "audio"}], or [] for the
-    controls; the clip's samples must be the ones its row records (`pcm_sha256`)."""
+    controls; the clip's samples must be the ones its row records (`pcm_sha256`). A stock model
+    class known to fail on these docs stops here, naming the adapter to use."""
+    refuse_known_failures(doc["attach"])
     if not doc["attach"]:
         return []
     row = _stimulus_row(doc, "audio")
@@ -216,7 +219,9 @@ def audio_visual(doc: dict) -> list[dict]:
 
 def image_visual(doc: dict) -> list[Image.Image]:
     """The image, upright (its stored bytes keep their EXIF orientation), as RGB; [] for the
-    controls. Its bytes must be the ones its row records (`sha256`)."""
+    controls. Its bytes must be the ones its row records (`sha256`). A stock model class known to
+    fail on these docs stops here, naming the adapter to use."""
+    refuse_known_failures(doc["attach"])
     if not doc["attach"]:
         return []
     row = _stimulus_row(doc, "image")
