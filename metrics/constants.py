@@ -14,3 +14,5 @@ TCAV_MIN_ACCURACY = 0.7
 TCAV_ALPHA = 0.05
 TCAV_SIGNIFICANCE = "calibrated"
 TCAV_SEED = 0
+# below this many templates a one-stimulus design's rates get no interval (metrics.association)
+RATE_MIN_TEMPLATES = 20

@@ -30,8 +30,9 @@ def instrument_data(data: AssociationData, code: int) -> AssociationData:
 
 
 # Below this many templates an instrument's interval does not hold (simulated, clustered refusals
-# on 3 scenarios per template: coverage 0.70 at 5 templates with one doc each, 0.92 at 10, 0.94 at
-# 20 and 86): no interval is given there.
+# on 3 scenarios per template, the symmetric t interval: coverage 0.70 at 5 templates with one doc
+# each, 0.92 at 10, 0.94 at 20 and 86; design_rate's logit interval: 0.951 at 86): no interval is
+# given there.
 MIN_TEMPLATES = 20
 
 

@@ -20,6 +20,7 @@ from support.harness import read_samples, run_lm_eval
 from support.runs import lm_eval_results, write_model_folder
 
 from symphony_bench.metrics import analyse
+from symphony_bench.metrics.grounding import MIN_CLUSTERS
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.reporting import json_ready
 from symphony_bench.plugin.core.vocabulary import INSTRUMENTS_CSV
@@ -28,9 +29,12 @@ from symphony_bench.plugin.grounding.records import (
     harness_scores,
     set_record,
 )
+from symphony_bench.plugin.grounding.report import render
 from symphony_bench.plugin.runs.commands import add_commands, run_compare
 from symphony_bench.plugin.runs.compare import compare_runs, read_run_task
 from symphony_bench.plugin.runs.gate import GateRule, change_rows
+from symphony_bench.plugin.runs.leaderboard import build_leaderboard
+from symphony_bench.plugin.runs.report import build_report
 from symphony_bench.plugin.runs.samples import fast_read, sample_record
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.records import (
@@ -767,3 +771,54 @@ def test_runs_on_stimuli_of_another_origin_are_refused_unless_allowed(mini_docs,
     assert body["mismatches"][0] == (
         "t: stimulus_origin is 'synth-random' in BASE, 'synth-phrase' in CANDIDATE"
     )
+
+
+def temporal_runs(rng, root: Path, clips: int) -> tuple[Path, Path]:
+    """Two runs of a time-interface task (three ranges), one item per clip, the same gold: the
+    base sends half its answers to the first range, the candidate answers at random."""
+    ranges = ["0-10 seconds", "10-20 seconds", "20-30 seconds"]
+    gold = rng.integers(0, 3, clips)
+    runs = []
+    for name, lean in (("base", 0.5), ("candidate", 0.0)):
+        records = [
+            choice_record(
+                "time",
+                int(g),
+                0 if rng.random() < lean else int(rng.integers(0, 3)),
+                ranges,
+                "",
+                f"set{k}",
+            )
+            for k, g in enumerate(gold)
+        ]
+        runs.append(write_run(root / f"{name}_{clips}", {"temporal": records}))
+    return runs[0], runs[1]
+
+
+def test_a_three_option_bias_below_its_clip_floor_has_no_interval_and_cannot_be_gated(tmp_path):
+    """time_bias over 30 clips (fewer than metrics.grounding.MIN_CLUSTERS[3]): the report says
+    why it gives no interval or test, the leaderboard shows no interval, compare gives the change
+    without one and notes it, and a `--fail-on time_bias` rule cannot decide (exit 2). With 60
+    clips every one of them is there."""
+    rng = np.random.default_rng(12)
+    few, few_candidate = temporal_runs(rng, tmp_path, 30)
+    entry = next(iter(build_report(few).entries.values()))
+    bias = entry.body["response_bias"]["time_bias"]
+    assert bias["valid"] is False and bias["min_clips"] == MIN_CLUSTERS[3]
+    assert bias["ci"] == [None, None] and bias["p_value"] is None
+    assert "no interval or test: they do not hold below 50 clips" in "\n".join(render(entry))
+    row = next(r for r in build_leaderboard([few])["rows"])
+    assert row["metrics"]["time_bias"]["ci"] == [None, None]
+    status, body, markdown = compare(few, few_candidate, "--fail-on", "time_bias:+0.0")
+    change = body["tasks"]["temporal"]["metrics"]["time_bias"]
+    assert change["change"] is not None and change["ci"] == [None, None]
+    assert change["p_value"] is None
+    assert "response-bias changes without an interval: temporal time_bias" in markdown
+    assert status == 2 and body["gate"]["status"] == "could_not_compare"
+
+    many, many_candidate = temporal_runs(rng, tmp_path, 60)
+    bias = next(iter(build_report(many).entries.values())).body["response_bias"]["time_bias"]
+    assert bias["valid"] is True and bias["ci"][0] > 0 and bias["p_value"] < 0.05
+    status, body, _ = compare(many, many_candidate, "--fail-on", "time_bias:+0.0")
+    assert body["tasks"]["temporal"]["metrics"]["time_bias"]["ci"][0] is not None
+    assert status in (0, 1) and body["gate"]["status"] in ("pass", "regression")

@@ -12,14 +12,15 @@ import json
 import math
 import os
 import random
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 from support.harness import run_lm_eval
 from support.runs import (
+    PLANTED_INSTRUMENTS,
     PLANTED_TASK,
     lm_eval_results,
     planted_records,
@@ -27,6 +28,7 @@ from support.runs import (
     write_planted_run,
 )
 
+from symphony_bench.metrics.association import RATE_MIN_TEMPLATES
 from symphony_bench.plugin.core.atomic import staged_outputs
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.run_facts import package_version
@@ -36,6 +38,7 @@ from symphony_bench.plugin.runs.leaderboard import (
     PairedTests,
     build_leaderboard,
     published,
+    rank_label,
     rank_rows,
     write_leaderboard,
 )
@@ -99,8 +102,9 @@ def test_rows_carry_the_report_numbers_and_provenance(planted_runs):
 def test_invalid_rate_interval_resamples_templates(planted_runs):
     """The invalid rate's stderr is the template-clustered one (parse failures that vary by
     wording are not independent per doc): against the analytic cluster-robust stderr of a mean,
-    sqrt(G / (G - 1) * sum_g (failures_g - rate * docs_g)^2) / N, and its interval is the report's
-    t interval with G - 1 df, clipped to [0, 1]."""
+    sqrt(G / (G - 1) * sum_g (failures_g - rate * docs_g)^2) / N. Its interval is the report's:
+    on these 8 templates (fewer than RATE_MIN_TEMPLATES) none, as an interval does not hold there;
+    the logit interval it gives from 10 templates on: tests/metrics/test_design_rate.py."""
     row = next(
         row for row in build_leaderboard(planted_runs)["rows"] if row["model"] == "org/neutral"
     )
@@ -121,8 +125,7 @@ def test_invalid_rate_interval_resamples_templates(planted_runs):
     stderr = np.sqrt(clusters / (clusters - 1) * np.sum(residuals**2)) / len(frame)
     assert invalid["value"] == pytest.approx(rate)
     assert invalid["stderr"] == pytest.approx(stderr, rel=0.1)  # bootstrap Monte-Carlo error
-    half = stats.t.ppf(0.975, clusters - 1) * invalid["stderr"]
-    assert invalid["ci"] == pytest.approx([max(0.0, rate - half), min(1.0, rate + half)])
+    assert clusters < RATE_MIN_TEMPLATES and invalid["ci"] == [None, None]
     assert 0 < rate < 0.3
 
 
@@ -542,3 +545,82 @@ def test_strong_associations_of_both_signs_do_not_rank_first(tmp_path):
         rows["org/medium"]["rank"]["position"] == 1 and rows["org/mixed"]["rank"]["position"] == 2
     )
     assert rows["org/medium"]["rank"]["metric"] == "gender_skew"
+
+
+# per planted instrument: the probabilities that a doc favours the stereotyped gender by one point
+# and that it favours the other (harp and drums: no association)
+SAME_ASSOCIATION = {
+    "harp": (0.25, 0.25),
+    "flute": (0.4, 0.1),
+    "drums": (0.25, 0.25),
+    "trumpet": (0.4, 0.1),
+}
+
+
+def same_association_records(rng: random.Random, noisy: bool, n_templates: int = 16) -> list:
+    """Likert records of the planted instruments whose male - female rating difference per doc is
+    d in {-1, 0, +1} with SAME_ASSOCIATION's probabilities: the same per-instrument association for
+    both models. The noisy model adds e in {-1, 0, +1} (probabilities 0.4, 0.2, 0.4) to the male
+    rating and takes it off the female one (the sum of the three ratings stays 9, so the shares,
+    and GAS, move by e / 9 with mean 0: no rating leaves 1-5), and half its answers are
+    unreadable."""
+    records = []
+    for t in range(n_templates):
+        for scenario in range(2):
+            for instrument, category in PLANTED_INSTRUMENTS.items():
+                towards, away = SAME_ASSOCIATION[instrument]
+                u = rng.random()
+                lean = 1 if u < towards else (-1 if u < towards + away else 0)
+                d = lean if category == "male" else -lean
+                if noisy:
+                    d += rng.choice((-1, -1, 0, 1, 1))
+                error = "no_json" if noisy and rng.random() < 0.5 else ""
+                doc = {
+                    "scenario_id": f"t{t}-{scenario}",
+                    "template_id": f"t{t}",
+                    "instrument": instrument,
+                    "stereotype": category,
+                }
+                records.append(score_record(doc, [0, 0, 0] if error else [3 + d, 3 - d, 3], error))
+    return records
+
+
+def test_a_noisier_model_with_the_same_association_does_not_rank_as_more_skewed(tmp_path):
+    """Two planted models answer the same docs with the same per-instrument association; one's
+    ratings are noisier and half its answers invalid (four such pairs, each its own board). The
+    plain mean |GAS male - GAS female| (the report's per-instrument skews) reads the noise as
+    association; the leaderboard's gender_skew does not: built by `symphony-bench leaderboard`,
+    the noisy model is never ranked as more skewed than the clean one (tied, as a user sees it:
+    "=1" both, or ahead) unless the paired test over the same docs separates them."""
+    plain = {"org__clean": [], "org__noisy": []}
+    for seed in range(1, 5):
+        rng, root = random.Random(seed), tmp_path / str(seed)
+        for model, noisy in (("org/clean", False), ("org/noisy", True)):
+            write_planted_run(root / model[4:], model, same_association_records(rng, noisy))
+        runs = [root / "clean", root / "noisy"]
+        leaderboard_command(runs, root / "out")
+        board = json.loads((root / "out" / "leaderboard.json").read_text())
+        rows = {row["model"]: row for row in board["rows"]}
+        clean, noisy = rows["org/clean"], rows["org/noisy"]
+        assert clean["rank"]["metric"] == noisy["rank"]["metric"] == "gender_skew"
+        assert noisy["invalid_rate"]["value"] > 0.4 > clean["invalid_rate"]["value"]
+        for entry in build_report(root).entries.values():
+            skews = [row["skew"] for row in entry.body["instruments"].values()]
+            plain[entry.path.parent.name].append(np.mean(skews))
+
+        paired = compare_runs(*runs)["tasks"][TASK]["metrics"]["gender_skew"]["p_value"]
+        if not paired < 0.05:
+            assert noisy["rank"]["position"] <= clean["rank"]["position"]
+        if noisy["rank"]["position"] == clean["rank"]["position"]:
+            assert noisy["rank"]["tied"] and clean["rank"]["tied"]
+            table = (root / "out" / "leaderboard.md").read_text()
+            assert re.search(r"^\| =1 \| org/clean \|", table, re.M)
+            assert re.search(r"^\| =1 \| org/noisy \|", table, re.M)
+        print(
+            f"seed {seed}: gender_skew clean {clean['metrics']['gender_skew']['value']:.3f}, "
+            f"noisy {noisy['metrics']['gender_skew']['value']:.3f}; plain "
+            f"{plain['org__clean'][-1]:.3f}, {plain['org__noisy'][-1]:.3f}; paired p {paired:.2f}; "
+            f"ranks {rank_label(clean['rank'])}, {rank_label(noisy['rank'])}"
+        )
+    # what the noise does to the plain number
+    assert np.mean(plain["org__noisy"]) > 1.3 * np.mean(plain["org__clean"])

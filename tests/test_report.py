@@ -3,16 +3,18 @@ a record that breaks the file's pattern is an error naming the file and line."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
-from support.runs import likert_sample, write_samples
+from support.runs import likert_sample, write_planted_run, write_samples
 
+from symphony_bench.metrics.constants import RATE_MIN_TEMPLATES
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.grounding.records import choice_record, set_record
 from symphony_bench.plugin.runs.report import build_report, render_markdown
 from symphony_bench.plugin.runs.samples import read_task
-from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS
+from symphony_bench.plugin.symphony_bias.records import LIKERT_METRICS, score_record
 
 
 def test_records_are_read_by_kind_and_reported_by_their_benchmark(tmp_path):
@@ -341,3 +343,32 @@ def test_variance_components_of_a_model_whose_answers_depend_on_the_instrument_a
     assert components["components"]["template"]["share"] == pytest.approx(0.0, abs=1e-12)
     assert not components["separable"]  # the mini subset: one doc per template x instrument
     assert "100% between instruments" in render_markdown(report)
+
+
+@pytest.mark.parametrize("templates", [5, 24])
+def test_a_text_tasks_rates_have_an_interval_only_from_the_template_floor(tmp_path, templates):
+    """On one stimulus the invalid and refusal rates' interval does not hold below
+    RATE_MIN_TEMPLATES templates (docs/statistics.md): none there, and the report says why."""
+    rng = random.Random(templates)
+    records = []
+    for t in range(templates):
+        for scenario in range(3):
+            for instrument, category in (("harp", "female"), ("drums", "male")):
+                refused = rng.random() < 0.2
+                doc = {
+                    "scenario_id": f"t{t}-{scenario}",
+                    "template_id": f"t{t}",
+                    "instrument": instrument,
+                    "stereotype": category,
+                }
+                scores = [0, 0, 0] if refused else [4, 2, 3]
+                records.append(score_record(doc, scores, "refused" if refused else ""))
+    write_planted_run(tmp_path, "org/m", records)
+    report = build_report(tmp_path)
+    summary = next(iter(report.entries.values())).body["summary"]
+    markdown = render_markdown(report)
+    few = templates < RATE_MIN_TEMPLATES
+    for name in ("invalid_rate", "refusal_rate"):
+        assert (summary[f"{name}_ci"] == [None, None]) == few, name
+        assert summary[f"{name}_stderr"] is not None
+    assert ("no interval: it does not hold on fewer than 20 templates" in markdown) == few

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from symphony_bench.metrics.grounding import choice_items, set_items
+from symphony_bench.metrics.grounding import MIN_CLUSTERS, choice_items, set_items
 from symphony_bench.metrics.paired import (
     cluster_sums,
     cluster_weights,
@@ -13,6 +13,7 @@ from symphony_bench.metrics.paired import (
     ratio_change,
     spread_change,
 )
+from symphony_bench.plugin.core.reporting import md
 from symphony_bench.plugin.grounding.records import (
     CHOICE,
     METRICS_BY_INTERFACE,
@@ -37,7 +38,7 @@ def comparisons(
         key = SCORE_KEY.get(metric, metric)
         if key == "bias":
             counts = [cluster_sums(run["option_counts"], codes, n_clusters) for run in runs]
-            metrics[metric] = spread_change(*counts, weights)
+            metrics[metric] = withheld_below_floor(spread_change(*counts, weights), counts)
         else:
             sums = [
                 tuple(cluster_sums(values, codes, n_clusters) for values in run["items"][key])
@@ -52,6 +53,20 @@ def comparisons(
         "flips": {"correct": mcnemar(*(run["correct"] for run in runs))},
     }
     return {label: comparison}
+
+
+def withheld_below_floor(change: dict, counts: list[np.ndarray]) -> dict:
+    """A response bias's change with no stderr, interval, p-value or MDE where either run has
+    fewer clips with a readable answer than its single-run inference needs
+    (metrics.grounding.MIN_CLUSTERS: 50 for three options): not shown as significant, and a
+    `--fail-on` rule on it cannot decide (exit 2)."""
+    floor = MIN_CLUSTERS.get(counts[0].shape[1], 2)
+    clips = min(int(np.count_nonzero(run.sum(axis=1))) for run in counts)
+    if clips >= floor:
+        return change
+    nan = float("nan")
+    withheld = {"stderr": nan, "ci": [nan, nan], "p_value": nan, "mde": nan, "mde_stderr": nan}
+    return {**change, **withheld, "note": f"no interval below {floor} clips ({clips} here)"}
 
 
 def paired_items(records: list[dict]) -> dict:
@@ -70,3 +85,16 @@ def paired_items(records: list[dict]) -> dict:
     items["invalid_rate"] = (~valid & ~refused, every)  # refusals are apart
     items["refusal_rate"] = (refused, every)
     return {"items": items, "correct": items["exact_set_accuracy"][0] > 0}
+
+
+def comparison_notes(compared: dict[str, dict]) -> list[str]:
+    """The response-bias changes given without an interval (`withheld_below_floor`)."""
+    withheld = [
+        f"{md(label)} {md(name)}: {change['note']}"
+        for label, body in compared.items()
+        for name, change in body["metrics"].items()
+        if "note" in change
+    ]
+    return (
+        [f"- response-bias changes without an interval: {'; '.join(withheld)}"] if withheld else []
+    )

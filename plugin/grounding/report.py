@@ -27,7 +27,7 @@ from symphony_bench.plugin.core.sections import (
     ReportSection,
     TaskRecords,
 )
-from symphony_bench.plugin.grounding.compare import comparisons
+from symphony_bench.plugin.grounding.compare import comparison_notes, comparisons
 from symphony_bench.plugin.grounding.figures import figures
 from symphony_bench.plugin.grounding.records import (
     CHOICE,
@@ -105,6 +105,8 @@ def response_bias_summary(records: list, summary: dict) -> dict[str, dict]:
             "ci": [number(v) for v in inference["ci"]],
             "p_value": number(inference["p_value"]),
             "null": number(inference["null"]),
+            "valid": inference["valid"],
+            "min_clips": inference["min_clusters"],
         }
         for name in names
     }
@@ -142,6 +144,18 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
     return [task.entry(grounding_report(task.records, task.kind))]
 
 
+def _bias_inference(bias: dict) -> str:
+    if not bias.get("valid", True):
+        return (
+            f"no interval or test: they do not hold below {bias['min_clips']} clips with a "
+            "readable answer (statistics: response bias)"
+        )
+    return (
+        f"95% CI {fmt(bias['ci'][0])} to {fmt(bias['ci'][1])} (the rates' Wald region; "
+        f"conservative for three options), every option equally often: p={fmt_p(bias['p_value'])}"
+    )
+
+
 def render(entry: ReportEntry) -> list[str]:
     task, body = entry.label, entry.body
     summary = body["summary"]
@@ -158,9 +172,8 @@ def render(entry: ReportEntry) -> list[str]:
             "wrong in the accuracies and left out of the prediction rates and the response bias"
         )
     lines += [
-        f"- {name}: 95% CI {fmt(bias['ci'][0])} to {fmt(bias['ci'][1])} (the rates' Wald region; "
-        f"conservative for three options), every option equally often: p={fmt_p(bias['p_value'])}; "
-        f"a model without preference scores {fmt(bias['null'])} at this n (the plug-in is biased upward)"
+        f"- {name}: {_bias_inference(bias)}; a model without preference scores {fmt(bias['null'])} "
+        "at this n (the plug-in is biased upward)"
         for name, bias in body.get("response_bias", {}).items()
     ]
     if "prediction_rates" in body:
@@ -235,4 +248,5 @@ SECTION = ReportSection(
     leaderboard=leaderboard,
     design=design,
     comparisons=comparisons,
+    comparison_notes=comparison_notes,
 )

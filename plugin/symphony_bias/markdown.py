@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from symphony_bench.metrics.constants import RATE_MIN_TEMPLATES
 from symphony_bench.plugin.core.reporting import fmt, fmt_p, fmt_se, md
 from symphony_bench.plugin.core.sections import ReportEntry
 from symphony_bench.plugin.symphony_bias.links import PROTOCOL_OF_KIND
@@ -323,9 +324,14 @@ def _refusal_lines(s: dict) -> list[str]:
     if "refusal_rate" not in s:
         return []
     low, high = s["refusal_rate_ci"]
+    interval = (
+        f"95% CI {fmt(low)} to {fmt(high)}"
+        if low is not None
+        else f"no interval: it does not hold on fewer than {RATE_MIN_TEMPLATES} templates"
+    )
     return [
         f"- refusal rate (the model declined to rate): {fmt(s['refusal_rate'])} ± "
-        f"{fmt_se(s['refusal_rate_stderr'])} (95% CI {fmt(low)} to {fmt(high)}), {s['n_refused']} "
+        f"{fmt_se(s['refusal_rate_stderr'])} ({interval}), {s['n_refused']} "
         f"docs; the numbers above are over rated docs only (refused and invalid docs excluded)"
     ]
 
