@@ -322,12 +322,11 @@ def design_rate(
     return {"rate": rate, "stderr": stderr, "ci": logit_interval(rate, stderr, df, confidence)}
 
 
-# Below this many templates a one-stimulus design's rate gets no interval: with failures that
-# cluster by template (logit-scale template sd 1, template x instrument 0.5) even the logit
-# interval covered 92-93.5 % at 5 templates and 92.5 % at 8 (rate 0.075), 93.7-94.8 % at 10
-# (tests/metrics/test_design_rate.py). The crossed mini design (5 templates x 5 clips, every
-# template with 110 stimuli) keeps its interval: 94.9-95.9 % there. (RATE_MIN_TEMPLATES = 10, in
-# metrics.constants.)
+# Below RATE_MIN_TEMPLATES (20, metrics.constants) templates a one-stimulus design's rate gets no
+# interval: with failures that cluster by template (logit-scale template sd 1, template x
+# instrument 0.5) even the logit interval covered 92.3-93.5 % at 5 templates and 93.0-93.2 % at 10,
+# 93.9-94.7 % at 20 (tests/metrics/test_design_rate.py). The crossed mini design (5 templates x 5
+# clips, every template with 110 stimuli) keeps its interval: 95.6-96.5 % there.
 
 
 def logit_interval(rate: float, stderr: float, df: float, confidence: float) -> list[float]:

@@ -41,6 +41,7 @@ COMMON_WORD_NAMES = frozenset(
 def names() -> dict[str, str]:
     """Title-case given name -> MALE, FEMALE or UNISEX."""
     from faker.providers.person.en_US import Provider  # here: only a reader of names loads it
+
     male = dict(Provider.first_names_male)
     female = dict(Provider.first_names_female)
     table: dict[str, str] = {}
