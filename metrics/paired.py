@@ -543,7 +543,9 @@ def flag_rate_change(
     design's units exactly as `association_changes` gives the invalid rate's: the flags stand in
     for the invalid docs."""
     flagged = [
-        dataclasses.replace(data, valid=~np.asarray(flags, dtype=bool), refused=None)
+        dataclasses.replace(
+            data, valid=~np.asarray(flags, dtype=bool), refused=None, no_reference=None
+        )
         for data, flags in ((base, base_flags), (candidate, candidate_flags))
     ]
     with np.errstate(invalid="ignore", divide="ignore"):

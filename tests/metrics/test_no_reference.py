@@ -10,7 +10,7 @@ from symphony_bench.metrics import analyse, build_association_data
 from symphony_bench.metrics.instrument_rates import instrument_design_rates
 
 
-def open_docs(rng, n_templates=12):
+def open_docs(rng, n_templates=24):
     """Two instruments x n_templates docs; per doc a one-hot reference or a reason for none."""
     templates = np.tile(np.arange(n_templates), 2)
     instruments = np.repeat(["harp", "drums"], n_templates)
@@ -64,3 +64,28 @@ def test_a_doc_with_a_rating_cannot_be_without_a_reference():
         build_association_data(
             templates, instruments, categories, scores, valid, refused=both, no_reference=both
         )
+
+
+def test_the_paired_change_of_the_no_reference_rate_counts_the_flagged_docs():
+    """`compare` passes each run's own data: the flags must be counted, not left out as docs
+    without a reference (the change was 0 whatever the runs)."""
+    from symphony_bench.metrics.paired import flag_rate_change
+
+    runs = []
+    for seed in (5, 6):
+        templates, instruments, categories, scores, valid, outcome = open_docs(
+            np.random.default_rng(seed)
+        )
+        runs.append(
+            build_association_data(
+                templates, instruments, categories, scores, valid, no_reference=outcome == "none"
+            )
+        )
+    base, candidate = runs
+    change = flag_rate_change(base, candidate, base.no_reference, candidate.no_reference, 200, 0)
+    assert change["base"] == pytest.approx(base.no_reference.mean())
+    assert change["candidate"] == pytest.approx(candidate.no_reference.mean())
+    assert change["change"] == pytest.approx(
+        candidate.no_reference.mean() - base.no_reference.mean()
+    )
+    assert change["change"] != 0 and change["stderr"] > 0
