@@ -52,6 +52,15 @@ MARKDOWN_SPECIAL = str.maketrans(
 )
 
 
+def untested_change(change: dict, why: str) -> dict:
+    """A paired change given without stderr, interval, p-value or MDE, and `why` as its note: where
+    its inference does not hold it is not shown as significant, and a `--fail-on` rule on it
+    cannot decide (exit 2)."""
+    nan = float("nan")
+    withheld = {"stderr": nan, "ci": [nan, nan], "p_value": nan, "mde": nan, "mde_stderr": nan}
+    return {**change, **withheld, "note": why}
+
+
 def md(value) -> str:
     """A value (a model id, a task, instrument or file name: text a user or a run controls) as
     Markdown text that stays inside its table cell, line or heading: HTML escaped, and the

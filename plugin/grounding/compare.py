@@ -13,7 +13,7 @@ from symphony_bench.metrics.paired import (
     ratio_change,
     spread_change,
 )
-from symphony_bench.plugin.core.reporting import md
+from symphony_bench.plugin.core.reporting import md, untested_change
 from symphony_bench.plugin.grounding.records import (
     CHOICE,
     METRICS_BY_INTERFACE,
@@ -64,9 +64,7 @@ def withheld_below_floor(change: dict, counts: list[np.ndarray]) -> dict:
     clips = min(int(np.count_nonzero(run.sum(axis=1))) for run in counts)
     if clips >= floor:
         return change
-    nan = float("nan")
-    withheld = {"stderr": nan, "ci": [nan, nan], "p_value": nan, "mde": nan, "mde_stderr": nan}
-    return {**change, **withheld, "note": f"no interval below {floor} clips ({clips} here)"}
+    return untested_change(change, f"no interval below {floor} clips ({clips} here)")
 
 
 def paired_items(records: list[dict]) -> dict:

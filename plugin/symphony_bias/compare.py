@@ -17,12 +17,15 @@ from symphony_bench.metrics.paired import (
     ratio_change,
 )
 from symphony_bench.plugin.core.refusals import REFUSED
-from symphony_bench.plugin.core.reporting import fmt_p, md
+from symphony_bench.plugin.core.reporting import fmt_p, md, untested_change
 from symphony_bench.plugin.core.sections import entry_label
 from symphony_bench.plugin.symphony_bias.logprob import split_records
 from symphony_bench.plugin.symphony_bias.records import (
     LIKERT,
     LOGPROB,
+    OPEN,
+    OPEN_MIN_TEMPLATES,
+    OPEN_WITHHELD_REASON,
     RECOGNITION,
     instrument_records,
     paired_records_to_data,
@@ -80,6 +83,11 @@ def likert_comparisons(
             "instruments": _instrument_rows(base_data, candidate_data),
             "flips": flips if variant == label else {},
         }
+        if kind == OPEN and base_data.n_templates < OPEN_MIN_TEMPLATES:
+            skew = compared[variant]["metrics"]["gender_skew"]
+            compared[variant]["metrics"]["gender_skew"] = untested_change(
+                skew, OPEN_WITHHELD_REASON
+            )
         for name, flags in (("refusal_rate", "refused"), ("no_reference_rate", "no_reference")):
             base_flags, candidate_flags = getattr(base_data, flags), getattr(candidate_data, flags)
             if base_flags is not None and candidate_flags is not None:

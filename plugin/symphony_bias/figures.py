@@ -17,7 +17,12 @@ from symphony_bench.plugin.core.reporting import fmt, fmt_p
 from symphony_bench.plugin.core.sections import ReportEntry
 from symphony_bench.plugin.symphony_bias.records import LIKERT, LOGPROB, RATED_KINDS
 
-PROTOCOL_LABELS = {"likert": "Likert", "likert_scored": "scored Likert", "logprob": "log-prob"}
+PROTOCOL_LABELS = {
+    "likert": "Likert",
+    "likert_scored": "scored Likert",
+    "logprob": "log-prob",
+    "open": "open-ended",
+}
 
 GENDER_LABELS = {"male": "male", "female": "female", "non_binary": "non-binary"}
 

@@ -207,6 +207,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
             f"{fmt(m['mean_abs'])} ± {fmt_se(m['mean_abs_stderr'])}, non-binary GAS "
             f"{fmt(m['non_binary_gas'])} ± {fmt_se(m['non_binary_gas_stderr'])}"
         )
+    if s.get("withheld_intervals"):
+        lines.append(f"- {s['withheld_intervals']}")
     if "references" in body:
         lines += _reference_lines(s, body["references"])
     if "truncated_rate" in s:

@@ -73,6 +73,18 @@ LIKERT_KINDS = (LIKERT, LIKERT_SCORED)
 RATED_KINDS = (*LIKERT_KINDS, OPEN)
 # the kinds whose answer is generated text, which may decline
 GENERATED_KINDS = (LIKERT, OPEN)
+# An open-ended answer is one reading per doc: on fewer templates than this the intervals of these
+# headlines (and the skew's paired change) do not hold, so none is given. Simulated with one doc per
+# cell (tests/metrics/test_open_protocol_inference.py, test_open_protocol_changes.py): on 5
+# templates the skew's interval covered 84-88 %, its paired change rejected 8 % of same-model
+# pairs; non-binary GAS's interval on 5 templates x 5 clips covered 91-92 %.
+OPEN_MIN_TEMPLATES = 20
+OPEN_WITHHELD = ("gender_skew", "gender_skew_squared", "non_binary_gas")
+OPEN_WITHHELD_REASON = (
+    f"open-ended answers on fewer than {OPEN_MIN_TEMPLATES} templates: no interval for the gender "
+    "skew and the non-binary GAS (one reading per doc: simulated, they cover 84-92 % there), and "
+    "the skew's paired change is not tested"
+)
 
 LIKERT_METRICS = (
     "consistency_rate",

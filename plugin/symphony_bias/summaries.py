@@ -40,6 +40,10 @@ from symphony_bench.plugin.symphony_bias.records import (
     LIKERT,
     LIKERT_SCORED,
     ONE_HOT,
+    OPEN,
+    OPEN_MIN_TEMPLATES,
+    OPEN_WITHHELD,
+    OPEN_WITHHELD_REASON,
     RATED_KINDS,
     RECOGNITION,
     instrument_records,
@@ -263,10 +267,22 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
     for body in bodies.values():
         if origin is not None:
             body["stimulus_origin"] = origin
+        if task.kind == OPEN:
+            withhold_on_few_templates(body["summary"])
     entries = [task.entry(body, variant) for variant, body in bodies.items()]
     for entry in entries:
         entry.facts.update(facts)
     return entries
+
+
+def withhold_on_few_templates(summary: dict) -> None:
+    """An open-ended entry on fewer than OPEN_MIN_TEMPLATES templates: the intervals that do not
+    hold there are not given (their stderr kept), and the summary says why."""
+    if summary["n_templates"] >= OPEN_MIN_TEMPLATES:
+        return
+    for name in OPEN_WITHHELD:
+        summary[f"{name}_ci"] = [None, None]
+    summary["withheld_intervals"] = OPEN_WITHHELD_REASON
 
 
 def stimulus_origin(records: list[dict]) -> str | None:

@@ -103,10 +103,14 @@ def test_report_shares_equal_the_shares_computed_from_the_servers_log(planted_ru
         assert read == expected_reading(planted), (sample["resps"], record)
     report_path = folder / "report.json"
     completed = run_cli(
-        [SYMPHONY_BENCH, "report", str(output), "--json", str(report_path), "--no-plots"],
+        [SYMPHONY_BENCH, "report", str(output), "--json", str(report_path)]
+        + ["--markdown", str(folder / "report.md")],
         cwd=folder,
     )
     assert completed.returncode == 0, completed.stderr
+    # the open-ended entry's figures beside the others': its GAS and its agreement with the Likert
+    figures = (folder / "report.md").read_text()
+    assert f"Likert vs open-ended ABS, {OPEN_TASK} vs {LIKERT_TASK}" in figures
     report = json.loads(report_path.read_text())
     frame = planted_frame((s["doc"], model.plans[s["doc"]["scenario"]]) for s in samples)
     gas, headline = expected_association(frame, stereotypes)
@@ -147,6 +151,13 @@ def test_report_shares_equal_the_shares_computed_from_the_servers_log(planted_ru
     assert report[OPEN_TASK]["instruments"]["drums"]["abs"] > 0.2
     agreement = report[OPEN_TASK]["agreement"][LIKERT_TASK]
     assert agreement["protocols"] == ["likert", "open"] and agreement["n"] > 0
+    # five templates: no interval where one reading per doc does not hold one; the stderr stays
+    assert summary["gender_skew_ci"] == summary["non_binary_gas_ci"] == [None, None]
+    assert (
+        summary["gender_skew_stderr"] is not None
+        and "fewer than 20" in summary["withheld_intervals"]
+    )
+    assert summary["mean_abs_ci"][0] is not None
 
 
 def test_the_leaderboard_ranks_the_open_entry_in_its_own_family_and_compare_pairs_it(planted_run):
@@ -159,6 +170,7 @@ def test_the_leaderboard_ranks_the_open_entry_in_its_own_family_and_compare_pair
     rows = json.loads((board / "leaderboard.json").read_text())["rows"]
     (row,) = [r for r in rows if r["task"] == OPEN_TASK and r["variant"] is None]
     assert row["family"] == "open" and row["rank"]["metric"] == "gender_skew"
+    assert row["metrics"]["gender_skew"]["ci"] == [None, None]  # five templates: not ranked apart
     assert "stories" in row["rank"]["why"]
     assert {"gender_skew", "no_reference_rate", "refusal_rate"} <= set(row["metrics"])
     compared = folder / "compare.json"
@@ -180,3 +192,17 @@ def test_the_leaderboard_ranks_the_open_entry_in_its_own_family_and_compare_pair
     for metric in ("gender_skew", "mean_abs", "no_reference_rate", "refusal_rate"):
         assert body["metrics"][metric]["change"] == pytest.approx(0.0, abs=1e-12), metric
     assert np.isfinite(body["metrics"]["no_reference_rate"]["mde"])
+    # the skew's change is not tested on five templates: a rule on it cannot decide
+    assert body["metrics"]["gender_skew"]["ci"] == [None, None]
+    gated = run_cli(
+        [SYMPHONY_BENCH, "compare", str(output), str(output), "--no-plots"]
+        + ["--fail-on", f"{OPEN_TASK}:gender_skew:+0.05"],
+        cwd=folder,
+    )
+    assert gated.returncode == 2, gated.stdout + gated.stderr
+    passed = run_cli(
+        [SYMPHONY_BENCH, "compare", str(output), str(output), "--no-plots"]
+        + ["--fail-on", f"{OPEN_TASK}:mean_abs:+0.5"],
+        cwd=folder,
+    )
+    assert passed.returncode == 0, passed.stdout + passed.stderr
