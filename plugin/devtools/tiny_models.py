@@ -52,18 +52,7 @@ def build_tiny_llama(folder: Path) -> Path:
 
     fast = _tiny_tokenizer()
     torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=_vocab_size(fast),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        max_position_embeddings=4096,
-        eos_token_id=fast.eos_token_id,
-        pad_token_id=fast.pad_token_id,
-        bos_token_id=None,
-    )
+    config = LlamaConfig(**_tiny_text_config(fast))
     LlamaForCausalLM(config).save_pretrained(folder)
     fast.save_pretrained(folder)
     return folder
@@ -102,18 +91,7 @@ def build_tiny_qwen2_audio(folder: Path) -> Path:
         num_mel_bins=128,
         max_source_positions=1500,
     )
-    text = Qwen2Config(
-        vocab_size=_vocab_size(fast),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        max_position_embeddings=4096,
-        eos_token_id=fast.eos_token_id,
-        pad_token_id=fast.pad_token_id,
-        bos_token_id=None,
-    )
+    text = Qwen2Config(**_tiny_text_config(fast))
     config = Qwen2AudioConfig(
         audio_config=audio,
         text_config=text,
@@ -130,8 +108,8 @@ def build_tiny_qwen2_audio(folder: Path) -> Path:
     return folder
 
 
-def _tiny_qwen2_text(fast, **extra):
-    """The 2-layer Qwen2-style text side every tiny multimodal model shares (hidden 64, 4 heads)."""
+def _tiny_text_config(fast, **extra):
+    """The 2-layer text model every tiny model shares (hidden 64, 4 heads), as config arguments."""
     return dict(
         vocab_size=_vocab_size(fast),
         hidden_size=64,
@@ -203,7 +181,7 @@ def build_tiny_llava(folder: Path) -> Path:
     )
     config = LlavaConfig(
         vision_config=vision,
-        text_config=LlamaConfig(**_tiny_qwen2_text(fast)),
+        text_config=LlamaConfig(**_tiny_text_config(fast)),
         image_token_index=fast.convert_tokens_to_ids("<image>"),
         vision_feature_select_strategy="default",
         vision_feature_layer=-1,
@@ -279,7 +257,7 @@ def _build_tiny_qwen_vl(folder: Path, family: str) -> Path:
         getattr(transformers, name) for name in names
     )
     config = config_class(
-        text_config=_tiny_qwen2_text(fast, rope_parameters=rope),
+        text_config=_tiny_text_config(fast, rope_parameters=rope),
         vision_config=vision,
         **ids,
     )
@@ -330,7 +308,7 @@ def build_tiny_audio_flamingo_3(folder: Path) -> Path:
         audio_config=_audio_encoder(
             hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64
         ),
-        text_config=Qwen2Config(**_tiny_qwen2_text(fast)),
+        text_config=Qwen2Config(**_tiny_text_config(fast)),
         audio_token_id=fast.convert_tokens_to_ids("<sound>"),
     )
     torch.manual_seed(0)
@@ -388,7 +366,7 @@ def build_tiny_qwen2_5_omni(folder: Path) -> Path:
             fullatt_block_indexes=[0],
             window_size=56,
         ),
-        text_config=_tiny_qwen2_text(
+        text_config=_tiny_text_config(
             fast, rope_parameters={"rope_type": "default", "mrope_section": [2, 3, 3]}
         ),
         audio_token_index=ids["audio_token"],

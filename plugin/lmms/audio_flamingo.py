@@ -7,15 +7,8 @@ from __future__ import annotations
 
 from lmms_eval.models.simple.audio_flamingo_3 import AudioFlamingo3
 
+from symphony_bench.plugin.lmms.shims import LoadsOnTheCpu
 
-class AudioFlamingo3Symphony(AudioFlamingo3):
-    """lmms-eval's audio_flamingo_3; with device=cpu it loads with device_map "auto" (which keeps it
-    on the CPU there) and runs on "cpu". Any other device uses the stock set-up."""
 
-    def __init__(self, pretrained: str, device: str = "cpu", **kwargs) -> None:
-        if device == "cpu":
-            kwargs.pop("device_map", None)
-            super().__init__(pretrained=pretrained, device="cpu", device_map="auto", **kwargs)
-            self.device_map = "cpu"
-        else:
-            super().__init__(pretrained=pretrained, device=device, **kwargs)
+class AudioFlamingo3Symphony(LoadsOnTheCpu, AudioFlamingo3):
+    """lmms-eval's audio_flamingo_3 that runs on the CPU with device=cpu (`LoadsOnTheCpu`)."""

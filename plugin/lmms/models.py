@@ -13,23 +13,15 @@ from lmms_eval.models.simple.qwen2_audio import Qwen2_Audio
 from tqdm import tqdm
 
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.lmms.shims import EmptyMediaAsNone
+from symphony_bench.plugin.lmms.shims import EmptyMediaAsNone, LoadsOnTheCpu
 
 
-class Qwen2AudioSymphony(Qwen2_Audio):
-    """lmms-eval's qwen2_audio, made to run the text-only controls and to run on the CPU.
-
-    The stock class sends inputs to CUDA unless device_map is "auto", and then to "cuda" by name:
-    on the CPU it loads with "auto" and runs on "cpu". Any other device uses the stock set-up.
-    """
+class Qwen2AudioSymphony(LoadsOnTheCpu, Qwen2_Audio):
+    """lmms-eval's qwen2_audio, made to run the text-only controls (an empty audio list sent as no
+    audio) and to run on the CPU with device=cpu (`LoadsOnTheCpu`)."""
 
     def __init__(self, pretrained: str, device: str = "cpu", **kwargs) -> None:
-        if device == "cpu":
-            kwargs.pop("device_map", None)
-            super().__init__(pretrained=pretrained, device="cpu", device_map="auto", **kwargs)
-            self.device_map = "cpu"
-        else:
-            super().__init__(pretrained=pretrained, device=device, **kwargs)
+        super().__init__(pretrained=pretrained, device=device, **kwargs)
         self.processor = EmptyMediaAsNone(self.processor, "audio")
 
 

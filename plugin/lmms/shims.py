@@ -22,3 +22,18 @@ class EmptyMediaAsNone:
 
     def __getattr__(self, name):
         return getattr(self._processor, name)
+
+
+class LoadsOnTheCpu:
+    """A mixin, first among an adapter's bases, for stock classes that put the model on CUDA unless
+    device_map is "auto" and then send every input to "cuda" by name: with device=cpu the model
+    loads with "auto" (which keeps it on the CPU there) and runs on "cpu". Any other device uses
+    the stock set-up."""
+
+    def __init__(self, pretrained: str, device: str = "cpu", **kwargs) -> None:
+        if device == "cpu":
+            kwargs.pop("device_map", None)
+            super().__init__(pretrained=pretrained, device="cpu", device_map="auto", **kwargs)
+            self.device_map = "cpu"
+        else:
+            super().__init__(pretrained=pretrained, device=device, **kwargs)
