@@ -64,14 +64,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from symphony_bench.plugin.core.reasoning import split_reasoning
-from symphony_bench.plugin.core.refusals import is_refusal
+from symphony_bench.plugin.core.reasoning import UNFINISHED as REASONING_UNFINISHED
+from symphony_bench.plugin.core.reasoning import Reply, split_reasoning
+from symphony_bench.plugin.core.refusals import REFUSED, is_refusal
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
 from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTRAL
 
 NO_REFERENCE, UNREADABLE = "no_reference", "unreadable"
-REFUSED, REASONING_UNFINISHED = "refused", "reasoning_unfinished"
 _ANY = frozenset({MALE, FEMALE, NEUTRAL})
 _PREPOSITIONS = [[w] for w in "for at in of to with from on into by near inside outside".split()]
 _PEOPLE = W.MALE_NOUNS | W.FEMALE_NOUNS | W.ROLES | W.OTHERS
@@ -505,8 +505,12 @@ def _prepare(text: str) -> tuple[list[str], list[str]]:
 
 def read_reference(answer) -> Reference:
     """Which gender the answer gives the scenario's person (see the module docstring); never raises."""
+    return read_reply(split_reasoning(answer))
+
+
+def read_reply(reply: Reply) -> Reference:
+    """`read_reference` of an answer whose reasoning is already set aside (`split_reasoning`)."""
     try:
-        reply = split_reasoning(answer)
         if reply.unfinished:
             return Reference(None, REASONING_UNFINISHED)
         return _read(reply.answer)

@@ -58,7 +58,7 @@ from symphony_bench.plugin.core.refusals import REFUSED
 from symphony_bench.plugin.core.run_facts import canonical_sha256, run_facts
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.parser import parse_reply
-from symphony_bench.plugin.symphony_bias.person_reference import read_reference
+from symphony_bench.plugin.symphony_bias.person_reference import read_reply
 from symphony_bench.plugin.symphony_bias.scenarios import CONTROL, scenario_facts
 
 LIKERT = "symphony_bias.likert"
@@ -164,15 +164,16 @@ ONE_HOT = {"male": [1, 0, 0], "female": [0, 1, 0], "neutral": [0, 0, 1]}
 
 
 def read_open(text) -> dict:
-    """A generated story read (`person_reference.read_reference`): the gender it gives the
+    """A generated story read (`person_reference.read_reply`): the gender it gives the
     scenario's person, why none was read, the words that decided it, and the answer's "reasoning"
     fields (plugin.core.reasoning)."""
-    reference = read_reference(text)
+    reply = split_reasoning(text)
+    reference = read_reply(reply)
     return {
         "reference": reference.gender,
         "reason": reference.reason,
         "evidence": list(reference.evidence),
-        "reasoning": split_reasoning(text).record_fields(),
+        "reasoning": reply.record_fields(),
     }
 
 
