@@ -59,6 +59,7 @@ def test_wheel_has_one_package_with_task_yaml_and_data(wheel):
         "symphony_bench/plugin/core/data/stereotypes_paper_v1.csv",
         "symphony_bench/plugin/core/data/instruments.csv",
         "symphony_bench/plugin/core/data/confusable_groups.csv",
+        "symphony_bench/plugin/symphony_bias/data/open_reader_measurement.json",
         "symphony_bench/metrics/association.py",
         # lmms-eval tasks and the variant files their YAMLs load by relative path
         "symphony_bench/tasks/lmms_eval/symphony_bias_multimodal/_audio_likert_yaml",

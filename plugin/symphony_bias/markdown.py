@@ -12,6 +12,7 @@ from symphony_bench.metrics.constants import RATE_MIN_TEMPLATES
 from symphony_bench.plugin.core.reporting import fmt, fmt_p, fmt_se, md
 from symphony_bench.plugin.core.sections import ReportEntry
 from symphony_bench.plugin.symphony_bias.links import PROTOCOL_OF_KIND
+from symphony_bench.plugin.symphony_bias.reader_measurement import report_line
 from symphony_bench.plugin.symphony_bias.records import RECOGNITION
 
 # each protocol key of PROTOCOL_OF_KIND in words
@@ -211,6 +212,8 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
         lines.append(f"- {s['withheld_intervals']}")
     if "references" in body:
         lines += _reference_lines(s, body["references"])
+    if "reader_accuracy" in body:
+        lines += [f"- {report_line(body['reader_accuracy'])}", ""]
     if "truncated_rate" in s:
         lines.append(
             f"- cut off inside the answer (budget too small): {fmt(s['truncated_rate'])}; invalid for other reasons "

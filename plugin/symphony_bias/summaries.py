@@ -6,7 +6,8 @@ the correlation with human ratings, recognition accuracy).
 
 A Likert or open-ended task gives `<task>` and, when it holds instrument-free control docs,
 `<task>:prior_adjusted` (an open-ended entry also holds who its stories made the person, per
-instrument: `references`); a log-probability task gives `<task>` (raw) and `<task>:calibrated`; a
+instrument: `references`, and the open-ended reader's accuracy on its frozen test set:
+`reader_accuracy`); a log-probability task gives `<task>` (raw) and `<task>:calibrated`; a
 recognition task gives per-instrument recognition accuracy.
 """
 
@@ -35,6 +36,7 @@ from symphony_bench.plugin.core.reporting import number
 from symphony_bench.plugin.core.run_facts import DATA_FIELDS
 from symphony_bench.plugin.core.sections import ReportEntry, TaskRecords
 from symphony_bench.plugin.core.vocabulary import GENDERS, load_instruments
+from symphony_bench.plugin.symphony_bias import reader_measurement
 from symphony_bench.plugin.symphony_bias.logprob import split_records
 from symphony_bench.plugin.symphony_bias.records import (
     LIKERT,
@@ -243,6 +245,9 @@ def entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
             body["summary"].update(truncation_summary(task.records))
         else:
             body["references"] = reference_shares(task.records)
+            body["reader_accuracy"] = reader_measurement.report_summary(
+                reader_measurement.published()
+            )
         body["missing_instruments"] = missing_instruments(task.records)
         body["docs_per_template_in_order"] = docs_per_template_in_order(task)
         bodies = {None: body}
