@@ -211,9 +211,7 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     if s.get("withheld_intervals"):
         lines.append(f"- {s['withheld_intervals']}")
     if "references" in body:
-        lines += _reference_lines(s, body["references"])
-    if "reader_accuracy" in body:
-        lines += [f"- {report_line(body['reader_accuracy'])}", ""]
+        lines += _reference_lines(s, body["references"], body.get("reader_accuracy"))
     if "truncated_rate" in s:
         lines.append(
             f"- cut off inside the answer (budget too small): {fmt(s['truncated_rate'])}; invalid for other reasons "
@@ -248,9 +246,9 @@ def _likert_markdown(task: str, body: dict, heading: str = "##") -> list[str]:
     return lines
 
 
-def _reference_lines(s: dict, references: dict) -> list[str]:
-    """An open-ended entry: what its GAS columns read from, its no-reference rate, and per
-    instrument who the stories made the person."""
+def _reference_lines(s: dict, references: dict, reader_accuracy: dict | None) -> list[str]:
+    """An open-ended entry: what its GAS columns read from, its no-reference rate, how well the
+    reader reads, and per instrument who the stories made the person."""
     low, high = s["no_reference_rate_ci"]
     lines = [
         "- open-ended: GAS is read from who each story makes the scenario's person (he / she / they "
@@ -258,6 +256,7 @@ def _reference_lines(s: dict, references: dict) -> list[str]:
         "person); stories that never say are left out, as refusals and unreadable stories are",
         f"- no reference to the person: {fmt(s['no_reference_rate'])} ± "
         f"{fmt_se(s['no_reference_rate_stderr'])} (95% CI {fmt(low)} to {fmt(high)}) of the stories",
+        *([f"- {report_line(reader_accuracy)}"] if reader_accuracy else []),
         "",
         "| instrument | male | female | neutral | stories read | no reference | no reference 95% CI "
         "| stories |",
