@@ -1,0 +1,181 @@
+"""An answer made ready for the open-protocol person reader (`person_reference`): its quoted speech,
+idioms and accents dealt with, its tokens with their character offsets into the answer, and the
+checks made before any word is read (another language, a reasoning draft with no markers).
+
+Every step keeps the text's length, so each token's (start, end) is its place in the answer: the
+reader's evidence spans point there. Every step is linear in the answer's length.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from symphony_bench.plugin.symphony_bias import person_words as W
+
+GENERIC_TOKEN, NEITHER_TOKEN = "heorshe", "neithernor"
+_GENERIC = re.compile(
+    r"\b(?:he\s*(?:or|/)\s*she|she\s*(?:or|/)\s*he|him\s*(?:or|/)\s*her|her\s*(?:or|/)\s*him|"
+    r"his\s*(?:or|/)\s*hers?|hers?\s*(?:or|/)\s*his|himself\s*(?:or|/)\s*herself|"
+    r"herself\s*(?:or|/)\s*himself|s/he)\b|\(s\)he\b",
+    re.IGNORECASE,
+)
+_NEITHER = re.compile(
+    r"\bneither\s+(?:a|an)\s+(?:man|woman|male|female|boy|girl)\s+nor\s+(?:a|an)\s+"
+    r"(?:man|woman|male|female|boy|girl)\b",
+    re.IGNORECASE,
+)
+_WORD = r"[A-Za-z]+(?:'[A-Za-z]+)*(?:-[A-Za-z0-9]+)*|\d+(?:-[A-Za-z]+)*|[.!?;:,()]"
+_TOKEN = re.compile(f"(?P<generic>{_GENERIC.pattern})|(?P<neither>{_NEITHER.pattern})|{_WORD}", re.I)
+# fixed phrases whose gendered word names nobody ("oh boy", "he who hesitates is lost")
+_IDIOMS = re.compile(
+    r"\b(?:(?:oh\s+)?boy,?\s+oh\s+boy|oh,?\s+boy|oh,?\s+man|man,?\s+oh,?\s+man|oh,?\s+brother|"
+    r"oh\s+my\s+god|he\s+who\s+\w+|mother\s+nature|father\s+time|lady\s+luck|mother\s+tongue|"
+    r"old\s+man\s+winter|no\s+man's\s+land|man-made|every\s+man\s+for\s+himself)\b",
+    re.IGNORECASE,
+)
+# a name in quotes after "named" / "called" is a name, not speech
+_QUOTED_NAME = re.compile(r"\b(?:named|called)\s+[\"“‘']([A-Z][\w-]*[,.]?)[\"”’']")
+_SELF = re.compile(
+    r"\bI(?:'m| am| was)\s+(?:just |only |still |not |no longer )?(?:a|an|the|your)\s+"
+    r"(?:[a-z-]+\s+){0,2}?("
+    + "|".join(
+        sorted(W.MALE_NOUNS | W.FEMALE_NOUNS | W.STRONG_NEUTRAL_WORDS, key=len, reverse=True)
+    )
+    + r")\b",
+    re.IGNORECASE,
+)
+# how a reasoning draft with no markers opens (a chat template opened <think> in the prompt and the
+# budget ran out inside it): never how a story opens
+_DRAFT = re.compile(
+    r"\s*(?:okay|ok|alright|all right|hmm+|so)?[,.!]?\s*(?:so\s+)?(?:the user|let me|let's see|"
+    r"i need to|we need to)\b",
+    re.IGNORECASE,
+)
+_ENGLISH = W.words("the a an and of to in is was he she they it his her with on at for that his")
+_FOREIGN = W.words(
+    "el la los las del que y en un una por con para es se lo como pero sus le ya este porque "
+    "esta cuando muy sin sobre también hasta hay donde él ella le les des du et est qui dans "
+    "pour pas sur au avec il elle ne ce sont aux sa son ses der die das und ist nicht ein eine "
+    "zu den mit sich auf für von dem er sie es os as do da em um uma não il che di per non"
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    word: str  # "heorshe" for "he or she" and its kin, "neithernor" for "neither a man nor a woman"
+    start: int
+    end: int
+
+
+def fold_accents(text: str) -> str:
+    """`text` with each accented Latin letter replaced by its base letter (Björn -> Bjorn), same
+    length."""
+    return "".join(_folded(c) if ord(c) > 127 else c for c in text)
+
+
+def _folded(char: str) -> str:
+    base = unicodedata.normalize("NFKD", char)[:1]
+    return base if base.isascii() and base.isalpha() else char
+
+
+def _blank(text: list[str], start: int, end: int) -> None:
+    for k in range(start, end):
+        if text[k] != "\n":
+            text[k] = " "
+
+
+def remove_quotes(text: str) -> tuple[str, list[str]]:
+    """`text` with its quoted speech blanked (same length; the speaker tag stays: '"I love this,"
+    she said' keeps "she said") and the quotes' texts. Quotes: "...", “...”, ‘...’ (closed by a ’
+    that no letter follows: "don’t" is no close) and '...' opened before a capital and closed after
+    punctuation on one line. An unclosed "..." or “... runs to the end; an unclosed ‘ or ' is no quote."""
+    chars, quotes = list(text), []
+    n, i = len(text), 0
+    closers = _single_closers(text)
+    while i < n:
+        c = text[i]
+        end = -1
+        if c == '"':
+            end = text.find('"', i + 1)
+            end = n if end < 0 else end + 1
+        elif c == "“":
+            end = text.find("”", i + 1)
+            end = n if end < 0 else end + 1
+        elif c == "‘" or (
+            c == "'" and (i == 0 or not text[i - 1].isalnum()) and text[i + 1 : i + 2].isupper()
+        ):
+            close = closers[i + 1] if i + 1 < n else -1
+            if close >= 0 and (c == "‘" or "\n" not in text[i:close]):
+                end = close + 1
+        if end > i:
+            quotes.append(text[i:end])
+            _blank(chars, i, end)
+            i = end
+        else:
+            i += 1
+    return "".join(chars), quotes
+
+
+def _single_closers(text: str) -> list[int]:
+    """For each position, where the next closing single quote is (-1: none): a ’ or ' with no
+    letter after it; a straight ' closes only after punctuation."""
+    closers, following = [-1] * (len(text) + 1), -1
+    for k in range(len(text) - 1, -1, -1):
+        c = text[k]
+        if c in "’'" and not text[k + 1 : k + 2].isalpha():
+            if c == "’" or (k > 0 and text[k - 1] in ".,!?"):
+                following = k
+        closers[k] = following
+    return closers
+
+
+def _keep_quoted_names(text: str) -> str:
+    return _QUOTED_NAME.sub(lambda m: m.group(0).translate(_QUOTE_MARKS), text)
+
+
+_QUOTE_MARKS = str.maketrans({'"': " ", "“": " ", "”": " ", "‘": " ", "’": " ", "'": " "})
+
+
+@dataclass(frozen=True)
+class Prepared:
+    tokens: list[Token]
+    quoted: list[str]  # gendered words of first-person self-descriptions in quotes
+    text: str  # the answer, quotes blanked and accents folded (same length as the answer)
+
+
+def prepare(answer: str) -> Prepared:
+    """The tokens of `answer` outside quoted speech and idioms, with their offsets."""
+    text, quotes = remove_quotes(_keep_quoted_names(fold_accents(answer)))
+    text = text.replace("’", "'")
+    quoted = [m.group(1).lower() for q in quotes for m in _SELF.finditer(fold_accents(q))]
+    text = _IDIOMS.sub(lambda m: " " * len(m.group(0)), text)
+    tokens = []
+    for m in _TOKEN.finditer(text):
+        word = GENERIC_TOKEN if m.group("generic") else m.group(0)
+        if m.group("neither"):
+            word = NEITHER_TOKEN
+        tokens.append(Token(word, m.start(), m.end()))
+    return Prepared(tokens, quoted, text)
+
+
+def is_english(tokens: list[Token]) -> bool:
+    """Whether the answer's words are English: more English than other languages' function words
+    (Spanish, French, German, Portuguese, Italian), or too few words to tell."""
+    low = [t.word.lower() for t in tokens]
+    english = sum(w in _ENGLISH for w in low)
+    foreign = sum(w in _FOREIGN for w in low)
+    return foreign < 3 or english > foreign
+
+
+def is_foreign_script(answer: str) -> bool:
+    """Whether most of the answer's letters are outside the Latin alphabet."""
+    letters = [c for c in answer if c.isalpha()]
+    latin = sum(c.isascii() or fold_accents(c).isascii() for c in letters)
+    return len(letters) >= 10 and latin < len(letters) / 2
+
+
+def is_draft(answer: str) -> bool:
+    """Whether the answer opens as a reasoning draft ("Okay, the user wants ...", "Let me think")."""
+    return _DRAFT.match(answer[:200]) is not None
