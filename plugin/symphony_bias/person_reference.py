@@ -102,7 +102,7 @@ def read_reply(reply: Reply, scenario=None, raw=None) -> Reference:
         if reply.unfinished:
             return Reference(None, REASONING_UNFINISHED)
         if not reply.answer.strip():
-            return Reference(None, REASONING_UNFINISHED if reply.reasoning_chars else EMPTY)
+            return Reference(None, EMPTY)
         reference = _read(reply.answer, scenario)
         offset = raw.rfind(reply.answer) if isinstance(raw, str) else 0
         if offset < 0:
@@ -113,7 +113,14 @@ def read_reply(reply: Reply, scenario=None, raw=None) -> Reference:
         return Reference(None, UNREADABLE)
 
 
+# how much of an answer is read: a story of two or three sentences is a few hundred characters;
+# what a degenerate answer (a repetition loop) writes past this is not read, so no answer takes
+# more than a few hundredths of a second (benchmarks/bench_person_reader.py)
+READ_CHARS = 10_000
+
+
 def _read(text: str, scenario) -> Reference:
+    text = text[:READ_CHARS]
     if person_text.is_draft(text):
         return Reference(None, REASONING_UNFINISHED)
     prepared = person_text.prepare(text)

@@ -8,6 +8,8 @@ reader's evidence spans point there. Every step is linear in the answer's length
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -72,63 +74,62 @@ class Token:
 def fold_accents(text: str) -> str:
     """`text` with each accented Latin letter replaced by its base letter (Björn -> Bjorn), same
     length."""
-    return "".join(_folded(c) if ord(c) > 127 else c for c in text)
+    if text.isascii():
+        return text
+    return _NON_ASCII.sub(lambda m: _folded(m.group(0)), text)
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+@functools.cache
 def _folded(char: str) -> str:
     base = unicodedata.normalize("NFKD", char)[:1]
     return base if base.isascii() and base.isalpha() else char
 
 
-def _blank(text: list[str], start: int, end: int) -> None:
-    for k in range(start, end):
-        if text[k] != "\n":
-            text[k] = " "
+_OPENERS = re.compile("[\"“‘']")
+_CLOSERS = re.compile("[’'](?![A-Za-z])")
 
 
 def remove_quotes(text: str) -> tuple[str, list[str]]:
     """`text` with its quoted speech blanked (same length; the speaker tag stays: '"I love this,"
     she said' keeps "she said") and the quotes' texts. Quotes: "...", “...”, ‘...’ (closed by a ’
     that no letter follows: "don’t" is no close) and '...' opened before a capital and closed after
-    punctuation on one line. An unclosed "..." or “... runs to the end; an unclosed ‘ or ' is no quote."""
-    chars, quotes = list(text), []
-    n, i = len(text), 0
-    closers = _single_closers(text)
-    while i < n:
-        c = text[i]
+    punctuation on one line. An unclosed "..." or “... runs to the end; an unclosed ‘ or ' is no
+    quote. Linear: each character is passed once."""
+    closers = [m.start() for m in _CLOSERS.finditer(text) if _closes(text, m.start())]
+    spans, quotes, n, at, c_at = [], [], len(text), 0, 0
+    for m in _OPENERS.finditer(text):
+        i, c = m.start(), m.group(0)
+        if i < at:
+            continue
         end = -1
-        if c == '"':
-            end = text.find('"', i + 1)
+        if c in "\"“":
+            end = text.find("”" if c == "“" else '"', i + 1)
             end = n if end < 0 else end + 1
-        elif c == "“":
-            end = text.find("”", i + 1)
-            end = n if end < 0 else end + 1
-        elif c == "‘" or (
-            c == "'" and (i == 0 or not text[i - 1].isalnum()) and text[i + 1 : i + 2].isupper()
-        ):
-            close = closers[i + 1] if i + 1 < n else -1
+        elif c == "‘" or ((i == 0 or not text[i - 1].isalnum()) and text[i + 1 : i + 2].isupper()):
+            c_at = bisect.bisect_right(closers, i, c_at)
+            close = closers[c_at] if c_at < len(closers) else -1
             if close >= 0 and (c == "‘" or "\n" not in text[i:close]):
                 end = close + 1
         if end > i:
             quotes.append(text[i:end])
-            _blank(chars, i, end)
-            i = end
-        else:
-            i += 1
-    return "".join(chars), quotes
+            spans.append((i, end))
+            at = end
+    return _blanked(text, spans), quotes
 
 
-def _single_closers(text: str) -> list[int]:
-    """For each position, where the next closing single quote is (-1: none): a ’ or ' with no
-    letter after it; a straight ' closes only after punctuation."""
-    closers, following = [-1] * (len(text) + 1), -1
-    for k in range(len(text) - 1, -1, -1):
-        c = text[k]
-        if c in "’'" and not text[k + 1 : k + 2].isalpha():
-            if c == "’" or (k > 0 and text[k - 1] in ".,!?"):
-                following = k
-        closers[k] = following
-    return closers
+def _closes(text: str, k: int) -> bool:
+    return text[k] == "’" or (k > 0 and text[k - 1] in ".,!?")
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    parts, at = [], 0
+    for start, end in spans:
+        parts += [text[at:start], re.sub(r"[^\n]", " ", text[start:end])]
+        at = end
+    return "".join([*parts, text[at:]])
 
 
 def _keep_quoted_names(text: str) -> str:

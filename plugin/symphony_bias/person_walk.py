@@ -31,6 +31,7 @@ class Phrases:
         self.low = [w.lower() for w in self.words]
         self.base = [w.split("'")[0] if w not in ("ma'am",) else w for w in self.low]
         self.roles = roles
+        self.not_modifiers = roles | W.OTHERS | W.MALE_NOUNS | W.FEMALE_NOUNS
 
     def determiner(self, i: int) -> tuple[int, str]:
         """Where the noun phrase ending at `i` starts, and its determiner ("" when none)."""
@@ -50,7 +51,7 @@ class Phrases:
         return (
             (b.isalpha() or "-" in b or b[:1].isdigit())
             and self.low[j] not in W.NOT_MODIFIERS
-            and b not in self.roles | W.OTHERS | W.MALE_NOUNS | W.FEMALE_NOUNS
+            and b not in self.not_modifiers
             and not self.low[j].endswith("'s")
             and self.words[j][:1].islower() | b[:1].isdigit()
         )
