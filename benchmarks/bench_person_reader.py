@@ -13,10 +13,12 @@ INPUTS = {
     "opening curly quotes": "‘" * SIZE,
     "closing curly quotes": "’a " * (SIZE // 3),
     "straight single quotes": "'A" * (SIZE // 2),
-    "unclosed double quotes": '“a ' * (SIZE // 3),
+    "unclosed double quotes": "“a " * (SIZE // 3),
     "pronouns": "she he they " * (SIZE // 12),
     "names and commas": "Emily, Jake, " * (SIZE // 13),
-    "story": ("The traveller, a young woman named Elena, played; she smiled at him. " * 2000)[:SIZE],
+    "story": ("The traveller, a young woman named Elena, played; she smiled at him. " * 2000)[
+        :SIZE
+    ],
 }
 
 

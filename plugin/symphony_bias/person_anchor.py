@@ -39,7 +39,11 @@ def anchor(scenario) -> Anchor:
     words = [w.lower() for w in _WORD.findall(scenario)]
     people = W.ROLES | W.OTHERS
     phrase = words[1:4] if words[:1] and words[0] in _LEADING else words[:3]
-    nouns = [w for w in phrase[: next((k for k, w in enumerate(phrase) if w not in people | _LEADING), 3)] if w in people]
+    nouns = [
+        w
+        for w in phrase[: next((k for k, w in enumerate(phrase) if w not in people | _LEADING), 3)]
+        if w in people
+    ]
     head = nouns[-1] if nouns else None
     if head is None:
         lead = [w for w in words[:4] if w not in _LEADING]

@@ -73,7 +73,16 @@ from symphony_bench.plugin.symphony_bias.person_text import GENERIC_TOKEN, NEITH
 from symphony_bench.plugin.symphony_bias.person_walk import Evidence, Walk
 from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTRAL
 
-__all__ = ["FEMALE", "MALE", "NEUTRAL", "NO_REFERENCE", "UNREADABLE", "Reference", "read_reference", "read_reply"]
+__all__ = [
+    "FEMALE",
+    "MALE",
+    "NEUTRAL",
+    "NO_REFERENCE",
+    "UNREADABLE",
+    "Reference",
+    "read_reference",
+    "read_reply",
+]
 
 NO_REFERENCE, UNREADABLE = "no_reference", "unreadable"
 _SHOWN = {GENERIC_TOKEN: "he or she", NEITHER_TOKEN: "neither ... nor"}
@@ -150,7 +159,7 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
     if len(genders) > 1 or (genders and strong):
         return found(UNREADABLE, None, [i for _, i in gendered] + strong)
     weak = [i for g, i, s in e.read if g == NEUTRAL and not s]
-    names_only = all(tokens[i].word[:1].isupper() and _is_name(tokens[i].word) for _, i in gendered)
+    names_only = all(_is_name(tokens[i].word) for _, i in gendered)
     if genders and weak and names_only:  # 'named "Luna" ... they're': the name or they?
         return found(UNREADABLE, None, [i for _, i in gendered] + weak)
     if genders:
@@ -169,6 +178,8 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
     return Reference(None, NO_REFERENCE)
 
 
+_NOT_NAMES = frozenset(W.PRONOUNS) | frozenset(W.TITLES) | W.MALE_NOUNS | W.FEMALE_NOUNS
+
+
 def _is_name(word: str) -> bool:
-    low = word.lower()
-    return low not in W.PRONOUNS and low not in W.TITLES and low not in W.MALE_NOUNS | W.FEMALE_NOUNS
+    return word.lower() not in _NOT_NAMES

@@ -29,7 +29,9 @@ _NEITHER = re.compile(
     re.IGNORECASE,
 )
 _WORD = r"[A-Za-z]+(?:'[A-Za-z]+)*(?:-[A-Za-z0-9]+)*|\d+(?:-[A-Za-z]+)*|[.!?;:,()]"
-_TOKEN = re.compile(f"(?P<generic>{_GENERIC.pattern})|(?P<neither>{_NEITHER.pattern})|{_WORD}", re.I)
+_TOKEN = re.compile(
+    f"(?P<generic>{_GENERIC.pattern})|(?P<neither>{_NEITHER.pattern})|{_WORD}", re.I
+)
 # fixed phrases whose gendered word names nobody ("oh boy", "he who hesitates is lost")
 _IDIOMS = re.compile(
     r"\b(?:(?:oh\s+)?boy,?\s+oh\s+boy|oh,?\s+boy|oh,?\s+man|man,?\s+oh,?\s+man|oh,?\s+brother|"
@@ -105,7 +107,7 @@ def remove_quotes(text: str) -> tuple[str, list[str]]:
         if i < at:
             continue
         end = -1
-        if c in "\"“":
+        if c in '"“':
             end = text.find("”" if c == "“" else '"', i + 1)
             end = n if end < 0 else end + 1
         elif c == "‘" or ((i == 0 or not text[i - 1].isalnum()) and text[i + 1 : i + 2].isupper()):

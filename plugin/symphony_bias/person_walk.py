@@ -5,8 +5,9 @@ states the rules). Three parts:
   whether it is joined to another person or followed by a role in apposition). No state.
 - `Evidence`: what was read of the person so far and who else was mentioned; decides whether a
   pronoun counts.
-- `Walk`: one pass over the tokens; each word kind has its handler, which places a gendered noun or
-  name as the person, the person's predicate, or someone else (`Walk.placement`).
+- `Places` (where a gendered noun stands: the person, their predicate, someone else) and `Names`
+  (which given names name the person): the person's mentions so far.
+- `Walk`: one pass over the tokens; each word kind has its handler.
 """
 
 from __future__ import annotations
@@ -182,7 +183,11 @@ class Places(Phrases):
         return self.after_copula(j) or (
             h >= 0
             and self.low[j - 1] in (",", ":")
-            and (h in self.person_roles or h in self.evidence.counted or self.words[h] in self.identity_names)
+            and (
+                h in self.person_roles
+                or h in self.evidence.counted
+                or self.words[h] in self.identity_names
+            )
         )
 
     def after_copula(self, j: int) -> bool:
@@ -193,12 +198,23 @@ class Places(Phrases):
         """'identity', 'negated', 'same' (the person again, no new evidence) or 'other'."""
         j, det = self.determiner(i)
         e = self.evidence
-        if det in W.POSSESSIVES or det in ("'s", "another", "every", "each", "any", "no", "some", "one"):
+        if det in W.POSSESSIVES or det in (
+            "'s",
+            "another",
+            "every",
+            "each",
+            "any",
+            "no",
+            "some",
+            "one",
+        ):
             return "other"
         k = j - 1
         if k >= 0 and self.low[k] in (",", ":"):
             h = k - 1
-            if h >= 0 and (h in self.person_roles or self.words[h] in self.identity_names or h in e.counted):
+            if h >= 0 and (
+                h in self.person_roles or self.words[h] in self.identity_names or h in e.counted
+            ):
                 return "identity"
         if k >= 0 and self.low[k] in ("but", "rather") and i - self.last_negated < 10:
             return "identity"
@@ -241,7 +257,96 @@ class Places(Phrases):
         return self.low[k] in W.COPULA_NEG and self.person_subject(k)
 
 
-class Walk(Places):
+class Names(Places):
+    """Given names: which name the person, which someone else, which nobody (a place, a work)."""
+
+    def maybe_name(self, i: int) -> None:
+        w, e = self.words[i], self.evidence
+        if i > 0 and (self.words[i - 1] in self.identity_names or name_gender(self.words[i - 1])):
+            return  # a surname
+        if i > 0 and self.low[i - 1] in W.PLACE_PREPOSITIONS:
+            return  # "from Sydney", "in Madison", "by Chopin": no person
+        naming = self.naming_phrase(i)
+        gender = name_gender(w, naming_phrase=naming or self.named_as_predicate(i))
+        if gender is None:
+            if naming:  # "named Lena": a name the list does not know may be gendered
+                e.ambiguous.append(i)
+            elif self.named_as_predicate(i):  # "The traveller is Amara": the person, no gender
+                self.identity_names.add(w)
+                e.protagonist, e.person_at = True, i
+            return
+        if w in self.identity_names:
+            return
+        if self.names_person(i, naming):
+            self.identity_names.add(w)
+            if gender == UNISEX:
+                e.unisex.append(i)
+                e.protagonist = True
+            else:
+                e.count(i, gender)
+        else:
+            e.other(ANY if gender == UNISEX else {gender}, i)
+
+    def naming_phrase(self, i: int) -> bool:
+        return i > 0 and (
+            self.low[i - 1] in W.NAMING
+            or (i > 1 and self.low[i - 2] == "name" and self.low[i - 1] in ("is", "was"))
+            or (i > 1 and self.low[i - 2] == "known" and self.low[i - 1] == "as")
+        )
+
+    def named_as_predicate(self, i: int) -> bool:
+        """ "The retiree is Harold", "The colleague is Dr. Amelia Hart"."""
+        k = i - 1
+        while k > 0 and self.low[k] in (
+            ".",
+            "dr",
+            "prof",
+            "professor",
+            "doctor",
+            "grandma",
+            "grandpa",
+        ):
+            k -= 1
+        return k > 0 and self.base[k] in W.COPULAS and self.person_subject(k)
+
+    def names_person(self, i: int, naming: bool) -> bool:
+        e = self.evidence
+        if naming and self.low[i - 1] in W.NAMING and i > 1:
+            head = i - 2
+            j, _ = self.determiner(head)
+            return (
+                head in self.person_roles
+                or (self.base[head] in {"soul", "character", "spirit"} and not e.others)
+                or head in e.counted
+                or (j > 1 and self.low[j - 1] == "," and j - 2 in self.person_roles)
+            )
+        if naming:
+            return (
+                i > 2
+                and (
+                    (i - 3) in e.counted  # "her name was Elena"
+                    or (
+                        self.low[i - 3] == "whose"
+                        and self.low[i - 4 : i - 3] == [","]
+                        and i - 5 in self.person_roles
+                    )
+                )
+            )
+        if self.named_as_predicate(i):
+            return True
+        if i > 1 and self.low[i - 1] in (",", ":") and i - 2 in self.person_roles:
+            return True
+        if self.role_apposition(i + 1):
+            return True
+        if (self.at_start(i) or not e.protagonist) and not self.has_role:
+            if self.coordinated(i):
+                e.ambiguous.append(i)
+                return False
+            return True
+        return False
+
+
+class Walk(Names):
     """One reading: `run()` fills `evidence`."""
 
     def __init__(self, tokens: list[Token], anchor: Anchor):
@@ -296,7 +401,11 @@ class Walk(Places):
             self.pronoun(i, NEUTRAL)
         elif b in W.NEO and (b not in ("ey", "fae") or i == 0 or self.low[i - 1] != "hey"):
             self.pronoun(i, NEUTRAL, strong=True)
-        elif b in W.TITLES and i + 1 < n and self.words[i + 1][:1].isupper() | (self.low[i + 1] == "."):
+        elif (
+            b in W.TITLES
+            and i + 1 < n
+            and self.words[i + 1][:1].isupper() | (self.low[i + 1] == ".")
+        ):
             if b != "miss" or w[:1].isupper():
                 self.person_word(i, W.TITLES[b], strong=b == "mx", title=True)
         elif (b in W.MALE_NOUNS or b in W.FEMALE_NOUNS) and b != "miss":
@@ -354,7 +463,11 @@ class Walk(Places):
             return
         j, det = self.determiner(i)
         e = self.evidence
-        if det == "the" or (det in ("a", "an") and not e.protagonist) or self.placement(head) == "identity":
+        if (
+            det == "the"
+            or (det in ("a", "an") and not e.protagonist)
+            or self.placement(head) == "identity"
+        ):
             e.count(i, gender)
         else:
             e.other({gender}, i)
@@ -375,7 +488,11 @@ class Walk(Places):
     def role(self, i: int) -> None:
         j, det = self.determiner(i)
         b, e = self.base[i], self.evidence
-        if j > 1 and self.low[j - 1] in (",", ":") and (j - 2 in self.person_roles or j - 2 in e.counted):
+        if (
+            j > 1
+            and self.low[j - 1] in (",", ":")
+            and (j - 2 in self.person_roles or j - 2 in e.counted)
+        ):
             other = False  # "the volunteer, a young musician,"
         elif self.low[j - 1 : j] in (["named"], ["called"]):
             other = False  # a quoted name removed: 'named "Luna", a solo artist'
@@ -395,33 +512,6 @@ class Walk(Places):
         else:
             e.protagonist, e.person_at = True, i
             self.person_roles.add(i)
-
-    def maybe_name(self, i: int) -> None:
-        w, e = self.words[i], self.evidence
-        if i > 0 and (self.words[i - 1] in self.identity_names or name_gender(self.words[i - 1])):
-            return  # a surname
-        if i > 0 and self.low[i - 1] in W.PLACE_PREPOSITIONS:
-            return  # "from Sydney", "in Madison", "by Chopin": no person
-        naming = self.naming_phrase(i)
-        gender = name_gender(w, naming_phrase=naming or self.named_as_predicate(i))
-        if gender is None:
-            if naming:  # "named Lena": a name the list does not know may be gendered
-                e.ambiguous.append(i)
-            elif self.named_as_predicate(i):  # "The traveller is Amara": the person, no gender
-                self.identity_names.add(w)
-                e.protagonist, e.person_at = True, i
-            return
-        if w in self.identity_names:
-            return
-        if self.names_person(i, naming):
-            self.identity_names.add(w)
-            if gender == UNISEX:
-                e.unisex.append(i)
-                e.protagonist = True
-            else:
-                e.count(i, gender)
-        else:
-            e.other(ANY if gender == UNISEX else {gender}, i)
 
     def owner(self, i: int) -> bool:
         """Whether the pronoun at `i` owns something as a predicate ("The violin was hers")."""
@@ -443,51 +533,3 @@ class Walk(Places):
         )
         between = self.low[other + 1 : i]
         return objective and len(between) <= 4 and not set(between) & W.CLAUSE_BREAKS
-
-    def naming_phrase(self, i: int) -> bool:
-        return i > 0 and (
-            self.low[i - 1] in W.NAMING
-            or (i > 1 and self.low[i - 2] == "name" and self.low[i - 1] in ("is", "was"))
-            or (i > 1 and self.low[i - 2] == "known" and self.low[i - 1] == "as")
-        )
-
-    def named_as_predicate(self, i: int) -> bool:
-        """ "The retiree is Harold", "The colleague is Dr. Amelia Hart"."""
-        k = i - 1
-        while k > 0 and self.low[k] in (".", "dr", "prof", "professor", "doctor", "grandma", "grandpa"):
-            k -= 1
-        return k > 0 and self.base[k] in W.COPULAS and self.person_subject(k)
-
-    def names_person(self, i: int, naming: bool) -> bool:
-        e = self.evidence
-        if naming and self.low[i - 1] in W.NAMING and i > 1:
-            head = i - 2
-            j, _ = self.determiner(head)
-            return (
-                head in self.person_roles
-                or (self.base[head] in {"soul", "character", "spirit"} and not e.others)
-                or head in e.counted
-                or (j > 1 and self.low[j - 1] == "," and j - 2 in self.person_roles)
-            )
-        if naming:
-            return i > 2 and (
-                (i - 3) in e.counted  # "her name was Elena"
-                or (
-                    self.low[i - 3] == "whose"
-                    and self.low[i - 4 : i - 3] == [","]
-                    and i - 5 in self.person_roles
-                )
-            )
-        if self.named_as_predicate(i):
-            return True
-        if i > 1 and self.low[i - 1] in (",", ":") and i - 2 in self.person_roles:
-            return True
-        if self.role_apposition(i + 1):
-            return True
-        if (self.at_start(i) or not e.protagonist) and not self.has_role:
-            if self.coordinated(i):
-                e.ambiguous.append(i)
-                return False
-            return True
-        return False
-
