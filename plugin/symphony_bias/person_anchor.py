@@ -19,14 +19,16 @@ class Anchor:
     role: str | None  # the role noun, lower case ("traveller"); None when the scenario names none
     shared: bool = False  # the scenario holds two people of that role
 
-    @property
-    def nouns(self) -> frozenset[str]:
-        """The role nouns that can name the person: the scenario's, its spellings, and the generic
-        ones (musician, player, pianist, ...); every other role noun is someone else. With no
-        anchor, every role noun of the reader's list."""
+    def nouns(self, words: set[str]) -> frozenset[str]:
+        """The role nouns that can name the person in a story of `words` (lower case): the
+        scenario's and its spellings; the generic ones (musician, player, pianist, ...) too when the
+        story never uses the scenario's (then "the musician" is the traveller; beside "the
+        retiree" it is someone else). Every other role noun is someone else. With no anchor, every
+        role noun of the reader's list."""
         if self.role is None:
             return W.ROLES
-        return W.GENERIC_ROLES | {self.role} | W.ROLE_SYNONYMS.get(self.role, frozenset())
+        own = {self.role} | W.ROLE_SYNONYMS.get(self.role, frozenset())
+        return frozenset(own if own & words else own | W.GENERIC_ROLES)
 
 
 NO_ANCHOR = Anchor(None)

@@ -185,7 +185,8 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
         return found(UNREADABLE, None, [i for _, i in gendered] + strong)
     weak = [i for g, i, s in e.read if g == NEUTRAL and not s]
     names_only = all(_is_name(tokens[i].word) for _, i in gendered)
-    if genders and weak and names_only:  # 'named "Luna" ... they're': the name or they?
+    skipped_they = [i for i in e.skipped if tokens[i].word.lower().split("'")[0] in W.THEY]
+    if genders and (weak or skipped_they) and names_only:  # 'named "Luna" ... they're'?
         return found(UNREADABLE, None, [i for _, i in gendered] + weak)
     if genders:
         return found("", genders.pop(), [i for _, i in gendered])

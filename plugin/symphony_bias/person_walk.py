@@ -142,7 +142,7 @@ class Places(Phrases):
     mentions so far (`evidence`, role nouns and names read as the person)."""
 
     def __init__(self, tokens: list[Token], anchor: Anchor):
-        super().__init__(tokens, anchor.nouns)
+        super().__init__(tokens, anchor.nouns({t.word.lower() for t in tokens}))
         self.anchor_role = anchor.role
         self.evidence = Evidence()
         self.has_role = any(  # a definite mention of a role noun: "the traveller", "traveller"
@@ -357,13 +357,15 @@ class Walk(Names):
         self.collective_at = -1  # the last collective noun ("the band")
         self.named_thing = (-10, -1)  # (sentence, token) of a pet, ship or instrument as a subject
         self.supposed = False  # inside "assumed / expected / thought ... " up to "but" or the end
+        self.subject_other = -1  # the sentence whose subject is someone of unknown gender
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
         if gender in e.others:
             e.skipped.append(i)
             return
-        if gender != NEUTRAL and e.unknown_at > e.person_at and not self.object_of(i, e.unknown_at):
+        competing = e.unknown_at > e.person_at or self.subject_other == self.sentence
+        if gender != NEUTRAL and competing and not self.object_of(i, e.unknown_at):
             e.skipped.append(i)  # "a child drops a coin in her case": whose?
             return
         if gender != NEUTRAL and self.named_thing[1] > e.person_at and not self.owner(i):
@@ -381,6 +383,13 @@ class Walk(Names):
             ):
                 return  # "the strings were old; they snapped"
         e.count(i, gender, strong)
+
+    def someone(self, i: int) -> None:
+        """Another person of unknown gender at `i`; as a sentence's subject ("The retiree smiled at
+        the musician, and she played on") they compete for he and she to the sentence's end."""
+        self.evidence.other(ANY, i)
+        if self.sentence_subject(i):
+            self.subject_other = self.sentence
 
     def run(self) -> Evidence:
         for i in range(len(self.low)):
@@ -420,7 +429,7 @@ class Walk(Names):
             self.role(i)
         elif b in W.OTHERS or b in W.ROLES:
             if not self.describes_person(i):  # "The traveller is Amara, a nurse from Lagos"
-                self.evidence.other(ANY, i)
+                self.someone(i)
         elif b in W.GROUPS:
             self.evidence.other({NEUTRAL}, i)
         elif b in W.COLLECTIVES:
@@ -508,7 +517,7 @@ class Walk(Names):
             other = b in self.other_role_nouns
         if other:
             self.other_role_nouns.add(b)
-            e.other(ANY, i)
+            self.someone(i)
         else:
             e.protagonist, e.person_at = True, i
             self.person_roles.add(i)
@@ -532,4 +541,6 @@ class Walk(Names):
             and (not after or not after[0].isalpha() or after[0] in W.DETERMINERS | W.AFTER_OBJECT)
         )
         between = self.low[other + 1 : i]
+        if between[:2] == [",", "who"] or between[:1] == ["who"]:  # "the retiree, who hugged him"
+            between = between[between.index("who") + 1 :]
         return objective and len(between) <= 4 and not set(between) & W.CLAUSE_BREAKS

@@ -71,7 +71,7 @@ OTHERS = words(
     "engineer technician accountant lawyer professor lecturer stagehand usher "
     "caretaker landlord landlady tenant commuter jogger shopper diner patron "
     "examiner headmaster headmistress principal dean pharmacist scientist poet writer author "
-    "painter sculptor actor"
+    "painter sculptor actor mourner guest-of-honour"
 )
 GROUPS = (
     words(  # a plural they after these is read as theirs
