@@ -77,7 +77,7 @@ def test_dev_set_coverage_of_gendered_answers(wording):
 def test_evidence_spans_lie_in_the_raw_reply_and_hold_the_deciding_words(path):
     for row in _rows(path):
         raw = row["answer"]
-        scenario = row.get("scenario") or row["prompt"].split("\n")[0]
+        scenario = row.get("scenario") or row["prompt"].split("\n")[0].split(": ")[-1]
         read = read_open(raw, scenario)
         spans = read["evidence_spans"]
         if read["reference"] is not None:
