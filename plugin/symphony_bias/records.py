@@ -19,7 +19,9 @@ that says what it is in its "kind" field:
                                "refused", "empty" or "reasoning_unfinished" otherwise; reference (the
                                gender read, or null), evidence (the words that decided it) and
                                evidence_spans ([start, end] character offsets of those words in the
-                               raw reply the harness logs: lm-eval's resps[0][0], lmms-eval's resps)
+                               reply the task read, as its samples file logs it: lm-eval's
+                               resps[0][0], lmms-eval's filtered_resps[0], the same as its resps[0]
+                               unless lmms-eval's --reasoning_tags stripped a reasoning block)
     symphony_bias.recognition  instrument, stimulus_id, recognised (bool), named (sorted names),
                                modality, condition (recognition)
 
