@@ -59,10 +59,10 @@ _DRAFT = re.compile(
 )
 _ENGLISH = W.words("the a an and of to in is was he she they it his her with on at for that his")
 _FOREIGN = W.words(
-    "el la los las del que y en un una por con para es se lo como pero sus le ya este porque "
-    "esta cuando muy sin sobre también hasta hay donde él ella le les des du et est qui dans "
-    "pour pas sur au avec il elle ne ce sont aux sa son ses der die das und ist nicht ein eine "
-    "zu den mit sich auf für von dem er sie es os as do da em um uma não il che di per non"
+    "el la los las del que y en un una por con para como pero sus le ya este porque "
+    "esta cuando muy sobre también aquí hasta hay donde él ella le les des du et est qui dans "
+    "pas sur au avec il elle ne ce sont aux sa ses der das und ist nicht ein eine "
+    "zu mit sich auf für von dem sie uma não il che di per non"
 )
 
 
@@ -165,11 +165,11 @@ def prepare(answer: str) -> Prepared:
 
 def is_english(tokens: list[Token]) -> bool:
     """Whether the answer's words are English: more English than other languages' function words
-    (Spanish, French, German, Portuguese, Italian), or too few words to tell."""
+    (Spanish, French, German, Portuguese, Italian), or fewer than two different ones of those."""
     low = [t.word.lower() for t in tokens]
     english = sum(w in _ENGLISH for w in low)
     foreign = sum(w in _FOREIGN for w in low)
-    return foreign < 3 or english > foreign
+    return len(_FOREIGN.intersection(low)) < 2 or english > foreign
 
 
 def is_foreign_script(answer: str) -> bool:
