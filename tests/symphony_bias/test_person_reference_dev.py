@@ -163,6 +163,8 @@ def test_a_draft_with_no_markers_is_unfinished_reasoning():
             "no_reference",
         ),
         ("Oh boy, the musician thought, and played on.", "A musician plays.", "no_reference"),
+        ("He aquí una historia: la viajera tocó.", "A traveller plays.", "unreadable"),
+        ("He played la la la and smiled.", "A traveller plays.", "male"),
     ],
 )
 def test_anchor_and_error_classes(answer, scenario, expected):
