@@ -118,6 +118,8 @@ class Evidence:
     counted: set[int] = field(default_factory=set)
     others: set[str] = field(default_factory=set)  # gendered others: for the whole answer
     unknown_at: int = -1  # the last other person of unknown gender ("a child", "the producer")
+    last_other: int = -1  # the last other person of any gender
+    other_counts: dict[str, int] = field(default_factory=dict)  # gendered others by gender
     protagonist: bool = False  # someone was mentioned: a later indefinite noun is someone else
     person_at: int = -1  # the last mention of the person
 
@@ -130,9 +132,12 @@ class Evidence:
     def other(self, genders, i: int) -> None:
         """Someone else at token `i`. One of unknown gender competes for he and she until the person
         is mentioned again; a gendered one, and anyone for they, for the rest of the answer."""
+        self.last_other = i
         if genders == ANY:
             self.unknown_at = i
             genders = {NEUTRAL}
+        for gender in genders:
+            self.other_counts[gender] = self.other_counts.get(gender, 0) + 1
         self.others.update(genders)
         self.protagonist = True
 
@@ -171,6 +176,35 @@ class Places(Phrases):
             s in self.person_roles
             or self.words[s] in self.identity_names
             or (s in self.evidence.counted and self.base[s] in W.PERSON_PRONOUNS)
+        )
+
+    def owner(self, i: int) -> bool:
+        """Whether the pronoun at `i` owns something as a predicate ("The violin was hers")."""
+        after = self.low[i + 1 : i + 2]
+        return self.base[i] in ("hers", "his") and (not after or not after[0].isalpha())
+
+    def owns_person(self, i: int) -> bool:
+        """Whether the possessive at `i` owns the scenario's role noun ("her friend" in a friend's story)."""
+        head = self.head_role(i)
+        return head is not None and self.base[head] == self.anchor_role
+
+    def object_of(self, i: int, other: int) -> bool:
+        """Whether the pronoun at `i` is the object of the clause whose subject is the other person
+        at `other` ("The producer gave her a thumbs up", "a jogger stopped and waved up at him"),
+        with no mention of the person between: then it is not that person."""
+        after = self.low[i + 1 : i + 2]
+        objective = self.base[i] == "him" or (
+            self.base[i] == "her"
+            and (not after or not after[0].isalpha() or after[0] in W.DETERMINERS | W.AFTER_OBJECT)
+        )
+        between = self.low[other + 1 : i]
+        if between[:2] == [",", "who"] or between[:1] == ["who"]:  # "the retiree, who hugged him"
+            between = between[between.index("who") + 1 :]
+        return (
+            objective
+            and self.evidence.person_at < other
+            and len(between) <= 6
+            and not set(between) & W.CLAUSE_BREAKS
         )
 
     def describes_person(self, i: int) -> bool:
@@ -361,7 +395,9 @@ class Walk(Names):
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
-        if gender in e.others:
+        if gender in e.others and not (
+            e.other_counts.get(gender) == 1 and self.object_of(i, e.last_other)
+        ):  # "The bride's mother came over to thank her": her is not the mother
             e.skipped.append(i)
             return
         competing = e.unknown_at > e.person_at or self.subject_other == self.sentence
@@ -521,26 +557,3 @@ class Walk(Names):
         else:
             e.protagonist, e.person_at = True, i
             self.person_roles.add(i)
-
-    def owner(self, i: int) -> bool:
-        """Whether the pronoun at `i` owns something as a predicate ("The violin was hers")."""
-        after = self.low[i + 1 : i + 2]
-        return self.base[i] in ("hers", "his") and (not after or not after[0].isalpha())
-
-    def owns_person(self, i: int) -> bool:
-        """Whether the possessive at `i` owns the scenario's role noun ("her friend" in a friend's story)."""
-        head = self.head_role(i)
-        return head is not None and self.base[head] == self.anchor_role
-
-    def object_of(self, i: int, other: int) -> bool:
-        """Whether the pronoun at `i` is the object of the clause whose subject is the other person
-        at `other` ("The producer gave her a thumbs up"): then it is not that person."""
-        after = self.low[i + 1 : i + 2]
-        objective = self.base[i] == "him" or (
-            self.base[i] == "her"
-            and (not after or not after[0].isalpha() or after[0] in W.DETERMINERS | W.AFTER_OBJECT)
-        )
-        between = self.low[other + 1 : i]
-        if between[:2] == [",", "who"] or between[:1] == ["who"]:  # "the retiree, who hugged him"
-            between = between[between.index("who") + 1 :]
-        return objective and len(between) <= 4 and not set(between) & W.CLAUSE_BREAKS

@@ -146,8 +146,9 @@ SUPPOSING = words(
 )
 # after an object pronoun "her" (not a possessive): "gave her a smile", "told her to play"
 AFTER_OBJECT = words("to up down back again and as when while that with for in on at from")
-# a pronoun past these is in another clause than a person mentioned before them
-CLAUSE_BREAKS = words(", ; . ! ? : and but who while as when whose which because so then")
+# a pronoun past these is in another clause than a person mentioned before them ("and" joins
+# verbs of one subject: "a jogger stopped and waved up at him")
+CLAUSE_BREAKS = words(", ; . ! ? : but who while as when whose which because so then")
 # the role nouns that may name the person in any scenario's story ("the musician" of a traveller)
 GENERIC_ROLES = words(
     "musician player performer artist figure person individual someone protagonist stranger busker "
