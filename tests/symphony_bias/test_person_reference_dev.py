@@ -17,8 +17,9 @@ from symphony_bench.plugin.symphony_bias.records import read_open
 DATA = Path(__file__).parent / "data"
 DEV = DATA / "open_reader_dev.jsonl"
 GENDERS = ("male", "female", "neutral")
-# measured when the rules were last changed: 0 score-moving misreads in 256, coverage 89 / 82 /
-# 100 % on the three wordings; the bounds leave room for one or two new misreads, no more
+# measured when the rules were last changed: 0 score-moving misreads in 256 (0 swaps, refusals 15 of
+# 15), coverage 80/89, 40/49, 50/51 on the three wordings; the bounds leave room for a couple of new
+# misreads, no more
 MAX_MOVING_SHARE = 0.01
 MIN_COVERAGE = 0.78
 
