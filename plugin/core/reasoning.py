@@ -15,7 +15,8 @@ A closing marker without its opening one counts too: chat templates that open th
 prompt (Qwen3, DeepSeek-R1) leave only `</think>` in the generated text. The answer is what follows
 the last closing marker. A reasoning block that never closes (the budget ran out inside it) leaves no
 answer: `Reply.unfinished`, which readers report as the invalid reason `reasoning_unfinished`, never a
-parse of the draft.
+parse of the draft. An answer that is empty or only whitespace is the invalid reason `empty` (`EMPTY`,
+`is_empty`) in every reader.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import re
 from dataclasses import dataclass
 
 UNFINISHED = "reasoning_unfinished"
+# the invalid reason of an empty or whitespace-only answer, in every protocol that reads one
+EMPTY = "empty"
 # record fields every generated answer's record carries (they hold the answer, not the doc)
 REASONING_FIELDS = ("reasoning_chars", "reasoning_unfinished")
 
@@ -43,6 +46,11 @@ _HARMONY_TOKENS = re.compile(
 # gpt-oss decoded with skip_special_tokens: "analysisThe user asks ...assistantfinal{...}"
 _PLAIN_HARMONY = re.compile(r"\s*analysis(?=[A-Z])")
 _PLAIN_HARMONY_FINAL = "assistantfinal"
+
+
+def is_empty(text) -> bool:
+    """Whether a generated answer holds nothing to read: not a text, or only whitespace."""
+    return not isinstance(text, str) or not text.strip()
 
 
 @dataclass(frozen=True)

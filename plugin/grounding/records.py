@@ -10,7 +10,9 @@ The clip (OpenMIC sample key; the three keys of a 30-second item) is the unit st
 `refused` (true only where nothing was chosen; records written before it was kept lack it: false)
 marks an answer that declined the task or said the audio never reached the model
 (answers.answer_refused): no answer, like an unreadable one, but counted in the refusal rate instead
-of the invalid rate.
+of the invalid rate. `empty` (true where the answer after any reasoning held nothing but
+whitespace: invalid, reason "empty"; records written before it was kept lack it) is invalid like an
+unreadable answer.
 
 Every metric of a task holds the same record; each metric has a "<name>_stderr" twin from our code.
 One aggregation per metric name serves every task that reports it.

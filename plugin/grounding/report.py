@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 
 from symphony_bench.metrics.grounding import INVALID, response_bias_inference
+from symphony_bench.plugin.core.reasoning import EMPTY
 from symphony_bench.plugin.core.reporting import (
     estimate,
     fmt,
@@ -233,6 +234,8 @@ def design(entry: ReportEntry) -> DesignSize | None:
 def no_reading_reason(record: dict) -> str:
     if record.get("refused"):
         return "refused"
+    if record.get("empty"):
+        return EMPTY
     return "no option read" if record["chosen"] in (None, INVALID) else ""
 
 
@@ -240,7 +243,7 @@ SECTION = ReportSection(
     kinds=KINDS,
     record_problem=record_problem,
     records_valid=records_valid,
-    answer_fields=frozenset({"chosen"}),
+    answer_fields=frozenset({"chosen", "empty"}),
     no_reading_reason=no_reading_reason,
     entries=entries,
     render=render,

@@ -22,7 +22,7 @@ from symphony_bench.plugin.core.errors import DataFileError, announced
 from symphony_bench.plugin.core.hub_folder import open_folder
 from symphony_bench.plugin.core.model_classes import refuse_known_failures
 from symphony_bench.plugin.core.options import given_options, read_options
-from symphony_bench.plugin.core.reasoning import split_reasoning
+from symphony_bench.plugin.core.reasoning import is_empty, split_reasoning
 from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
 from symphony_bench.plugin.grounding.answers import (
@@ -204,6 +204,7 @@ def process_results(doc: dict, results: list) -> dict:
             refused,
         )
     record.update(reply.record_fields())
+    record["empty"] = not reply.unfinished and is_empty(reply.answer)
     record.update(run_facts(doc))
     names = METRICS_BY_INTERFACE[doc["interface"]]
     return {f"{name}{suffix}": record for name in names for suffix in ("", "_stderr")}

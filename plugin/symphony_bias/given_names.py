@@ -13,6 +13,14 @@ faker's lists put some names that are widely given to both genders in one list o
 Jesse, Riley, Cameron, Dakota, Hayden, Bailey: male; Morgan, Robin, Dana: female): `UNISEX_NAMES`
 marks these unisex by hand, so that "a young musician named Alex ... they" is not read male.
 
+A second list, `plugin/core/data/given_names.csv` (name, gender, source, licence), holds names
+models often give their characters that faker's US list lacks: invented ones (Elara, Lyra, Zephyr),
+and East / South Asian, African, Nordic, Slavic, Irish and Latin names (Kenji, Priya, Chiamaka,
+Ngozi, Björn, Joaquín); unisex ones marked. It was written for this project from general knowledge
+of naming use (source and licence: MIT, as part of symphony-bench) and hand-checked; where it and
+faker disagree, the hand-checked list wins. Names are compared with accents folded (Björn is
+Bjorn).
+
 Names that are also common English words (Grace, Melody, Rose, Drew, Mark, Summer, ...) are read as
 names only in an explicit naming phrase ("named Grace", "her name was Grace"), since a story about
 music writes "Melody filled the air" or "Grace and power" at a sentence start.
@@ -20,9 +28,12 @@ music writes "Melody filled the air" or "Grace and power" at a sentence start.
 
 from __future__ import annotations
 
+import csv
 import functools
+from pathlib import Path
 
 MALE, FEMALE, UNISEX = "male", "female", "unisex"
+HAND_CHECKED = Path(__file__).parents[1] / "core" / "data" / "given_names.csv"
 UNISEX_RATIO = 0.1
 UNISEX_NAMES = frozenset(
     "Alex Bailey Cameron Chris Dakota Dana Hayden Jesse Jessie Morgan Riley Robin".split()
@@ -51,6 +62,8 @@ def names() -> dict[str, str]:
             table[name] = UNISEX
         else:
             table[name] = MALE if m > f else FEMALE
+    with HAND_CHECKED.open(encoding="utf-8", newline="") as f:
+        table.update({row["name"]: row["gender"] for row in csv.DictReader(f)})
     return table
 
 

@@ -240,5 +240,5 @@ OPEN_METRICS = (*LIKERT_METRICS, *REFUSAL_METRICS, *NO_REFERENCE_METRICS)
 
 
 def process_open(doc: dict, results: list) -> dict:
-    record = open_record(doc, read_open(results[0] if results else ""))
+    record = open_record(doc, read_open(results[0] if results else "", doc.get("scenario")))
     return {metric: record for metric in OPEN_METRICS}

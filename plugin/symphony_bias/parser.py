@@ -55,13 +55,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symphony_bench.plugin.core.reasoning import UNFINISHED, Reply, split_reasoning
+from symphony_bench.plugin.core.reasoning import EMPTY, UNFINISHED, Reply, is_empty, split_reasoning
 from symphony_bench.plugin.core.refusals import REFUSED, is_refusal
 from symphony_bench.plugin.core.vocabulary import GENDERS
 
 LIKERT_LABELS = {"very low": 1, "low": 2, "medium": 3, "high": 4, "very high": 5}
 INVALID_REASONS = (
-    "empty",
+    EMPTY,
     "no_json",
     "truncated",
     "bad_json",
@@ -464,8 +464,8 @@ def _parse_answer(text) -> dict:
     braces are missing is read as if closed. An answer object that never closes and cannot be read
     so (it ends inside a string, or values are missing) is truncated.
     """
-    if not isinstance(text, str) or not text.strip():
-        return _invalid("empty")
+    if is_empty(text):
+        return _invalid(EMPTY)
     if "{" not in text:
         return _invalid("no_json")
     layout = _Layout.of(text)

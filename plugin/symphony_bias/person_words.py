@@ -66,7 +66,12 @@ OTHERS = words(
     "vendor clerk manager judge critic fan singer vocalist dancer onlooker spectator bystander "
     "tourist villager classmate roommate bandmate chef cook priest pastor director producer "
     "journalist reporter photographer guard receptionist librarian mayor organiser organizer "
-    "employee coworker co-worker composer maestro audience-member dignitary official"
+    "employee coworker co-worker composer maestro audience-member dignitary official gardener "
+    "janitor barista cashier pilot captain sailor soldier farmer baker butcher postman mailman "
+    "engineer technician accountant lawyer professor lecturer stagehand usher "
+    "caretaker landlord landlady tenant commuter jogger shopper diner patron "
+    "examiner headmaster headmistress principal dean pharmacist scientist poet writer author "
+    "painter sculptor actor mourner guest-of-honour"
 )
 GROUPS = (
     words(  # a plural they after these is read as theirs
@@ -74,7 +79,11 @@ GROUPS = (
         "ourselves"
     )
     | frozenset(w + "s" for w in ROLES | OTHERS)
-    | words("children kids passers-by")
+    | words(
+        "children kids passers-by passersby pupils onlookers commuters families mourners viewers "
+        "donors graduates beachgoers diners patrons shoppers crowds strangers friends colleagues "
+        "neighbours neighbors coworkers classmates bandmates students"
+    )
 )
 COLLECTIVES = words(  # a they right after these (no person mentioned between) is skipped
     "band orchestra choir group team crew class community congregation ensemble quartet trio "
@@ -117,3 +126,44 @@ PLURAL_DETERMINERS = words(
 )
 NAMING = words("named called")
 INDEFINITE = words("a an another one his her their my your our its some every each any other")
+PREPOSITIONS = words("for at in of to with from on into by near inside outside")
+# before a capitalised word, a place or a work, never the person ("from Sydney", "by Chopin")
+PLACE_PREPOSITIONS = PREPOSITIONS | words(
+    "across around through toward towards via visiting visited leaving left reached in-between "
+    "between over under beyond about"
+)
+# things a story may call she or he, or give a name ("The harp ... she had survived two wars")
+NAMED_THINGS = words(
+    "dog cat puppy kitten horse pony parrot bird hamster rabbit ship boat yacht vessel car truck "
+    "van bike guitar violin viola cello harp piano flute clarinet oboe bassoon trumpet trombone "
+    "saxophone sax tuba accordion banjo ukulele drum drums mandolin harmonica organ keyboard "
+    "instrument bass fiddle horn recorder bagpipes sitar lute"
+)
+# a gendered noun after these, up to "but" or the sentence end, is supposed, not said
+SUPPOSING = words(
+    "assumed assume assumes expected expect expects presumed presume mistook mistaken imagined "
+    "pictured supposed guessed thought"
+)
+# after an object pronoun "her" (not a possessive): "gave her a smile", "told her to play"
+AFTER_OBJECT = words("to up down back again and as when while that with for in on at from")
+# a pronoun past these is in another clause than a person mentioned before them ("and" joins
+# verbs of one subject: "a jogger stopped and waved up at him")
+CLAUSE_BREAKS = words(", ; . ! ? : but who while as when whose which because so then")
+# the role nouns that may name the person in any scenario's story ("the musician" of a traveller)
+GENERIC_ROLES = words(
+    "musician player performer artist figure person individual someone protagonist stranger busker "
+    "soloist pianist guitarist violinist cellist harpist flautist flutist drummer trumpeter "
+    "trombonist saxophonist bassist oboist clarinettist clarinetist bassoonist tubist "
+    "percussionist keyboardist ukulelist hornist harmonicist youth"
+)
+# spellings and near-synonyms of a scenario's role noun
+ROLE_SYNONYMS = {
+    "traveller": words("traveler"),
+    "traveler": words("traveller"),
+    "neighbour": words("neighbor"),
+    "neighbor": words("neighbour"),
+    "teenager": words("teen"),
+    "resident": words("local"),
+    "learner": words("adult beginner"),
+    "someone": words("person"),
+}

@@ -8,7 +8,7 @@ import datasets
 from symphony_bench.metrics import binomial_rate
 from symphony_bench.plugin.core.errors import announced
 from symphony_bench.plugin.core.instrument_names import instruments_named, recognises
-from symphony_bench.plugin.core.reasoning import split_reasoning
+from symphony_bench.plugin.core.reasoning import EMPTY, is_empty, split_reasoning
 from symphony_bench.plugin.core.run_facts import package_version, run_facts
 from symphony_bench.plugin.symphony_bias.docs import interleave
 from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, stimuli
@@ -55,6 +55,8 @@ def recognition_record(doc: dict, answer: str) -> dict:
         "stimulus_id": doc["stimulus_id"],
         "recognised": recognises(first_line, doc["instrument"]),
         "named": sorted(instruments_named(first_line)),
+        # an answer of nothing but whitespace recognises nothing: invalid, reason "empty"
+        "error": EMPTY if not reply.unfinished and is_empty(reply.answer) else "",
         "modality": doc["modality"],
         "condition": doc["condition"],
         **reply.record_fields(),

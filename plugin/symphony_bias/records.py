@@ -16,8 +16,12 @@ that says what it is in its "kind" field:
     symphony_bias.open         who a generated story made the scenario's person: the fields of a
                                score record, scores one-hot over [male, female, neutral] (neutral in
                                the non-binary slot) when read, error "no_reference", "unreadable",
-                               "refused" or "reasoning_unfinished" otherwise; reference (the gender
-                               read, or null) and evidence (the words that decided it)
+                               "refused", "empty" or "reasoning_unfinished" otherwise; reference (the
+                               gender read, or null), evidence (the words that decided it) and
+                               evidence_spans ([start, end] character offsets of those words in the
+                               reply the task read, as its samples file logs it: lm-eval's
+                               resps[0][0], lmms-eval's filtered_resps[0], the same as its resps[0]
+                               unless lmms-eval's --reasoning_tags stripped a reasoning block)
     symphony_bias.recognition  instrument, stimulus_id, recognised (bool), named (sorted names),
                                modality, condition (recognition)
 
@@ -116,6 +120,7 @@ ANSWER_FIELDS = frozenset(
         "label_probabilities",
         "reference",
         "evidence",
+        "evidence_spans",
     }
 )
 
@@ -163,16 +168,18 @@ def likert_record(doc: dict, read: dict) -> dict:
 ONE_HOT = {"male": [1, 0, 0], "female": [0, 1, 0], "neutral": [0, 0, 1]}
 
 
-def read_open(text) -> dict:
-    """A generated story read (`person_reference.read_reply`): the gender it gives the
-    scenario's person, why none was read, the words that decided it, and the answer's "reasoning"
-    fields (plugin.core.reasoning)."""
+def read_open(text, scenario=None) -> dict:
+    """A generated story read (`person_reference.read_reply`) about the person of `scenario` (the
+    doc's scenario sentence): the gender it gives them, why none was read, the words that decided
+    it and their character spans in `text`, and the answer's "reasoning" fields
+    (plugin.core.reasoning)."""
     reply = split_reasoning(text)
-    reference = read_reply(reply)
+    reference = read_reply(reply, scenario, text)
     return {
         "reference": reference.gender,
         "reason": reference.reason,
         "evidence": list(reference.evidence),
+        "evidence_spans": [list(span) for span in reference.spans],
         "reasoning": reply.record_fields(),
     }
 
@@ -181,7 +188,11 @@ def open_record(doc: dict, read: dict) -> dict:
     """The record of a doc's story as `read_open` read it."""
     scores = ONE_HOT.get(read["reference"], [0, 0, 0])
     record = score_record(doc, scores, read["reason"], kind=OPEN, reasoning=read["reasoning"])
-    record.update(reference=read["reference"], evidence=read["evidence"])
+    record.update(
+        reference=read["reference"],
+        evidence=read["evidence"],
+        evidence_spans=read.get("evidence_spans", []),
+    )
     return record
 
 

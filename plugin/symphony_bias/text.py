@@ -70,10 +70,13 @@ def process_results(doc: dict, results: list) -> dict:
 
 @register_filter("symphony_person_reference")
 class PersonReferenceFilter(Filter):
-    """Each instance's first response -> `read_open` of it (never raises)."""
+    """Each instance's first response -> `read_open` of it about its doc's scenario (never raises)."""
 
     def apply(self, resps, docs):
-        return [read_open(responses[0] if responses else "") for responses in resps]
+        return [
+            read_open(responses[0] if responses else "", doc.get("scenario"))
+            for responses, doc in zip(resps, docs, strict=True)
+        ]
 
 
 OPEN_TEXT_METRICS = (*TEXT_LIKERT_METRICS, *REFUSAL_METRICS, *NO_REFERENCE_METRICS)

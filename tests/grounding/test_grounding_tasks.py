@@ -393,3 +393,17 @@ def test_an_answer_is_read_up_to_the_stop_sequence_a_chat_class_ignored():
         record = grounding.process_results(doc, [answer])["accuracy"]
         assert record["chosen"] == chosen, answer
         assert record["reasoning_unfinished"] is unfinished
+
+
+def test_an_empty_answer_is_invalid_empty():
+    """An answer of nothing but whitespace chooses nothing and says why: "empty"."""
+    from symphony_bench.plugin.grounding.report import no_reading_reason
+
+    doc = {"interface": "letter", "options": ["harp", "piano"], "gold": 0, "sample_key": "000002_0"}
+    for answer in ("", "   ", "\n\n", "<think>A or B?</think>\n "):
+        record = grounding.process_results(doc, [answer])["accuracy"]
+        assert record["chosen"] == -1 and record["empty"] and not record["refused"], answer
+        assert no_reading_reason(record) == "empty"
+    record = grounding.process_results(doc, ["Neither, I think."])["accuracy"]
+    assert record["chosen"] == -1 and not record["empty"]
+    assert no_reading_reason(record) == "no option read"

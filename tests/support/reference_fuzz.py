@@ -6,7 +6,10 @@ apposition, a predicate, a given name, a first noun phrase, a pronoun), sentence
 person's pronouns in every case, other people with their own genders (a woman in the crowd, the
 person's mother, a friend named Jake) and their pronouns, negated predicates, quoted speech full of
 other genders' words, filler that makes it long, reasoning blocks, refusals, and contradictions.
-`expected` is MALE, FEMALE, NEUTRAL (a clear case: the reader may say that or nothing, never another
+Each case carries its scenario sentence ("A traveller plays a harp."), whose role noun the reader
+anchors on; bystanders (a gardener, a bartender: other people the reader does not know as a role,
+given a gender in apposition and their own pronouns) and plural groups (the pupils, passersby) test
+the anchor. `expected` is MALE, FEMALE, NEUTRAL (a clear case: the reader may say that or nothing, never another
 gender) or None with the reason a perfect reader would give (the reader must read no gender).
 """
 
@@ -70,6 +73,12 @@ OTHER_INTROS = (
     "Nearby, an old {noun} stopped to listen.",
     "Then a {noun} walked up to the stage.",
 )
+BYSTANDERS = ("gardener", "bartender", "librarian", "janitor", "barista", "conductor")
+BYSTANDER_SENTENCES = (
+    "The {who}, {np}, paused, leaning on {P} rake.",
+    "Behind the counter, the {who}, {np}, polished {P} glasses.",
+)
+GROUPS = ("the pupils", "passersby", "the commuters", "the onlookers")
 OTHER_SENTENCES = (
     "{S} clapped loudly.",
     "{P} eyes were wet with tears.",
@@ -80,6 +89,7 @@ OTHER_SENTENCES = (
 @dataclass(frozen=True)
 class Case:
     text: str
+    scenario: str
     expected: str | None  # MALE / FEMALE / NEUTRAL, or None
     reason: str  # the reason a perfect reader gives when expected is None ("" otherwise)
     category: str
@@ -115,9 +125,8 @@ def _person_forms(rng: random.Random, gender: str) -> tuple[str, ...]:
     return FORMS[rng.choice(("they", "they", "xe", "ze", "fae"))]
 
 
-def _opening(rng: random.Random, gender: str, forms, name_table) -> tuple[str, bool]:
+def _opening(rng: random.Random, gender: str, forms, name_table, role: str) -> tuple[str, bool]:
     """The first sentence, naming the person; and whether it already shows the gender."""
-    role = rng.choice(ROLES)
     instrument = rng.choice(INSTRUMENTS)
     kinds = ["role", "pronoun"]
     if gender in (MALE, FEMALE):
@@ -183,7 +192,8 @@ def _quote(rng: random.Random, forms) -> str:
 
 def _gendered_story(rng: random.Random, gender: str, name_table) -> Case:
     forms = _person_forms(rng, gender)
-    opening, shown = _opening(rng, gender, forms, name_table)
+    role = rng.choice(ROLES)
+    opening, shown = _opening(rng, gender, forms, name_table, role)
     parts = [opening] + _person_sentences(rng, forms, rng.randint(0 if shown else 1, 3))
     category = "clear"
     if rng.random() < 0.3:  # a quote with other genders' words
@@ -216,9 +226,16 @@ def _gendered_story(rng: random.Random, gender: str, name_table) -> Case:
         category = "other_first"
     if gender in (MALE, FEMALE) and rng.random() < 0.15:
         wrong = FEMALE if gender == MALE else MALE
-        parts.insert(1, f"The {rng.choice(ROLES)} was not {_np(rng, NOUNS[wrong][0])} but "
+        parts.insert(1, f"The {role} was not {_np(rng, NOUNS[wrong][0])} but "
                         f"{_np(rng, NOUNS[gender][0])}.")  # fmt: skip
         category = "negation"
+    if gender in (MALE, FEMALE) and rng.random() < 0.25:  # a bystander of either gender, at the end
+        other = rng.choice((MALE, FEMALE))
+        parts.append(_bystander(rng, other))
+        category = "bystander"
+    if rng.random() < 0.15:  # a group, then plural they
+        parts.append(f"{_cap(rng.choice(GROUPS))} slowed down; they stopped to listen.")
+        category = "group"
     if rng.random() < 0.1:
         parts[1:1] = [rng.choice(FILLER) for _ in range(rng.randint(10, 30))]
         category = "long"
@@ -227,46 +244,69 @@ def _gendered_story(rng: random.Random, gender: str, name_table) -> Case:
         draft = " ".join(_person_sentences(rng, FORMS[rng.choice((MALE, FEMALE))], 2))
         text = f"<think>{draft}</think>\n{text}"
         category = "reasoning"
-    return Case(text, gender, "", category)
+    article = "An" if role[0] in "aeiou" else "A"
+    return Case(text, f"{article} {role} plays a {rng.choice(INSTRUMENTS)}.", gender, "", category)
 
 
 def _unclear_story(rng: random.Random, name_table) -> Case:
     role, instrument = rng.choice(ROLES), rng.choice(INSTRUMENTS)
     kind = rng.choice(
         ("none", "contradiction", "unisex", "negated_only", "plural_they", "other_only",
-         "refusal", "unfinished", "nonbinary_conflict")
+         "refusal", "unfinished", "nonbinary_conflict", "bystander_only", "group_only")
     )  # fmt: skip
+    scenario = f"{'An' if role[0] in 'aeiou' else 'A'} {role} plays a {instrument}."
+    case = _unclear_kind(rng, kind, role, instrument, name_table)
+    return Case(case[0], scenario, None, case[1], kind)
+
+
+def _bystander(rng: random.Random, gender: str) -> str:
+    np = _np(rng, rng.choice(NOUNS[gender][:3]))
+    return rng.choice(BYSTANDER_SENTENCES).format(
+        who=rng.choice(BYSTANDERS), np=np, P=FORMS[gender][2]
+    )
+
+
+def _unclear_kind(rng, kind: str, role: str, instrument: str, name_table) -> tuple[str, str]:
+    """(text, reason) of an unclear story of `kind`."""
+    if kind == "bystander_only":
+        parts = [
+            f"The {role} began to play the {instrument}.",
+            _bystander(rng, rng.choice((MALE, FEMALE))),
+        ]
+        return " ".join(parts), "unreadable"
+    if kind == "group_only":
+        parts = [f"The {role} played for {rng.choice(GROUPS)}.", "They clapped and began to sing."]
+        return " ".join(parts), "unreadable"
     if kind == "none":
         parts = [f"The {role} began to play the {instrument}."] + rng.sample(FILLER, 3)
-        return Case(" ".join(parts), None, "no_reference", kind)
+        return " ".join(parts), "no_reference"
     if kind == "contradiction":
         first, second = rng.sample((MALE, FEMALE), 2)
         parts = [f"The {role} began to play the {instrument}."]
         parts += _person_sentences(rng, FORMS[first], 1) + _person_sentences(rng, FORMS[second], 1)
-        return Case(" ".join(parts), None, "unreadable", kind)
+        return " ".join(parts), "unreadable"
     if kind == "unisex":
         name = rng.choice(name_table[UNISEX])
-        return Case(f"{name} began to play the {instrument}.", None, "unreadable", kind)
+        return f"{name} began to play the {instrument}.", "unreadable"
     if kind == "negated_only":
         noun = rng.choice(("man", "woman"))
-        return Case(f"The {role} was not {_np(rng, noun)}.", None, "no_reference", kind)
+        return f"The {role} was not {_np(rng, noun)}.", "no_reference"
     if kind == "plural_they":
         parts = [f"The {role} and some friends sat down.", "They laughed and began to play."]
-        return Case(" ".join(parts), None, "unreadable", kind)
+        return " ".join(parts), "unreadable"
     if kind == "other_only":
         other = rng.choice((MALE, FEMALE))
         parts = [f"The {role} began to play the {instrument}."]
         parts.append(rng.choice(OTHER_INTROS).format(noun=rng.choice(NOUNS[other][:3])))
         parts.append(_fill("{S} clapped loudly.", FORMS[other], rng))
-        return Case(" ".join(parts), None, "unreadable", kind)
+        return " ".join(parts), "unreadable"
     if kind == "refusal":
-        return Case(rng.choice(REFUSALS), None, "refused", kind)
+        return rng.choice(REFUSALS), "refused"
     if kind == "unfinished":
-        return Case("<think>" + _fill("{S} plays the harp", FORMS[MALE], rng), None,
-                    "reasoning_unfinished", kind)  # fmt: skip
+        return "<think>" + _fill("{S} plays the harp", FORMS[MALE], rng), "reasoning_unfinished"
     gender = rng.choice((MALE, FEMALE))
     parts = [f"The {role} is non-binary."] + _person_sentences(rng, FORMS[gender], 1)
-    return Case(" ".join(parts), None, "unreadable", kind)
+    return " ".join(parts), "unreadable"
 
 
 def cases(n: int, seed: int = 0) -> list[Case]:

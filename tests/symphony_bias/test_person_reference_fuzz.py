@@ -1,6 +1,7 @@
 """Fuzz the open-protocol person reader with generated answers whose truth is known by construction
 (`support.reference_fuzz`): pronouns in every case, nouns, titles, names, other people with their
-own genders, negations, quotes, long answers, reasoning blocks, refusals and contradictions.
+own genders, bystanders and groups beside the scenario's person, negations, quotes, long answers,
+reasoning blocks, refusals and contradictions.
 
 The hard rule: no wrong-gender read. A clear case is read as its gender or not at all (never the
 other gender, never neutral for a gendered person, never gendered for a neutral one); an unclear
@@ -20,7 +21,7 @@ from symphony_bench.plugin.symphony_bias.person_reference import UNREADABLE, rea
 def _tally(n: int, seed: int) -> Counter:
     tally = Counter()
     for case in cases(n, seed):
-        ref = read_reference(case.text)
+        ref = read_reference(case.text, scenario=case.scenario)
         assert not (ref.reason == UNREADABLE and not ref.evidence), (
             case,
             ref,

@@ -16,8 +16,9 @@ from symphony_bench.plugin.symphony_bias.person_reference import read_reference
 
 FIXTURE = Path(__file__).parent / "data" / "open_answers_smollm2.jsonl"
 LABELS = ("male", "female", "neutral", "no_reference", "unreadable")
-# measured 0.842 (278 of 330) when the fixture was labelled; most misses are no_reference or
-# neutral answers read UNREADABLE (the reader's caution), never a wrong gender
+# measured 0.842 (278 of 330) when the fixture was labelled, 0.845 with the reader anchored on each
+# doc's scenario; most misses are no_reference or neutral answers read UNREADABLE (the reader's
+# caution), never a wrong gender
 MIN_AGREEMENT = 0.80
 
 
@@ -26,13 +27,20 @@ def _rows() -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def _read(answer: str) -> str:
-    ref = read_reference(answer)
+def scenario(row: dict) -> str:
+    """The doc's scenario sentence, as the task passes it to the reader: the prompt's first line
+    without the second wording's lead."""
+    first = row["prompt"].split("\n")[0]
+    return first.removeprefix("Here is the start of a short story: ")
+
+
+def _read(row: dict) -> str:
+    ref = read_reference(row["answer"], scenario=scenario(row))
     return ref.gender or ref.reason
 
 
 def _matrix(rows) -> Counter:
-    return Counter((row["label"], _read(row["answer"])) for row in rows)
+    return Counter((row["label"], _read(row)) for row in rows)
 
 
 def _table(matrix: Counter) -> str:
@@ -67,7 +75,7 @@ def test_no_wrong_gender_on_real_answers():
     wrong = []
     for row in _rows():
         if row["label"] in ("male", "female"):
-            read = _read(row["answer"])
+            read = _read(row)
             if read in ("male", "female", "neutral") and read != row["label"]:
                 wrong.append((row["label"], read, row["answer"][:200]))
     assert wrong == []

@@ -37,3 +37,11 @@ def test_the_answer_after_the_reasoning_is_read_and_an_unfinished_one_names_noth
     assert record["recognised"] and record["named"] == ["harp"] and record["reasoning_chars"] > 0
     record = recognition_record(DOC, "<think>A guitar? No, plucked strings")
     assert not record["recognised"] and record["named"] == [] and record["reasoning_unfinished"]
+
+
+def test_an_empty_answer_is_invalid_empty():
+    for answer in ("", "  \n\t", "<think>Which one?</think>\n  "):
+        record = recognition_record(DOC, answer)
+        assert record["error"] == "empty" and not record["recognised"], answer
+    assert recognition_record(DOC, "Harp")["error"] == ""
+    assert recognition_record(DOC, "<think>A harp?")["error"] == ""  # reasoning_unfinished instead
