@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
+from symphony_bench.plugin.runs import rereading_commands
 
 MAX_BOOTSTRAP = 100_000  # 100x the default; more replicates cannot narrow a 95 % interval further
 
@@ -30,6 +31,7 @@ def add_commands(commands) -> None:
     _add_plan(commands)
     _add_leaderboard(commands)
     _add_export(commands)
+    rereading_commands.add_commands(commands)
 
 
 # ---- report ---------------------------------------------------------------------------------------
