@@ -214,3 +214,22 @@ def test_verify_names_each_edit_and_the_leaderboard_marks_the_run(runs):
     assert board.returncode == 1, board.stderr
     assert f"- {tampered}: FAILED verification" in board.stdout
     assert f"- {fresh}: verified" in board.stdout
+    # a record naming another seed than its doc (and than the task's other records), and a doc
+    # edited without its doc_hash
+    reseeded = edit_record(samples_file(tampered, OPEN_TASK), flipped_line + 1, seed=99)
+    path = samples_file(tampered, LIKERT_TASK)
+    lines = path.read_text().splitlines()
+    sample = json.loads(lines[0])
+    sample["doc"]["scenario"] += " Edited."
+    path.write_text("\n".join([json.dumps(sample), *lines[1:]]) + "\n")
+    verified = run_symphony_bench(["verify", str(tampered), "--json", "tampered.json"], cwd=folder)
+    assert verified.returncode == 1, verified.stdout + verified.stderr
+    problems = json.loads((folder / "tampered.json").read_text())["problems"]
+    assert problems["records whose doc fields differ from the logged doc's"] == [
+        f"{OPEN_TASK} doc {reseeded} (seed)"
+    ]
+    assert problems["logged docs that differ from their doc_hash"] == [
+        f"{LIKERT_TASK} doc {sample['doc_id']}"
+    ]
+    (contradiction,) = problems["provenance facts that contradict each other"]
+    assert "disagree" in contradiction and "99" in contradiction
