@@ -72,7 +72,10 @@ def notes(board: dict) -> list[str]:
             verdict = "verified" if result["verified"] else "FAILED verification"
             lines.append(f"- {md(run_dir)}: {verdict}")
             lines += [f"  - {md(line)}" for line in result["lines"]]
-        lines += ["", "| model | entry | reader version | rows of this entry read by different readers |"]
+        lines += [
+            "",
+            "| model | entry | reader version | rows of this entry read by different readers |",
+        ]
         lines.append("|---|---|---|---|")
         for row in board["rows"]:
             version = row["provenance"]["task"].get(READER_VERSION) or "(none recorded)"
