@@ -17,6 +17,7 @@ import math
 from pathlib import Path
 
 from symphony_bench.plugin.core.atomic import StagedOutputs
+from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.reporting import fmt, md
 from symphony_bench.plugin.core.run_facts import READER_VERSION
 from symphony_bench.plugin.runs.compare import compare_runs
@@ -82,6 +83,12 @@ def file_summary(reading: SamplesReading) -> dict:
 
 def rescore(run_dir: Path, out: Path, outputs: StagedOutputs) -> dict:
     """Writes the re-read run to `out` (staged in `outputs`) and returns what changed."""
+    source, target = run_dir.resolve(), out.resolve()
+    if target == source or source in target.parents or target in source.parents:
+        raise DataFileError(
+            f"{out}: the rescored run must lie outside {run_dir} (and hold no part of it): "
+            "every command reading the run would read both"
+        )
     readings = reread_run(run_dir)
     folder = outputs.folder(out)
     write_rescored_run(run_dir, folder, readings)
