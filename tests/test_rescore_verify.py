@@ -85,7 +85,9 @@ def records(run: Path, task: str) -> list[dict]:
 
 def test_verify_passes_on_a_fresh_run_and_notes_an_older_readers_records(runs):
     folder, fresh, old = runs
-    verified = run_symphony_bench(["verify", str(fresh), "--json", "fresh.json"], cwd=folder)
+    verified = run_symphony_bench(
+        ["verify", str(fresh), "--docs", "--json", "fresh.json"], cwd=folder
+    )
     assert verified.returncode == 0, verified.stdout + verified.stderr
     result = json.loads((folder / "fresh.json").read_text())
     assert result["problems"] == {} and result["notes"] == {}
@@ -222,13 +224,18 @@ def test_verify_names_each_edit_and_the_leaderboard_marks_the_run(runs):
     sample = json.loads(lines[0])
     sample["doc"]["scenario"] += " Edited."
     path.write_text("\n".join([json.dumps(sample), *lines[1:]]) + "\n")
-    verified = run_symphony_bench(["verify", str(tampered), "--json", "tampered.json"], cwd=folder)
+    verified = run_symphony_bench(
+        ["verify", str(tampered), "--docs", "--json", "tampered.json"], cwd=folder
+    )
     assert verified.returncode == 1, verified.stdout + verified.stderr
     problems = json.loads((folder / "tampered.json").read_text())["problems"]
     assert problems["records whose doc fields differ from the logged doc's"] == [
         f"{OPEN_TASK} doc {reseeded} (seed)"
     ]
     assert problems["logged docs that differ from their doc_hash"] == [
+        f"{LIKERT_TASK} doc {sample['doc_id']}"
+    ]
+    assert problems["logged docs that differ from the docs the task builds (--docs)"] == [
         f"{LIKERT_TASK} doc {sample['doc_id']}"
     ]
     (contradiction,) = problems["provenance facts that contradict each other"]

@@ -27,6 +27,12 @@ def add_commands(commands) -> None:
     )
     verify.add_argument("run_dir", type=Path, help="the --output_path directory")
     verify.add_argument("--json", type=Path, help="write what was found as JSON here")
+    verify.add_argument(
+        "--docs",
+        action="store_true",
+        help="also build every lm-eval task's docs as its task builds them (the options its results "
+        "file recorded) and compare each logged doc (loads lm-eval: seconds per task)",
+    )
     verify.set_defaults(run=run_verify)
 
 
@@ -47,7 +53,7 @@ def run_verify(args: argparse.Namespace) -> int:
     from symphony_bench.plugin.runs.outputs import command_outputs
     from symphony_bench.plugin.runs.verify import render, verify_run
 
-    result = verify_run(args.run_dir)
+    result = verify_run(args.run_dir, docs=args.docs)
     if args.json:
         with command_outputs([args.run_dir]) as outputs:
             outputs.text(args.json, json.dumps(result, indent=2) + "\n")

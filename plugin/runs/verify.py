@@ -42,17 +42,22 @@ DOC_FIELDS = "records whose doc fields differ from the logged doc's"
 RESULTS = "results-file values that differ from the samples' aggregation"
 DOC_HASH = "logged docs that differ from their doc_hash"
 PROVENANCE = "provenance facts that contradict each other"
+REBUILT = "logged docs that differ from the docs the task builds (--docs)"
+NOT_REBUILT = "tasks whose docs could not be built (--docs)"
 
 
-def verify_run(run_dir: Path) -> dict:
+def verify_run(run_dir: Path, docs: bool = False) -> dict:
     """{"problems": {what: [where, ...]}, "notes": {what: [where, ...]}, "reader_versions":
-    {task: [versions]}}: problems fail the run, notes say what was not checked."""
+    {task: [versions]}}: problems fail the run, notes say what was not checked. `docs`: also
+    compare every lm-eval doc with the doc its task builds (plugin.runs.rebuilt_docs)."""
     readings = reread_run(run_dir)
     problems: dict[str, list[str]] = collections.defaultdict(list)
     notes: dict[str, list[str]] = collections.defaultdict(list)
     for reading in readings.values():
         _check_records(reading, problems, notes)
         _check_doc_hashes(reading, problems)
+    if docs:
+        _check_rebuilt_docs(readings, run_files(run_dir).results, problems)
     for path in run_files(run_dir).results:
         samples = results_samples(path, readings)
         for value in recomputed_values(read_results(path), samples, reread=False):
@@ -100,6 +105,21 @@ def _check_doc_hashes(reading: SamplesReading, problems: dict) -> None:
         text = json.dumps(doc, indent=2, ensure_ascii=False, default=str)
         if hashlib.sha256(text.encode("utf-8")).hexdigest() != logged:
             problems[DOC_HASH].append(f"{reading.task} doc {sample.get('doc_id')}")
+
+
+def _check_rebuilt_docs(readings: dict, results_files: list[Path], problems: dict) -> None:
+    from symphony_bench.plugin.runs.rebuilt_docs import rebuilt_doc_problems, results_of
+
+    for path, reading in readings.items():
+        results_path = results_of(path, results_files)
+        results = read_results(results_path) if results_path else {}
+        differing, why_not = rebuilt_doc_problems(reading, results)
+        problems[REBUILT] += differing
+        if why_not:
+            problems[NOT_REBUILT].append(f"{reading.task}: {why_not}")
+    for kind in (REBUILT, NOT_REBUILT):
+        if not problems[kind]:
+            del problems[kind]
 
 
 def reader_versions(readings) -> dict[str, list[str]]:
