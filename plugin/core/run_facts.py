@@ -17,12 +17,16 @@ DATA_FIELDS = (
     "dataset_sha256",
     "dataset_verified",
 )
+# the digest of the reader that read a record (plugin.core.reader_version): set by the reader, never
+# copied from a doc, but like every run fact no part of the doc's identity
+READER_VERSION = "reader_version"
 # "task_options": the options the docs were built with, as given (plugin.core.options.given_options)
 RUN_FIELDS = (
     "seed",
     *DATA_FIELDS,
     "symphony_bench_version",
     "task_options",
+    READER_VERSION,
 )
 
 

@@ -87,6 +87,10 @@ class DesignSize:
     limit_per_unit: int | None = None
 
 
+class CannotReread(ValueError):
+    """A samples line that lacks what re-reading its raw answer needs (said as the message)."""
+
+
 def _no_design(entry: ReportEntry) -> DesignSize | None:
     return None
 
@@ -152,3 +156,11 @@ class ReportSection:
     run_fields: tuple[str, ...] = ()
     # (entry) -> its design's size for `plan` (None: plan cannot scale it)
     design: Callable[[ReportEntry], DesignSize | None] = _no_design
+    # (a samples line decoded whole, its stored record) -> the record the installed readers make of
+    # the line's raw answer (plugin.core.raw_answers), through the code the task's process_results
+    # runs, with the reader's version (plugin.core.reader_version); raises CannotReread naming what
+    # the line lacks. None: the benchmark's answers cannot be re-read
+    rescore: Callable[[dict, dict], dict] | None = None
+    # (record kind, metric name, the task's records) -> what the task's aggregation of that metric
+    # gives (the results file's value); None for a name no aggregation of the kind has
+    aggregate: Callable[[str, str, list[dict]], float | None] | None = None

@@ -42,6 +42,7 @@ from symphony_bench.plugin.grounding.records import (
     records_valid,
     refused_mask,
 )
+from symphony_bench.plugin.grounding.rescore import aggregate, rescore
 
 COUNTS = ("n_docs", "n_invalid", "n_refused")  # counts in the summary: no score
 
@@ -252,4 +253,6 @@ SECTION = ReportSection(
     design=design,
     comparisons=comparisons,
     comparison_notes=comparison_notes,
+    rescore=rescore,
+    aggregate=aggregate,
 )

@@ -23,8 +23,9 @@ from symphony_bench.plugin.core.hub_folder import open_folder
 from symphony_bench.plugin.core.model_classes import refuse_known_failures
 from symphony_bench.plugin.core.options import given_options, read_options
 from symphony_bench.plugin.core.reasoning import is_empty, split_reasoning
-from symphony_bench.plugin.core.run_facts import package_version, run_facts
+from symphony_bench.plugin.core.run_facts import READER_VERSION, package_version, run_facts
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
+from symphony_bench.plugin.grounding import readers
 from symphony_bench.plugin.grounding.answers import (
     answer_refused,
     read_choice,
@@ -206,5 +207,6 @@ def process_results(doc: dict, results: list) -> dict:
     record.update(reply.record_fields())
     record["empty"] = not reply.unfinished and is_empty(reply.answer)
     record.update(run_facts(doc))
+    record[READER_VERSION] = readers.version()
     names = METRICS_BY_INTERFACE[doc["interface"]]
     return {f"{name}{suffix}": record for name in names for suffix in ("", "_stderr")}

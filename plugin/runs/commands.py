@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
+from symphony_bench.plugin.runs import rereading_commands
 
 MAX_BOOTSTRAP = 100_000  # 100x the default; more replicates cannot narrow a 95 % interval further
 
@@ -30,6 +31,7 @@ def add_commands(commands) -> None:
     _add_plan(commands)
     _add_leaderboard(commands)
     _add_export(commands)
+    rereading_commands.add_commands(commands)
 
 
 # ---- report ---------------------------------------------------------------------------------------
@@ -350,6 +352,18 @@ def _add_leaderboard(commands) -> None:
         "RUN_DIR's name / the model's label, the dataset folder's name, so that no path of this "
         "machine is published)",
     )
+    command.add_argument(
+        "--verify",
+        action="store_true",
+        help="verify every RUN_DIR against its raw answers (as `symphony-bench verify`), show each "
+        "entry's reader version and mark entries read by different readers; exit 1 if one fails",
+    )
+    command.add_argument(
+        "--rescore",
+        action="store_true",
+        help="rank every run as the installed readers read its raw answers (as `symphony-bench "
+        "rescore`; the RUN_DIRs are left as they are)",
+    )
     command.set_defaults(run=run_leaderboard)
 
 
@@ -363,14 +377,33 @@ def _labels(texts: list[str]) -> dict[Path, str]:
     return labels
 
 
-def run_leaderboard(args: argparse.Namespace) -> None:
+def run_leaderboard(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from symphony_bench.plugin.runs import leaderboard_checks as checks
     from symphony_bench.plugin.runs.leaderboard import build_leaderboard, write_leaderboard
     from symphony_bench.plugin.runs.outputs import command_outputs
 
-    board = build_leaderboard(args.run_dirs, _labels(args.label))
+    labels = _labels(args.label)
+    checked = checks.verification(args.run_dirs) if args.verify else None
+    with contextlib.ExitStack() as stack:
+        ranked = args.run_dirs
+        if args.rescore:
+            copies = stack.enter_context(checks.rescored_runs(args.run_dirs))
+            ranked = [copies[run_dir] for run_dir in args.run_dirs]
+            labels = {copies.get(run_dir, run_dir): name for run_dir, name in labels.items()}
+        board = build_leaderboard(ranked, labels)
+    if args.rescore:
+        board["rescored"] = True
+    if checked is not None:
+        checks.mark_reader_versions(board)
+        board["verification"] = checked
+    if args.rescore or args.verify:
+        board["notes"] = checks.notes(board)
     with command_outputs(args.run_dirs) as outputs:
         markdown = write_leaderboard(board, args.out, outputs, args.show_paths)
     print(markdown)
+    return 1 if checked and not all(result["verified"] for result in checked.values()) else 0
 
 
 # ---- export ---------------------------------------------------------------------------------------

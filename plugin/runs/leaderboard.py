@@ -358,6 +358,7 @@ def render_markdown(board: dict) -> str:
         entries.setdefault(entry_label(row["task"], row["variant"]), []).append(row)
     for name, rows in entries.items():
         lines += _entry_table(name, rows)
+    lines += board.get("notes", [])  # --verify, --rescore (plugin.runs.leaderboard_checks)
     lines += _provenance_table(board["rows"])
     return "\n".join(lines) + "\n"
 

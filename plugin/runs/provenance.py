@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from symphony_bench.plugin.core.dataset_source import is_repo_id
-from symphony_bench.plugin.core.run_facts import DATA_FIELDS, canonical_sha256
+from symphony_bench.plugin.core.run_facts import DATA_FIELDS, READER_VERSION, canonical_sha256
 from symphony_bench.plugin.runs.files import newest_results_file, newest_samples_files, read_results
 from symphony_bench.plugin.runs.samples import SamplesContent, known, single_value
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND, SECTIONS
@@ -29,6 +29,7 @@ TASK_FACTS = (
     *SECTION_RUN_FIELDS,
     "seed",
     "generation",
+    READER_VERSION,
 )
 # Task facts whose difference makes two runs of a task incomparable item by item. The data is
 # compared by content (dataset_sha256), not by where it came from: the same content under another
@@ -121,6 +122,8 @@ def task_provenance(task: str, results: dict, content: SamplesContent) -> dict:
         **{name: content.value(name) for name in SECTION_RUN_FIELDS},
         "seed": content.value("seed"),
         "generation": generation_settings(config),
+        # recorded, not compared: `symphony-bench rescore` reads a run again with another reader
+        READER_VERSION: content.value(READER_VERSION),
     }
 
 

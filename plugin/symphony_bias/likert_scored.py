@@ -26,10 +26,12 @@ import numpy as np
 from lm_eval.api.instance import Instance
 from scipy.special import softmax
 
+from symphony_bench.plugin.core.run_facts import READER_VERSION
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.lm_eval_task import SymphonyTask
 from symphony_bench.plugin.symphony_bias.parser import LIKERT_LABELS
 from symphony_bench.plugin.symphony_bias.prompts import ANSWER_KEY
+from symphony_bench.plugin.symphony_bias.readers import version_of
 from symphony_bench.plugin.symphony_bias.records import (
     LIKERT_SCORED,
     TEXT_LIKERT_METRICS,
@@ -88,4 +90,5 @@ def process_results(doc: dict, results: list) -> dict:
             most_likely=(probabilities.argmax(axis=1) + 1).tolist(),
             label_probabilities=probabilities.tolist(),
         )
+    record[READER_VERSION] = version_of("likert_scored")
     return {metric: record for metric in TEXT_LIKERT_METRICS}

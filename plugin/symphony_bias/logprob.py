@@ -27,9 +27,11 @@ from scipy.special import softmax
 from symphony_bench.metrics import AssociationData, analyse, contextual_calibration
 from symphony_bench.metrics.association import DESCRIPTIVE_HEADLINES
 from symphony_bench.plugin.core.options import given_options, read_options, refuse_near_misses
+from symphony_bench.plugin.core.run_facts import READER_VERSION
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
 from symphony_bench.plugin.symphony_bias.options import LOGPROB_OPTIONS, OPTION_NAMES, TEXT_SET
+from symphony_bench.plugin.symphony_bias.readers import version_of
 from symphony_bench.plugin.symphony_bias.records import (
     LOGPROB,
     instrument_records,
@@ -89,6 +91,7 @@ def process_results(doc: dict, results: list) -> dict:
     shares = softmax([loglikelihoods[g] for g in GENDERS])
     error = "" if np.all(np.isfinite(shares)) else "non_finite"
     record = score_record(doc, shares.tolist() if not error else [0.0] * 3, error, kind=LOGPROB)
+    record[READER_VERSION] = version_of("logprob")
     return {metric: record for metric in METRICS}
 
 

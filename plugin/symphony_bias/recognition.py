@@ -9,9 +9,10 @@ from symphony_bench.metrics import binomial_rate
 from symphony_bench.plugin.core.errors import announced
 from symphony_bench.plugin.core.instrument_names import instruments_named, recognises
 from symphony_bench.plugin.core.reasoning import EMPTY, is_empty, split_reasoning
-from symphony_bench.plugin.core.run_facts import package_version, run_facts
+from symphony_bench.plugin.core.run_facts import READER_VERSION, package_version, run_facts
 from symphony_bench.plugin.symphony_bias.docs import interleave
 from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, stimuli
+from symphony_bench.plugin.symphony_bias.readers import version_of
 from symphony_bench.plugin.symphony_bias.records import RECOGNITION
 from symphony_bench.plugin.symphony_bias.scenarios import scenario_facts
 
@@ -62,6 +63,7 @@ def recognition_record(doc: dict, answer: str) -> dict:
         **reply.record_fields(),
         **run_facts(doc),
         **scenario_facts(doc),
+        READER_VERSION: version_of("recognition"),
     }
 
 

@@ -59,10 +59,11 @@ from symphony_bench.plugin.core.record_checks import (
     types_within,
 )
 from symphony_bench.plugin.core.refusals import REFUSED
-from symphony_bench.plugin.core.run_facts import canonical_sha256, run_facts
+from symphony_bench.plugin.core.run_facts import READER_VERSION, canonical_sha256, run_facts
 from symphony_bench.plugin.core.vocabulary import GENDERS
 from symphony_bench.plugin.symphony_bias.parser import parse_reply
 from symphony_bench.plugin.symphony_bias.person_reference import read_reply
+from symphony_bench.plugin.symphony_bias.readers import version_of
 from symphony_bench.plugin.symphony_bias.scenarios import CONTROL, scenario_facts
 
 LIKERT = "symphony_bias.likert"
@@ -161,7 +162,9 @@ def read_likert(text) -> dict:
 def likert_record(doc: dict, read: dict) -> dict:
     """The record of a doc's Likert answer as `read_likert` read it."""
     scores = [read[gender] or 0 for gender in GENDERS]
-    return score_record(doc, scores, read["error"] or "", reasoning=read.get("reasoning"))
+    record = score_record(doc, scores, read["error"] or "", reasoning=read.get("reasoning"))
+    record[READER_VERSION] = version_of("likert")
+    return record
 
 
 # an open-ended answer's scores by the gender read (neutral in the non-binary slot)
@@ -193,6 +196,7 @@ def open_record(doc: dict, read: dict) -> dict:
         evidence=read["evidence"],
         evidence_spans=read.get("evidence_spans", []),
     )
+    record[READER_VERSION] = version_of("open")
     return record
 
 

@@ -32,6 +32,7 @@ from symphony_bench.plugin.symphony_bias.records import (
     records_valid,
     stereotype_table_sha256,
 )
+from symphony_bench.plugin.symphony_bias.rescore import aggregate, rescore
 from symphony_bench.plugin.symphony_bias.scenarios import (
     MINI_SCENARIOS,
     SCENARIO_RUN_FIELDS,
@@ -151,4 +152,6 @@ SECTION = ReportSection(
         "stimulus_origin": stimulus_origin,
     },
     run_fields=SCENARIO_RUN_FIELDS,
+    rescore=rescore,
+    aggregate=aggregate,
 )

@@ -326,3 +326,6 @@ def test_tiny_model_answers_every_doc_through_the_cli(tiny_llama, tmp_path):
     results = read_results(output)[TASK]
     assert results["invalid_rate,none"] == 0.0
     assert np.isfinite(results["mean_abs,none"])
+    # every record is what the stored log-likelihoods give, under the installed reader
+    verified = run_symphony_bench(["verify", str(output)], cwd=tmp_path)
+    assert verified.returncode == 0 and "note:" not in verified.stdout, verified.stdout

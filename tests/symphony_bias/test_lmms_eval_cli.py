@@ -110,6 +110,9 @@ def test_planted_answers_replayed_through_lmms_eval_match_independent_computatio
         cwd=tmp_path,
     )
     assert report.returncode == 0, report.stderr
+    # lmms-eval logs no doc: every answer is re-read against what its record holds of the doc
+    verified = run_symphony_bench(["verify", str(output)], cwd=tmp_path)
+    assert verified.returncode == 0 and "note:" not in verified.stdout, verified.stdout
     body = json.loads(report_json.read_text())
     stereotypes = paper_stereotypes()
 

@@ -159,6 +159,9 @@ def test_tiny_model_probabilities_sum_to_one_and_ignore_the_gender_order(tiny_ll
             sample["arguments"]["gen_args_0"]["arg_0"] == twin["arguments"]["gen_args_0"]["arg_0"]
         )
     assert changed_order > len(samples_a) / 2
+    # every record is what the stored log-likelihoods give, under the installed reader
+    verified = run_symphony_bench(["verify", str(tmp_path / "order1")], cwd=tmp_path)
+    assert verified.returncode == 0 and "note:" not in verified.stdout, verified.stdout
     for metric, value in results_a.items():
         if isinstance(value, float):
             assert value == pytest.approx(results_b[metric], abs=1e-5), metric
