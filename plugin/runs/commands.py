@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
+from symphony_bench.plugin.core.registry import report_options
 
 MAX_BOOTSTRAP = 100_000  # 100x the default; more replicates cannot narrow a 95 % interval further
 
@@ -53,11 +54,14 @@ def _add_report(commands) -> None:
     report.add_argument(
         "--no-plots", action="store_true", help="write the Markdown and the page without plots"
     )
-    report.add_argument(
-        "--human-ratings",
-        type=Path,
-        help="CSV: instrument,male,female,non_binary (e.g. survey means)",
-    )
+    for option in report_options():
+        report.add_argument(
+            option.flag,
+            dest=option.name,
+            type=option.type,
+            metavar=option.metavar,
+            help=option.help,
+        )
     report.set_defaults(run=run_report)
 
 
@@ -68,10 +72,12 @@ def run_report(args: argparse.Namespace) -> None:
     from symphony_bench.plugin.runs.plots import report_plots_section
     from symphony_bench.plugin.runs.report import build_report, render_markdown
 
-    report = build_report(args.run_dir, {"human_ratings": args.human_ratings})
+    options = {option.name: getattr(args, option.name) for option in report_options()}
+    report = build_report(args.run_dir, options)
     markdown = render_markdown(report)
     entries = list(report.entries.values())
-    with command_outputs([args.run_dir], args.human_ratings) as outputs:
+    read_files = [options[option.name] for option in report_options() if option.input_file]
+    with command_outputs([args.run_dir], *read_files) as outputs:
         if args.json:
             outputs.text(args.json, json.dumps(report.bodies(), indent=2) + "\n")
         if args.markdown:
