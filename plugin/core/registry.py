@@ -36,14 +36,16 @@ def load(path: str):
 @dataclass(frozen=True)
 class ReportOption:
     """A `report` option only this benchmark reads: `--<name with dashes>`, parsed by `type`, given
-    to the benchmark's section as `options[name]`. `input_file`: the value is a file the report
-    reads (an output may not replace it)."""
+    to the benchmark's section as `options[name]` (`default` where not given: also in the reports
+    `leaderboard` and `compare` build). `input_file`: the value is a file the report reads (an
+    output may not replace it)."""
 
     name: str
     type: Callable[[str], object]
     help: str
     metavar: str | None = None
     input_file: bool = False
+    default: object = None
 
     @property
     def flag(self) -> str:

@@ -60,6 +60,7 @@ def _add_report(commands) -> None:
             dest=option.name,
             type=option.type,
             metavar=option.metavar,
+            default=option.default,
             help=option.help,
         )
     report.set_defaults(run=run_report)
