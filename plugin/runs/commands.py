@@ -217,7 +217,7 @@ def run_compare(args: argparse.Namespace) -> int:
     )
     gate = apply_gate(result, rules, args.require_power)
     markdown = render_markdown(result, gate)
-    write_compare_outputs(result, gate, args, json_text(result, gate) if args.json else None)
+    write_compare_outputs(result, markdown, args, json_text(result, gate) if args.json else None)
     print(markdown)
     add_to_job_summary(markdown)
     for entry in [] if args.require_power else gate["underpowered"]:
@@ -236,10 +236,9 @@ def run_compare(args: argparse.Namespace) -> int:
     return exit_status(gate)
 
 
-def write_compare_outputs(result: dict, gate: dict, args: argparse.Namespace, json: str | None):
-    """--json and --markdown (the summary, then the forest plot of changes, PNG + SVG in
+def write_compare_outputs(result: dict, markdown: str, args: argparse.Namespace, json: str | None):
+    """--json and --markdown (the summary `markdown`, then the forest plot of changes, PNG + SVG in
     <stem>_plots/ beside it), together."""
-    from symphony_bench.plugin.runs.compare_output import render_markdown
     from symphony_bench.plugin.runs.gate import change_rows
     from symphony_bench.plugin.runs.outputs import command_outputs
     from symphony_bench.plugin.runs.plots import compare_plots_section
@@ -250,20 +249,19 @@ def write_compare_outputs(result: dict, gate: dict, args: argparse.Namespace, js
         if args.markdown:
             rows = change_rows(result)
             plots = [] if args.no_plots else compare_plots_section(rows, args.markdown, outputs)
-            outputs.text(args.markdown, "\n".join([render_markdown(result, gate), *plots]))
+            outputs.text(args.markdown, "\n".join([markdown, *plots]))
         if args.html:
-            outputs.text(args.html, compare_page(args, result, gate))
+            outputs.text(args.html, compare_page(args, result, markdown))
 
 
-def compare_page(args: argparse.Namespace, result: dict, gate: dict) -> str:
-    from symphony_bench.plugin.runs.compare_output import render_markdown
+def compare_page(args: argparse.Namespace, result: dict, markdown: str) -> str:
     from symphony_bench.plugin.runs.gate import change_rows
     from symphony_bench.plugin.runs.plots import compare_figures, figure_svgs
     from symphony_bench.plugin.runs.report_html import page
 
     figures = {} if args.no_plots else figure_svgs(compare_figures(change_rows(result)))
     title = f"symphony-bench compare: {args.base_run.name} -> {args.candidate_run.name}"
-    return page(title, render_markdown(result, gate), figures, None)
+    return page(title, markdown, figures, None)
 
 
 # ---- plan -------------------------------------------------------------------------------------------
