@@ -239,10 +239,9 @@ def test_conditions_with_the_same_instruments_get_no_common_comparison(tmp_path)
         write_samples(
             tmp_path / "run" / "m" / f"samples_{task}_2026-01-01T00-00-00.000001.jsonl", samples
         )
-    assert all(
-        "common_instruments" not in entry.body
-        for entry in build_report(tmp_path / "run").entries.values()
-    )
+    entries = build_report(tmp_path / "run").entries
+    assert set(entries) == {"symphony_bias_audio_mini", "symphony_bias_audio_named_mini"}
+    assert all("common_instruments" not in entry.body for entry in entries.values())
 
 
 def test_each_entry_records_the_data_its_records_came_from(tmp_path):

@@ -8,14 +8,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import datasets
 import pyarrow.parquet as pq
 import pytest
-from support.harness import run_cli
+from support.harness import executable, run_cli
 from support.pictograms import pictogram_photos
 
 from symphony_bench.hub_upload import symphony_bias_image, symphony_bias_text
@@ -156,7 +155,7 @@ def cli_dry_run(build: Path, cwd: Path):
     """`symphony-bench publish BUILD --repo-id org/text --dry-run`, the Hub endpoint unreachable."""
     return run_cli(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
+            executable("symphony-bench"),
             "publish",
             str(build),
             "--repo-id",
