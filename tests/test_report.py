@@ -9,7 +9,7 @@ import re
 import pytest
 from support.runs import likert_sample, write_planted_run, write_samples
 
-from symphony_bench.metrics.constants import RATE_MIN_TEMPLATES
+from symphony_bench.metrics.constants import RATE_MIN_TEMPLATES, SKEW_STDERR_MIN_TEMPLATES
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.grounding.records import choice_record, set_record
 from symphony_bench.plugin.runs.report import build_report, render_markdown
@@ -344,7 +344,7 @@ def test_variance_components_of_a_model_whose_answers_depend_on_the_instrument_a
     assert "100% between instruments" in render_markdown(report)
 
 
-@pytest.mark.parametrize("templates", [5, 24])
+@pytest.mark.parametrize("templates", [5, 24, 44])
 def test_a_text_tasks_rates_have_an_interval_only_from_the_template_floor(tmp_path, templates):
     """On one stimulus the invalid and refusal rates' interval does not hold below
     RATE_MIN_TEMPLATES templates (docs/statistics.md): none there, and the report says why."""
@@ -370,4 +370,8 @@ def test_a_text_tasks_rates_have_an_interval_only_from_the_template_floor(tmp_pa
     for name in ("invalid_rate", "refusal_rate"):
         assert (summary[f"{name}_ci"] == [None, None]) == few, name
         assert summary[f"{name}_stderr"] is not None
-    assert ("no interval: it does not hold on fewer than 20 templates" in markdown) == few
+    floor = f"no interval: it does not hold on fewer than {RATE_MIN_TEMPLATES} templates"
+    assert (floor in markdown) == few
+    # the skew's ± understates its spread on few templates: the report points to its interval
+    spread = f"on {templates} templates the ± understates the skew's spread"
+    assert (spread in markdown) == (templates < SKEW_STDERR_MIN_TEMPLATES)
