@@ -317,7 +317,13 @@ def _crossed_change(change, contributions, name, data, confidence) -> dict[str, 
     difference = contributions[1][name] - contributions[0][name]
     if not np.any(difference):  # identical answers: the one zero-variance policy (t_inference)
         stderr, p_value, interval = t_inference(np.array(change), 0.0, np.nan, confidence)
-        return {"change": np.array(change), "stderr": stderr, "ci": interval, "p_value": p_value}
+        return {
+            "change": np.array(change),
+            "stderr": stderr,
+            "ci": interval,
+            "p_value": p_value,
+            "df": np.array(np.nan),
+        }
     inference = crossed_inference(difference, data, float(change), confidence)
     stderr, p_value, interval = t_inference(
         np.array(change), np.array(inference["stderr"]) ** 2, np.array(inference["df"]), confidence
