@@ -462,3 +462,24 @@ def test_a_kind_test_planted_in_a_subfolder_fails(tmp_path, folder):
     planted.write_text('def f(records):\n    return [r for r in records if r["kind"] == "x"]\n')
     assert planted in kind_test_files(copy)
     assert kind_tests(planted.read_text(encoding="utf-8")) == ['kind"] ==']
+
+
+MAX_MODULE_LINES, MAX_CLASS_LINES = 600, 200
+# classes over the limit being split elsewhere (issue 49 left _Reading to the reader's rewrite): an
+# entry fails the test once its class is within the limit, so the list cannot go stale
+OVERSIZED_CLASSES = {"plugin/symphony_bias/person_reference.py::_Reading"}
+
+
+def test_no_module_over_600_lines_and_no_class_over_200():
+    long_modules, long_classes = [], set()
+    for folder in SOURCE_FOLDERS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            where = path.relative_to(ROOT).as_posix()
+            if len(text.splitlines()) > MAX_MODULE_LINES:
+                long_modules.append(where)
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.ClassDef):
+                    if node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES:
+                        long_classes.add(f"{where}::{node.name}")
+    assert long_modules == [] and long_classes == OVERSIZED_CLASSES
