@@ -89,8 +89,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
     try:
+        args = parser().parse_args(
+            argv
+        )  # the parser reads the registry (NoBenchmarks: a ValueError)
         status = args.run(args)
     except (DataFileError, OSError, ValueError) as error:
         print(f"symphony-bench: error: {error}", file=sys.stderr)

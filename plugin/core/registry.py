@@ -90,10 +90,19 @@ class BuildKind:
     build_default: str | None = None
 
 
+class NoBenchmarks(ValueError):
+    """No benchmark is registered: the installed metadata lacks this package's entry points."""
+
+
 @cache
 def benchmarks() -> dict[str, Benchmark]:
-    """{entry point name: Benchmark}, by name."""
+    """{entry point name: Benchmark}, by name; NoBenchmarks if there is none."""
     found = {point.name: point.load() for point in entry_points(group=BENCHMARK_GROUP)}
+    if not found:
+        raise NoBenchmarks(
+            f"no benchmark is registered (entry point group {BENCHMARK_GROUP}): the installed "
+            "package metadata is older than the code; reinstall it (pip install -e .)"
+        )
     return dict(sorted(found.items()))
 
 

@@ -110,6 +110,17 @@ def test_a_registered_benchmark_is_reported_checked_and_ranked(toy_benchmark, tm
     assert "toy accuracy 0.750 x 1.0" in report.stdout  # the option's default
 
 
+@pytest.mark.e2e
+def test_metadata_without_the_benchmarks_is_one_clear_error(tmp_path, monkeypatch):
+    """An install whose metadata predates the entry points (the package's own name, first on the
+    path, without them) is told to reinstall, not shown an empty report."""
+    stale = {"console_scripts": {"symphony-bench": "symphony_bench.plugin.cli:main"}}
+    put_first_on_path(monkeypatch, write_dist_info(tmp_path / "site", "symphony-bench", stale))
+    completed = run_symphony_bench(["report", str(tmp_path)], tmp_path)
+    assert completed.returncode == 2
+    assert "no benchmark is registered" in completed.stderr and "reinstall" in completed.stderr
+
+
 def test_the_package_registers_its_benchmarks_and_builders():
     assert {name: b.package for name, b in benchmarks().items()} == {
         "grounding": "symphony_bench.plugin.grounding",
