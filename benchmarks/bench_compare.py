@@ -258,6 +258,7 @@ def measure(root: Path) -> None:
             candidate_run=root / "candidate",
             json=json_path,
             markdown=markdown_path,
+            html=None,
             no_plots=False,
         )
 
@@ -265,14 +266,20 @@ def measure(root: Path) -> None:
         result = compare.compare_runs(root / "base", root / "candidate")
         verdict = gate.apply_gate(result, rules)
         json_text = compare_output.json_text(result, verdict)
-        write_compare_outputs(result, verdict, outputs(root / "compare.json", None), json_text)
+        markdown = compare_output.render_markdown(result, verdict)
+        write_compare_outputs(result, markdown, outputs(root / "compare.json", None), json_text)
         return result, verdict
 
     samples._parsed_samples.cache_clear()
     (result, verdict), total = timed(whole)
     assert result["compared"] and not result["mismatches"], result["mismatches"][:3]
     _, plot_time = timed(
-        lambda: write_compare_outputs(result, verdict, outputs(None, root / "compare.md"), None)
+        lambda: write_compare_outputs(
+            result,
+            compare_output.render_markdown(result, verdict),
+            outputs(None, root / "compare.md"),
+            None,
+        )
     )
     print(
         f"two full-suite runs: {n_tasks} tasks, {n_docs:,} docs per run, {size / 1e6:.0f} MB of samples files"

@@ -36,22 +36,8 @@ from symphony_bench.plugin.core.atomic import (
 )
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.progress import progress
+from symphony_bench.plugin.core.registry import BuildKind, build_kind, build_kinds
 
-PUBLISHABLE_KINDS = (
-    "symphony-bias-text",
-    "symphony-bias-audio",
-    "symphony-bias-image",
-    "openmic",
-    "synthmic",
-)
-MEDIA_COLUMNS = {
-    "symphony-bias-audio": ("audio", "Audio"),
-    "symphony-bias-image": ("image", "Image"),
-    "openmic": ("audio", "Audio"),
-}
-REQUIRED_CARD_TEXT = {"openmic": "CC BY 4.0"}  # OpenMIC-2018's licence, with its attribution
-# the kinds tasks load, whose content digest a task YAML pins (SynthMIC is an archive to build from)
-TASK_DATA_KINDS = ("symphony-bias-text", "symphony-bias-audio", "symphony-bias-image", "openmic")
 CARD = "README.md"
 NOT_PUBLISHED = {BUILD_MARKER, "skipped.csv"}  # build bookkeeping stays local
 
@@ -147,7 +133,7 @@ def data_file_patterns(data_files) -> list[str] | None:
     return patterns
 
 
-def check_features(folder: Path, kind: str, matched: dict[str, list[Path]]) -> None:
+def check_features(folder: Path, kind: BuildKind, matched: dict[str, list[Path]]) -> None:
     """Parquet files carry their `datasets` features; media kinds hold their media as real Audio /
     Image features, and every image has a licence."""
     import datasets
@@ -157,15 +143,15 @@ def check_features(folder: Path, kind: str, matched: dict[str, list[Path]]) -> N
         schema = pq.read_schema(path)
         if b"huggingface" not in (schema.metadata or {}):
             raise DataFileError(f"{path}: no `datasets` features in the parquet metadata")
-        if kind in MEDIA_COLUMNS:
-            column, feature = MEDIA_COLUMNS[kind]
+        if kind.media:
+            column, feature = kind.media
             found = type(datasets.Features.from_arrow_schema(schema).get(column)).__name__
             if found != feature:
                 raise DataFileError(
                     f"{path}: column {column!r} is {'missing' if found == 'NoneType' else found}, "
                     f"expected a datasets {feature} feature"
                 )
-        if kind == "symphony-bias-image":
+        if kind.licensed_rows:
             check_licences(path, schema)
 
 
@@ -190,18 +176,19 @@ def check_folder(folder: Path) -> str:
         )
     build_files(folder)  # no links, nothing but files and folders: before any file is read
     kind = output_kind(folder)
-    if kind not in PUBLISHABLE_KINDS:
+    registered = build_kind(kind)
+    if registered is None:
         raise DataFileError(
-            f"{folder}: a {kind!r} output is not published (publishable: {', '.join(PUBLISHABLE_KINDS)})"
+            f"{folder}: a {kind!r} output is not published (publishable: {', '.join(build_kinds())})"
         )
     files_to_publish(folder)  # only what the build wrote, no hard links: before any file is read
     metadata = card_metadata(folder)
-    required = REQUIRED_CARD_TEXT.get(kind)
+    required = registered.card_text
     if required and required not in (folder / CARD).read_text(encoding="utf-8"):
         raise DataFileError(
             f"{folder / CARD}: the card must credit the source's licence ({required})"
         )
-    check_features(folder, kind, config_files(folder, metadata))
+    check_features(folder, registered, config_files(folder, metadata))
     return kind
 
 
@@ -376,7 +363,8 @@ def content_digest(folder: Path, kind: str) -> str | None:
     a kind no task loads."""
     from symphony_bench.plugin.core.dataset_digest import folder_sha256
 
-    return folder_sha256(folder) if kind in TASK_DATA_KINDS else None
+    registered = build_kind(kind)
+    return folder_sha256(folder) if registered and registered.task_data else None
 
 
 def digest_note(folder: Path, kind: str) -> str:

@@ -322,10 +322,11 @@ def design_rate(
     return {"rate": rate, "stderr": stderr, "ci": logit_interval(rate, stderr, df, confidence)}
 
 
-# Below RATE_MIN_TEMPLATES (20, metrics.constants) templates a one-stimulus design's rate gets no
+# Below RATE_MIN_TEMPLATES (40, metrics.constants) templates a one-stimulus design's rate gets no
 # interval: with failures that cluster by template (logit-scale template sd 1, template x
-# instrument 0.5) even the logit interval covered 92.3-93.5 % at 5 templates and 93.0-93.2 % at 10,
-# 93.9-94.7 % at 20 (tests/metrics/test_design_rate.py). The crossed mini design (5 templates x 5
+# instrument 0.5 or 1) even the logit interval covered 92.3-93.5 % at 5 templates, 93.0-93.2 % at
+# 10, 91.1-95.0 % at 20, 93.0-94.8 % at 30 and 93.5-94.9 % at 40 (rate 0.075-0.18; misses mostly
+# below the truth; tests/metrics/test_design_rate.py). The crossed mini design (5 templates x 5
 # clips, every template with 110 stimuli) keeps its interval: 95.6-96.5 % there.
 
 

@@ -15,4 +15,7 @@ TCAV_ALPHA = 0.05
 TCAV_SIGNIFICANCE = "calibrated"
 TCAV_SEED = 0
 # below this many templates a one-stimulus design's rates get no interval (metrics.association)
-RATE_MIN_TEMPLATES = 20
+RATE_MIN_TEMPLATES = 40
+# below this many templates the report tells the reader to take the gender skew's interval, not its
+# ± stderr (on the 5-template mini the stderr is about 0.64x the skew's true spread)
+SKEW_STDERR_MIN_TEMPLATES = 20

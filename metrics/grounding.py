@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from symphony_bench.metrics.association import bootstrap_stderr, bootstrap_weights
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED
 
 INVALID = -1
@@ -80,7 +81,8 @@ def response_bias(
     seed: int = BOOTSTRAP_SEED,
 ) -> tuple[float, float]:
     """Bias = max_i p_i - min_i p_i over the prediction rates of the valid answers, and its stderr from
-    a bootstrap that resamples clusters (all replicates at once: (B, G) multiplicities @ (G, K) counts)."""
+    the package's bootstrap over clusters (metrics.association: bootstrap_weights, all replicates at
+    once as (B, G) multiplicities @ (G, K) counts, and bootstrap_stderr's sqrt(G / (G - 1)))."""
     codes = _codes(predicted, n_options)
     cluster_codes = _cluster_codes(clusters, codes.size)
     valid = codes >= 0
@@ -90,16 +92,11 @@ def response_bias(
     counts = np.zeros((n_clusters, n_options))
     np.add.at(counts, (cluster_codes[valid], codes[valid]), 1.0)
     rates = counts.sum(axis=0) / counts.sum()
-    draws = np.random.default_rng(seed).integers(0, n_clusters, size=(n_boot, n_clusters))
-    flat = (draws + n_clusters * np.arange(n_boot)[:, None]).ravel()
-    replicated = (
-        np.bincount(flat, minlength=n_boot * n_clusters).reshape(n_boot, n_clusters) @ counts
-    )
+    replicated = bootstrap_weights(n_clusters, n_boot, seed) @ counts
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = replicated / replicated.sum(axis=1, keepdims=True)
     spread = shares.max(axis=1) - shares.min(axis=1)
-    stderr = float(np.nanstd(spread, ddof=1)) if n_clusters > 1 else float("nan")
-    return float(rates.max() - rates.min()), stderr
+    return float(rates.max() - rates.min()), bootstrap_stderr(spread, n_clusters)
 
 
 def response_bias_inference(

@@ -69,8 +69,10 @@ def change_inference(
     bootstrap replicates (..., B) over `n_units` resampled units; NaN where no estimate exists.
 
     When every replicate gives the same change (e.g. two identical greedy runs: 0 everywhere), the
-    change does not depend on which units were drawn: stderr 0, interval [change, change], p 1 for
-    no change and 0 otherwise (a t reference would divide by 0)."""
+    change does not depend on which units were drawn: variance 0, and the package's one zero-variance
+    policy (metrics.clustered.t_inference) gives p 1 for no change, else the exact sign test of the
+    n_units units that all agree, p = 2^-(n_units - 1), with an interval that reaches 0 unless that
+    p is below 1 - confidence: the convention of every other statistic of a comparison."""
     change = np.asarray(change, dtype=float)
     replicates = np.asarray(replicates, dtype=float)
     finite = np.isfinite(replicates)
@@ -80,12 +82,11 @@ def change_inference(
         squares = np.where(finite, (replicates - mean[..., None]) ** 2, 0.0).sum(axis=-1)
         sd = np.sqrt(squares / (count - 1))
     usable = (count >= 2) & (n_units >= 2) & np.isfinite(change)
-    stderr = np.where(usable, sd * np.sqrt(n_units / max(n_units - 1, 1)), np.nan)
-    df = np.full_like(change, max(n_units - 1, 1), dtype=float)
-    _, p_value, interval = t_inference(change, stderr**2, df, confidence)
     constant = usable & (squares <= 1e-24 * np.maximum(count, 1))
-    interval = np.where(constant[..., None], change[..., None], interval)
-    p_value = np.where(constant, np.where(change == 0, 1.0, 0.0), p_value)
+    stderr = np.where(usable, sd * np.sqrt(n_units / max(n_units - 1, 1)), np.nan)
+    stderr = np.where(constant, 0.0, stderr)
+    df = np.full_like(change, max(n_units - 1, 1), dtype=float)
+    stderr, p_value, interval = t_inference(change, stderr**2, df, confidence)
     return {"change": change, "stderr": stderr, "ci": interval, "p_value": p_value, "df": df}
 
 
@@ -314,12 +315,13 @@ def _crossed_change(change, contributions, name, data, confidence) -> dict[str, 
     runs' cell contributions (see metrics.association.headline_contributions), the same t for
     interval and p-value."""
     difference = contributions[1][name] - contributions[0][name]
-    if not np.any(difference):  # identical answers: the change is what it is, as change_inference
+    if not np.any(difference):  # identical answers: the one zero-variance policy (t_inference)
+        stderr, p_value, interval = t_inference(np.array(change), 0.0, np.nan, confidence)
         return {
             "change": np.array(change),
-            "stderr": np.array(0.0),
-            "ci": np.array([change, change]),
-            "p_value": np.array(1.0 if change == 0 else 0.0),
+            "stderr": stderr,
+            "ci": interval,
+            "p_value": p_value,
             "df": np.array(np.nan),
         }
     inference = crossed_inference(difference, data, float(change), confidence)

@@ -310,6 +310,8 @@ def skew_change(
         near_zero = np.fmax(secant * np.sqrt(square_variance), np.sqrt(spread_variance))
     stderr = np.where(clear, np.sqrt(variance), near_zero)
     stderr = np.where(variance == 0, 0.0, stderr)
+    # no variation: the sign test of the templates, as every other change (t_inference)
+    df = np.where(variance == 0, n_templates - 1.0, df)
     _, p_value, interval = t_inference(change, stderr**2, df, confidence)
     square_stderr = np.sqrt(square_variance)
     return {

@@ -1,8 +1,9 @@
 """The `symphony-bench` command line.
 
 Each benchmark and builder contributes its own subcommands from a light module that imports only
-the standard library; what a command needs (numpy, datasets, torch, the harnesses) is imported when
-that command runs, so `symphony-bench tasks-path` and `--help` start fast.
+the standard library, and the benchmarks their own options through the registry
+(plugin.core.registry); what a command needs (numpy, datasets, torch, the harnesses) is imported
+when that command runs, so `symphony-bench tasks-path` and `--help` start fast.
 """
 
 from __future__ import annotations
@@ -14,26 +15,17 @@ from pathlib import Path
 from symphony_bench.hub_upload import commands as builder_commands
 from symphony_bench.plugin.core.atomic import Terminated
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.core.options import read_options
+from symphony_bench.plugin.core.registry import benchmarks
 from symphony_bench.plugin.core.task_folders import HARNESS_TASK_FOLDERS, tasks_path
-from symphony_bench.plugin.grounding.options import BENCHMARK
 from symphony_bench.plugin.runs import commands as run_commands
 from symphony_bench.plugin.tcav import command as tcav_command
 
 
 def _tasks_path(args: argparse.Namespace) -> None:
     folder = tasks_path(args.harness)
-    grounding = args.grounding or read_options((BENCHMARK,))[BENCHMARK.name]
-    if args.harness == "lmms-eval" and grounding:
-        from symphony_bench.plugin.grounding.built_group import task_folder_for
-
-        folder, left_out = task_folder_for(folder, grounding)
-        if left_out:
-            print(
-                f"symphony-bench: {grounding} has no data for {', '.join(left_out)} (no rows when built; a larger "
-                "--max-clip-uses may fill it): instrument_grounding runs the other tasks",
-                file=sys.stderr,
-            )
+    for benchmark in benchmarks().values():
+        if benchmark.tasks_path:
+            folder = benchmark.tasks_path.folder(args.harness, folder, args)
     print(folder)
 
 
@@ -68,13 +60,9 @@ def _add_own_commands(commands) -> None:
         default="lm-eval",
         help="lm-eval (text tasks, the default) or lmms-eval (audio, image and grounding tasks)",
     )
-    paths.add_argument(
-        "--grounding",
-        metavar="SET",
-        help="with --harness lmms-eval: a grounding set built without "
-        "some configs gets a task folder whose instrument_grounding group runs the built ones "
-        f"(default: ${BENCHMARK.variable})",
-    )
+    for benchmark in benchmarks().values():
+        if benchmark.tasks_path:
+            benchmark.tasks_path.add_arguments(paths)
     paths.set_defaults(run=_tasks_path)
     tiny = commands.add_parser(
         "tiny-model",
@@ -101,8 +89,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
     try:
+        args = parser().parse_args(
+            argv
+        )  # the parser reads the registry (NoBenchmarks: a ValueError)
         status = args.run(args)
     except (DataFileError, OSError, ValueError) as error:
         print(f"symphony-bench: error: {error}", file=sys.stderr)

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
+from support.harness import executable
 
 # A limit for each step on a loaded machine (a 2-core box running other suites): far above what the
 # step takes there (seconds), since only a hang should ever reach it.
@@ -21,7 +20,7 @@ LIMIT_S = 300
 def test_a_stopped_build_says_so_in_one_line_and_leaves_nothing(tmp_path, signum, status):
     out = tmp_path / "synthmic"
     command = [
-        str(Path(sys.executable).with_name("symphony-bench")),
+        executable("symphony-bench"),
         "build",
         "synthmic",
         "--out",

@@ -1,10 +1,10 @@
 """What the run tooling (plugin/runs: report, compare, leaderboard, plots) asks of a benchmark.
 
-Each benchmark package defines one `ReportSection` and plugin/runs/sections.py registers it: the
+Each benchmark package defines one `ReportSection` and registers it (plugin.core.registry): the
 record kinds it owns and how to check them, the report entries of a task and how tasks of one model
 folder link, the Markdown, the figures, the paired comparison of two runs, the leaderboard columns,
 and which record fields hold the answer (the rest identify the doc). The run tooling knows a
-benchmark only through this protocol, so adding a benchmark is its own package plus that one line.
+benchmark only through this protocol, so adding a benchmark is its own package plus its entry point.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from symphony_bench.metrics.constants import BOOTSTRAP_SEED, N_BOOTSTRAP
+from symphony_bench.plugin.core.registry import report_options
 from symphony_bench.plugin.runs import rereading_commands
 
 MAX_BOOTSTRAP = 100_000  # 100x the default; more replicates cannot narrow a 95 % interval further
@@ -55,11 +56,15 @@ def _add_report(commands) -> None:
     report.add_argument(
         "--no-plots", action="store_true", help="write the Markdown and the page without plots"
     )
-    report.add_argument(
-        "--human-ratings",
-        type=Path,
-        help="CSV: instrument,male,female,non_binary (e.g. survey means)",
-    )
+    for option in report_options():
+        report.add_argument(
+            option.flag,
+            dest=option.name,
+            type=option.type,
+            metavar=option.metavar,
+            default=option.default,
+            help=option.help,
+        )
     report.set_defaults(run=run_report)
 
 
@@ -70,10 +75,12 @@ def run_report(args: argparse.Namespace) -> None:
     from symphony_bench.plugin.runs.plots import report_plots_section
     from symphony_bench.plugin.runs.report import build_report, render_markdown
 
-    report = build_report(args.run_dir, {"human_ratings": args.human_ratings})
+    options = {option.name: getattr(args, option.name) for option in report_options()}
+    report = build_report(args.run_dir, options)
     markdown = render_markdown(report)
     entries = list(report.entries.values())
-    with command_outputs([args.run_dir], args.human_ratings) as outputs:
+    read_files = [options[option.name] for option in report_options() if option.input_file]
+    with command_outputs([args.run_dir], *read_files) as outputs:
         if args.json:
             outputs.text(args.json, json.dumps(report.bodies(), indent=2) + "\n")
         if args.markdown:
@@ -212,7 +219,7 @@ def run_compare(args: argparse.Namespace) -> int:
     )
     gate = apply_gate(result, rules, args.require_power)
     markdown = render_markdown(result, gate)
-    write_compare_outputs(result, gate, args, json_text(result, gate) if args.json else None)
+    write_compare_outputs(result, markdown, args, json_text(result, gate) if args.json else None)
     print(markdown)
     add_to_job_summary(markdown)
     for entry in [] if args.require_power else gate["underpowered"]:
@@ -231,10 +238,9 @@ def run_compare(args: argparse.Namespace) -> int:
     return exit_status(gate)
 
 
-def write_compare_outputs(result: dict, gate: dict, args: argparse.Namespace, json: str | None):
-    """--json and --markdown (the summary, then the forest plot of changes, PNG + SVG in
+def write_compare_outputs(result: dict, markdown: str, args: argparse.Namespace, json: str | None):
+    """--json and --markdown (the summary `markdown`, then the forest plot of changes, PNG + SVG in
     <stem>_plots/ beside it), together."""
-    from symphony_bench.plugin.runs.compare_output import render_markdown
     from symphony_bench.plugin.runs.gate import change_rows
     from symphony_bench.plugin.runs.outputs import command_outputs
     from symphony_bench.plugin.runs.plots import compare_plots_section
@@ -245,20 +251,19 @@ def write_compare_outputs(result: dict, gate: dict, args: argparse.Namespace, js
         if args.markdown:
             rows = change_rows(result)
             plots = [] if args.no_plots else compare_plots_section(rows, args.markdown, outputs)
-            outputs.text(args.markdown, "\n".join([render_markdown(result, gate), *plots]))
+            outputs.text(args.markdown, "\n".join([markdown, *plots]))
         if args.html:
-            outputs.text(args.html, compare_page(args, result, gate))
+            outputs.text(args.html, compare_page(args, result, markdown))
 
 
-def compare_page(args: argparse.Namespace, result: dict, gate: dict) -> str:
-    from symphony_bench.plugin.runs.compare_output import render_markdown
+def compare_page(args: argparse.Namespace, result: dict, markdown: str) -> str:
     from symphony_bench.plugin.runs.gate import change_rows
     from symphony_bench.plugin.runs.plots import compare_figures, figure_svgs
     from symphony_bench.plugin.runs.report_html import page
 
     figures = {} if args.no_plots else figure_svgs(compare_figures(change_rows(result)))
     title = f"symphony-bench compare: {args.base_run.name} -> {args.candidate_run.name}"
-    return page(title, render_markdown(result, gate), figures, None)
+    return page(title, markdown, figures, None)
 
 
 # ---- plan -------------------------------------------------------------------------------------------

@@ -122,16 +122,24 @@ def no_samples_error(run_dir: Path) -> DataFileError:
     )
 
 
+def newest_samples(paths) -> dict[tuple[Path, str], Path]:
+    """{(folder, task): its newest samples file} among `paths` (the time stamp in the name decides);
+    a name that is no samples file's is left out."""
+    newest: dict[tuple[Path, str], tuple[str, Path]] = {}
+    for path in paths:
+        match = samples_file_match(path.name)
+        if not match:
+            continue
+        key = (path.parent, match["task"])
+        if key not in newest or match["stamp"] > newest[key][0]:
+            newest[key] = (match["stamp"], path)
+    return {key: path for key, (_, path) in newest.items()}
+
+
 def newest_samples_files(model_folder: Path) -> dict[str, Path]:
     """{task: its newest samples file} in one model folder."""
-    newest: dict[str, tuple[str, Path]] = {}
-    for path in model_folder.glob("*samples_*.jsonl"):
-        match = samples_file_match(path.name)
-        if not match or regular_file_problem(path):
-            continue
-        if match["task"] not in newest or match["stamp"] > newest[match["task"]][0]:
-            newest[match["task"]] = (match["stamp"], path)
-    return {task: path for task, (_, path) in newest.items()}
+    paths = (p for p in model_folder.glob("*samples_*.jsonl") if not regular_file_problem(p))
+    return {task: path for (_, task), path in newest_samples(paths).items()}
 
 
 def latest_sample_files(run_dir: Path) -> dict[str, tuple[str, str, Path]]:
@@ -139,15 +147,13 @@ def latest_sample_files(run_dir: Path) -> dict[str, tuple[str, str, Path]]:
     `run_dir`. The label is the task name, prefixed by the folder label (the model folder's path
     under `run_dir`) when several folders ran the same task (two folders of the same name in
     different places are two runs); the folder label is "" when the task name is the label."""
-    newest: dict[tuple[Path, str], tuple[str, Path]] = {}
-    for path in run_files(run_dir).samples:
-        match = samples_file_match(path.name)
-        key = (path.parent.relative_to(run_dir), match["task"])
-        if key not in newest or match["stamp"] > newest[key][0]:
-            newest[key] = (match["stamp"], path)
+    newest = {
+        (folder.relative_to(run_dir), task): path
+        for (folder, task), path in newest_samples(run_files(run_dir).samples).items()
+    }
     task_counts = collections.Counter(task for _, task in newest)
     found = {}
-    for (folder, task), (_, path) in sorted(newest.items()):
+    for (folder, task), path in sorted(newest.items()):
         folder_label = "" if task_counts[task] == 1 else folder.as_posix()
         found[f"{folder_label}/{task}" if folder_label else task] = (task, folder_label, path)
     return found

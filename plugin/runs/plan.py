@@ -28,8 +28,8 @@ So where the plan rests on
 SE_change, n is the smallest size whose power averaged over the sd the pilot allows reaches the
 target: sd^2 = SE_change^2 x df / chi2(df) (never below the floor), the "expected power" rule for a
 sample size planned from a pilot's variance (Julious & Owen 2006, Stat Med 25: 2154), over
-PILOT_QUANTILES quantiles of chi2(df) (normal theory: 81 and 82 %; simulated: 79 and 81 %; tests/
-test_plan.py). Where the floor binds (SE_change below what a rerun must differ by), the plan rests
+PILOT_QUANTILES quantiles of chi2(df) (normal theory: 81 and 82 %; simulated: 79 and 81 %;
+tests/runs/test_plan.py). Where the floor binds (SE_change below what a rerun must differ by), the plan rests
 on the floor, estimated on many df, with no correction, as compare's MDE does; the max of the two
 is conservative when both are right (simulated with doc-level rerun noise only, 5-template pilot:
 91 %, 89 % before). A pilot whose SE rests on fewer

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.reasoning import reasoning_line, reasoning_summary
+from symphony_bench.plugin.core.registry import report_options
 from symphony_bench.plugin.core.reporting import md
 from symphony_bench.plugin.core.run_facts import DATA_FIELDS
 from symphony_bench.plugin.core.sections import ReportEntry, TaskRecords
@@ -51,7 +52,9 @@ def run_tasks(run_dir: Path, configs: TaskConfigs | None = None) -> list[TaskRec
 
 
 def build_report(run_dir: Path, options: dict | None = None) -> Report:
-    """`options` carry the command line's report options (e.g. human_ratings) to the sections."""
+    """`options` carry the command line's report options (the benchmarks' `ReportOption`s, by name)
+    to the sections; an option not given has its default."""
+    options = {option.name: option.default for option in report_options()} | (options or {})
     report = Report({})
     tasks_by_folder: dict[Path, list[TaskRecords]] = collections.defaultdict(list)
     task_configs = TaskConfigs()
@@ -61,7 +64,7 @@ def build_report(run_dir: Path, options: dict | None = None) -> Report:
             "generation": generation_settings(task_configs.of(task)),
             "reasoning": reasoning_summary(task.records),
         }
-        for entry in _section_entries(task, options or {}):
+        for entry in _section_entries(task, options):
             entry.body.update(facts)
             report.entries[entry.label] = entry
         tasks_by_folder[task.path.parent].append(task)

@@ -3,7 +3,7 @@ leaderboard, export, provenance) gets its per-doc records from here.
 
 `SamplesContent.read` parses a file once per process while it is unchanged: per non-blank line its
 number, the harness's doc_id and our per-doc record (None on a line without one). `read_task` then
-checks the records by their benchmark (plugin/runs/sections.py) and the doc_ids, and gives the
+checks the records by their benchmark's section (plugin/runs/sections.py) and the doc_ids, and gives the
 task's records, or an error naming the file, the line and the field.
 
 A run's facts (seed, data, package version: plugin.core.run_facts) are copied into every record, so

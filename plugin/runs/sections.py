@@ -1,11 +1,13 @@
-"""The benchmarks the run tooling knows: one line per benchmark package's `ReportSection`."""
+"""The benchmarks the run tooling knows: the `ReportSection` of every benchmark registered by its
+entry point (plugin.core.registry), read when the run tooling is first imported."""
 
 from __future__ import annotations
 
+from symphony_bench.plugin.core.registry import benchmarks
 from symphony_bench.plugin.core.sections import ReportSection
-from symphony_bench.plugin.grounding.report import SECTION as GROUNDING
-from symphony_bench.plugin.symphony_bias.report import SECTION as SYMPHONY_BIAS
 
-SECTIONS: tuple[ReportSection, ...] = (SYMPHONY_BIAS, GROUNDING)
+SECTIONS: tuple[ReportSection, ...] = tuple(
+    benchmark.load_section() for benchmark in benchmarks().values()
+)
 SECTION_OF_KIND = {kind: section for section in SECTIONS for kind in section.kinds}
 RECORD_KINDS = frozenset(SECTION_OF_KIND)

@@ -6,12 +6,11 @@ content; its digest is checked like a download's. A build that differs (another 
 SoundFont) is used all the same and recorded as the user's own data (`dataset_verified` false),
 with one warning.
 
-The build runs as `symphony-bench build symphony-bias-audio` in a subprocess: the builders are a
-layer beside the tasks, never imported by them."""
+The build runs the registered builder of the kind (plugin.core.registry.build_default_set) in a
+child interpreter: the builders are a layer beside the tasks, never imported by them."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from functools import cache
@@ -21,6 +20,7 @@ from symphony_bench.plugin.core.cache import cache_dir
 from symphony_bench.plugin.core.dataset_digest import folder_sha256
 from symphony_bench.plugin.core.dataset_source import DatasetSource, PinnedDataset
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.registry import build_default_set
 
 BUILD_MARKER = ".symphony-bench-build"  # what a finished build leaves (plugin.core.atomic)
 
@@ -63,10 +63,7 @@ def _build(folder: Path, why_not_the_hub: str) -> None:
         flush=True,
     )
     started = time.monotonic()
-    command = [sys.executable, "-m", "symphony_bench.plugin.cli", "build", "symphony-bias-audio"]
-    completed = subprocess.run(
-        [*command, "--out", str(folder)], capture_output=True, text=True, check=False
-    )
+    completed = build_default_set("symphony-bias-audio", folder)
     if completed.returncode != 0:
         last = (completed.stderr.strip().splitlines() or ["no error output"])[-1]
         raise DataFileError(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from symphony_bench.metrics.constants import RATE_MIN_TEMPLATES
+from symphony_bench.metrics.constants import RATE_MIN_TEMPLATES, SKEW_STDERR_MIN_TEMPLATES
 from symphony_bench.plugin.core.reporting import fmt, fmt_p, fmt_se, md
 from symphony_bench.plugin.core.sections import ReportEntry
 from symphony_bench.plugin.symphony_bias.links import PROTOCOL_OF_KIND
@@ -312,7 +312,8 @@ def _headline_lines(s: dict) -> list[str]:
         f"{s['n_instruments']} instruments of GAS male - GAS female, debiased so that noise does not raise it, "
         f"no stereotype table needed): {fmt(s['gender_skew'])} ± "
         f"{fmt_se(s['gender_skew_stderr'])} (95% CI {fmt(s['gender_skew_ci'][0])} to {fmt(s['gender_skew_ci'][1])}); "
-        "0 for a model without gender association (noise alone scores around 0, below it about half the time)",
+        "0 for a model without gender association (noise alone scores around 0, below it about half the time)"
+        + _skew_spread_note(s),
         f"- instruments with an ABS significantly above 0 after Holm (pro-stereotype): "
         f"{fmt(s['pro_stereotype_rate'])} of those counted; significantly below 0 (counter-stereotype): "
         f"{fmt(s['counter_stereotype_rate'])}",
@@ -321,6 +322,17 @@ def _headline_lines(s: dict) -> list[str]:
         f"{reasons_text(s['invalid_reasons'])}",
         *_refusal_lines(s),
     ]
+
+
+def _skew_spread_note(s: dict) -> str:
+    """On few templates the skew's delta-method stderr understates its spread (0.64x on the
+    5-template mini, tests/metrics/test_open_protocol_inference.py): the interval is what holds."""
+    if s.get("n_templates", SKEW_STDERR_MIN_TEMPLATES) >= SKEW_STDERR_MIN_TEMPLATES:
+        return ""
+    return (
+        f"; on {s['n_templates']} templates the ± understates the skew's spread (about two thirds of "
+        "it on 5): read the 95% CI"
+    )
 
 
 def _refusal_lines(s: dict) -> list[str]:

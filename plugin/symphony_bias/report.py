@@ -1,4 +1,4 @@
-"""The Symphony-Bias section of the run tooling, `SECTION` (registered in plugin/runs/sections.py):
+"""The Symphony-Bias section of the run tooling, `SECTION` (registered by benchmark.BENCHMARK):
 the record kinds and their checks, and the section's slots from the modules that hold them: the
 entry bodies (summaries), the links between tasks of one model folder (links), the Markdown
 (markdown), the figures (figures) and the paired comparison of two runs (compare). This module

@@ -250,13 +250,30 @@ def _default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def analysis_settings(args: argparse.Namespace):
+    """The `tcav analyse` options as the analysis's metrics.tcav.Settings."""
+    from symphony_bench.metrics.tcav import Settings
+
+    return Settings(
+        runs=args.runs,
+        subset_fraction=args.subset_fraction,
+        cap_per_cell=args.cap_per_cell,
+        min_per_cell=args.min_per_cell,
+        skip_sparse=args.skip_sparse_cells,
+        c=args.c,
+        min_accuracy=args.min_accuracy,
+        alpha=args.alpha,
+        method=args.significance,
+        seed=args.seed,
+    )
+
+
 def _analyse_command(args: argparse.Namespace) -> None:
     if args.min_per_cell > args.cap_per_cell:
         raise ValueError(
             f"--min-per-cell {args.min_per_cell} is above --cap-per-cell {args.cap_per_cell}: "
             "no cell could ever train a CAV"
         )
-    from symphony_bench.metrics import tcav
     from symphony_bench.plugin.tcav.cache import cached_embeddings, precomputed_embeddings
     from symphony_bench.plugin.tcav.metadata import parse_concepts, read_metadata
     from symphony_bench.plugin.tcav.outputs import DebiasRequest, run_analysis, summary_text
@@ -277,18 +294,7 @@ def _analyse_command(args: argparse.Namespace) -> None:
         import torch
 
         torch.set_num_threads(args.threads)
-    settings = tcav.Settings(
-        args.runs,
-        args.subset_fraction,
-        args.cap_per_cell,
-        args.min_per_cell,
-        args.skip_sparse_cells,
-        args.c,
-        args.min_accuracy,
-        args.alpha,
-        args.significance,
-        args.seed,
-    )
+    settings = analysis_settings(args)
     debias = None
     if args.debias_genre:
         debias = DebiasRequest(

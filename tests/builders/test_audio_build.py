@@ -14,7 +14,7 @@ import datasets
 import numpy as np
 import pytest
 import soundfile
-from support.harness import run_cli
+from support.harness import executable, run_cli
 
 from symphony_bench.hub_upload import synthmic
 from symphony_bench.hub_upload.symphony_bias_audio import VOICES, build
@@ -133,7 +133,7 @@ def test_corrupt_soundfont_fails_without_touching_an_existing_build(tmp_path):
 
 @pytest.mark.e2e
 def test_cli_builds_a_loadable_folder(tmp_path):
-    symphony_bench = str(Path(sys.executable).with_name("symphony-bench"))
+    symphony_bench = executable("symphony-bench")
     completed = run_cli(
         [
             symphony_bench,

@@ -7,12 +7,11 @@ import hashlib
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from PIL import Image
-from support.harness import run_cli
+from support.harness import executable, run_cli
 from support.pictograms import pictogram
 
 from symphony_bench.hub_upload.symphony_bias_image import MIN_IMAGES, build
@@ -81,7 +80,7 @@ def test_cli_error_is_one_line(source, tmp_path):
     shutil.rmtree(source / "drums")
     completed = run_cli(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
+            executable("symphony-bench"),
             "build",
             "symphony-bias-image",
             "--source",

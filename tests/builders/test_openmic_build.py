@@ -136,7 +136,7 @@ def copy_archive(archive: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(archive, tmp_path / "release"))
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_synthmic_archive_has_openmic_layout(archive, truth):
     assert json.loads((archive / "class-map.json").read_text()) == REAL_CLASS_MAP
     assert (archive / LABELS_CSV).read_text().splitlines()[
@@ -167,7 +167,7 @@ def test_synthmic_archive_has_openmic_layout(archive, truth):
     assert len(truth) < 60 * 20  # and unannotated instruments
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_synthmic_genres_favour_their_instruments(archive, truth):
     genre_of = {}
     with open(archive / METADATA_CSV, newline="") as handle:
@@ -184,7 +184,7 @@ def test_synthmic_genres_favour_their_instruments(archive, truth):
     assert typical / len(present) > 0.7
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_synthmic_renders_the_same_pcm_in_parallel(tmp_path):
     def pcm(folder: Path) -> dict[str, str]:
         return {
@@ -199,7 +199,7 @@ def test_synthmic_renders_the_same_pcm_in_parallel(tmp_path):
     )
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_binary_asks_one_yes_and_one_no_per_clip(built, truth):
     _, _, rows = built
     binary = rows["binary"]
@@ -219,7 +219,7 @@ def test_binary_asks_one_yes_and_one_no_per_clip(built, truth):
     assert keys == eligible
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_genre_hard_is_exactly_what_the_genre_prior_gets_wrong(built):
     _, summary, rows = built
     binary = rows["binary"]
@@ -261,7 +261,7 @@ def test_genre_hard_is_exactly_what_the_genre_prior_gets_wrong(built):
     assert summary["baseline_accuracy"] == pytest.approx(1 - len(wrong) / len(decided))
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_confusable_pairs_share_a_group_and_gold_positions_balance(built, truth, groups):
     _, _, rows = built
     confusable = rows["confusable"]
@@ -322,7 +322,7 @@ def check_multilabel_rows(multilabel: list[dict], truth, groups, max_clip_uses: 
         ]
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_multilabel_sets_two_present_and_two_absent_everywhere(built, truth, groups):
     folder, summary, rows = built
     multilabel = rows["multilabel_30s"]
@@ -343,7 +343,7 @@ def release_plan(archive):
     return lambda uses, seed=0: plan_multilabel(release.clips, shipped, seed, uses)
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_max_clip_uses_adds_multilabel_rows_without_repeats(release_plan, built, truth, groups):
     once, thrice = release_plan(1), release_plan(3)
     assert [
@@ -385,7 +385,7 @@ def test_a_clip_reused_by_one_pool_never_gives_the_same_item_twice():
     assert len({frozenset(row["present"]) for row in counts[9]}) == 3
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_max_clip_uses_reaches_the_rows_schema_and_card_from_the_cli(
     archive, release_plan, tmp_path
 ):
@@ -419,7 +419,7 @@ def test_max_clip_uses_reaches_the_rows_schema_and_card_from_the_cli(
     )
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 @pytest.mark.parametrize("uses", [0, -2])
 def test_max_clip_uses_below_one_is_a_clear_error(
     archive, release_plan, tmp_path, monkeypatch, uses
@@ -451,7 +451,7 @@ def test_max_clip_uses_below_one_is_a_clear_error(
         args.run(args)
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_temporal_target_is_present_in_exactly_one_segment(built, truth, archive):
     _, _, rows = built
     temporal = rows["temporal_30s"]
@@ -472,7 +472,7 @@ def test_temporal_target_is_present_in_exactly_one_segment(built, truth, archive
         )
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_intermediate_relevance_is_never_gold(built, truth):
     _, _, rows = built
     intermediate = {pair for pair, value in truth.items() if 0.0 < value < 1.0}
@@ -492,7 +492,7 @@ def test_intermediate_relevance_is_never_gold(built, truth):
     assert intermediate and not gold & intermediate
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_every_config_loads_with_decodable_audio_and_the_card_reports_counts(built):
     folder, summary, rows = built
     for config in CONFIGS:
@@ -516,7 +516,7 @@ def test_every_config_loads_with_decodable_audio_and_the_card_reports_counts(bui
     assert all(row["license_title"] == synthmic.LICENCE_TITLE for row in rows["binary"])
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_every_row_records_the_loudness_of_its_stored_audio(built):
     """`loudness_lufs` is pyloudnorm's BS.1770 reading of the row's decoded FLAC; the card names the
     method, the resampler and the range."""
@@ -536,7 +536,7 @@ def test_every_row_records_the_loudness_of_its_stored_audio(built):
     assert "scipy.signal.resample_poly" in card and "`loudness_lufs`, `audio`" in card
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_the_synthmic_card_gives_the_loudness_range_of_its_decoded_clips(archive):
     import pyloudnorm
 
@@ -599,7 +599,7 @@ def used_clip(built) -> str:
     return built[2]["binary"][0]["sample_key"]
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "damage, expected",
     [
@@ -634,7 +634,7 @@ def test_bad_input_is_one_error_naming_the_file_and_writes_nothing(
     ]
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_skip_bad_leaves_out_and_lists_what_was_skipped(archive, built, tmp_path):
     root = copy_archive(archive, tmp_path)
     corrupt = audio_path(root, used_clip(built))
@@ -661,7 +661,7 @@ def test_skip_bad_leaves_out_and_lists_what_was_skipped(archive, built, tmp_path
     assert "skipped.csv" in (tmp_path / "out" / "README.md").read_text()
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_cli_commands_build_and_report_counts_next_to_the_paper(archive, tmp_path, capsys):
     root = command_parser()
     args = root.parse_args(
@@ -689,7 +689,7 @@ def test_cli_commands_build_and_report_counts_next_to_the_paper(archive, tmp_pat
     )
 
 
-@pytest.mark.e2e
+@pytest.mark.slow
 def test_download_goes_through_mirdata(archive, tmp_path, monkeypatch):
     def initialize(name, data_home):
         assert name == "openmic2018"

@@ -8,15 +8,15 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import datasets
 import pyarrow.parquet as pq
 import pytest
-from support.harness import run_cli
+from support.harness import executable, run_cli
 from support.pictograms import pictogram_photos
+from support.registry import put_first_on_path, write_dist_info
 
 from symphony_bench.hub_upload import symphony_bias_image, symphony_bias_text
 from symphony_bench.hub_upload.publish import (
@@ -25,6 +25,7 @@ from symphony_bench.hub_upload.publish import (
     files_to_publish,
     same_content,
 )
+from symphony_bench.plugin.core import registry
 from symphony_bench.plugin.core.atomic import BUILD_MARKER, recorded_files
 from symphony_bench.plugin.core.errors import DataFileError
 
@@ -156,7 +157,7 @@ def cli_dry_run(build: Path, cwd: Path):
     """`symphony-bench publish BUILD --repo-id org/text --dry-run`, the Hub endpoint unreachable."""
     return run_cli(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
+            executable("symphony-bench"),
             "publish",
             str(build),
             "--repo-id",
@@ -373,3 +374,34 @@ def test_a_marker_without_a_list_of_files_is_refused_until_rebuilt(text_set):
         ),
     ):
         check_folder(text_set)
+
+
+@pytest.fixture
+def registry_reread():
+    """The registry's cached reading of the entry points dropped before and after the test."""
+    registry.build_kinds.cache_clear()
+    yield
+    registry.build_kinds.cache_clear()
+
+
+def test_a_build_kind_registered_by_its_entry_point_is_published_with_its_checks(
+    text_set, tmp_path, monkeypatch, registry_reread
+):
+    set_kind(text_set, "toy-set")
+    with pytest.raises(DataFileError, match="a 'toy-set' output is not published"):
+        check_folder(text_set)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "toy_builds.py").write_text(
+        "from symphony_bench.plugin.core.registry import BuildKind\n"
+        'TOY = BuildKind("toy-set", card_text="Toy Licence 1.0")\n'
+    )
+    points = {registry.BUILDER_GROUP: {"toy-set": "toy_builds:TOY"}}
+    put_first_on_path(monkeypatch, write_dist_info(site, "toy-builds", points))
+    registry.build_kinds.cache_clear()
+    with pytest.raises(
+        DataFileError, match=r"must credit the source's licence \(Toy Licence 1.0\)"
+    ):
+        check_folder(text_set)
+    edit_card(text_set, "license: mit\n", "license: mit\n# Toy Licence 1.0\n")
+    assert check_folder(text_set) == "toy-set"

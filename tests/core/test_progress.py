@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.harness import executable
 from support.tcav import write_embedding_inputs
 from support.terminal import stderr_on_a_terminal
 
-SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
+SYMPHONY_BENCH = executable("symphony-bench")
 
 
 def build_synthmic(out: Path) -> list[str]:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.metrics import precision_recall_fscore_support
-from support.harness import read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
+from support.harness import executable, read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
 
 from symphony_bench.hub_upload import openmic, synthmic
 from symphony_bench.plugin import cli
@@ -235,7 +234,7 @@ def test_planted_answers_in_many_formats_score_as_an_independent_computation(
         )
     report = run_cli(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
+            executable("symphony-bench"),
             "report",
             str(output),
             "--json",
@@ -357,13 +356,13 @@ def test_the_group_runs_on_whatever_was_built(benchmark, tmp_path, monkeypatch):
     monkeypatch.setenv("SYMPHONY_BENCH_CACHE", str(tmp_path / "cache"))
     sparse = sparse_copy(benchmark, tmp_path / "sparse")
     env = {"SYMPHONY_GROUNDING": str(sparse), "SYMPHONY_BENCH_CACHE": str(tmp_path / "cache")}
-    symphony_bench = str(Path(sys.executable).with_name("symphony-bench"))
+    symphony_bench = executable("symphony-bench")
     folder = run_cli(
         [symphony_bench, "tasks-path", "--harness", "lmms-eval"], cwd=tmp_path, env=env
     ).stdout.strip()
     output = tmp_path / "run"
     command = [
-        str(Path(sys.executable).with_name("lmms-eval")),
+        executable("lmms-eval"),
         "--model",
         "grounding_always_first",
         "--tasks",

@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support.harness import read_lmms_samples, run_cli, run_lmms_eval
+from support.harness import executable, read_lmms_samples, run_cli, run_lmms_eval
 from support.text_sets import tampered_text_set
 
 from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
@@ -22,7 +22,7 @@ from symphony_bench.plugin.core.dataset_digest import folder_sha256
 from symphony_bench.plugin.core.dataset_source import pinned_dataset
 
 pytestmark = pytest.mark.slow
-SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
+SYMPHONY_BENCH = executable("symphony-bench")
 TEXT_PIN = pinned_dataset("lm_eval/symphony_bias/_symphony_bias_common_yaml")
 AUDIO_PIN = pinned_dataset("lmms_eval/symphony_bias_multimodal/_audio_likert_yaml")
 FACT_KEYS = (

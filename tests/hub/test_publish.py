@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.harness import run_cli
+from support.harness import executable, run_cli
 from support.terminal import stderr_on_a_terminal
 
 from symphony_bench.hub_upload import symphony_bias_audio, symphony_bias_text
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.e2e
 # A limit for each step of the interrupted publish on a loaded machine (a 2-core box running other
 # suites): far above what the step takes there (seconds), since only a hang should ever reach it.
 STOP_LIMIT_S = 300
-SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
+SYMPHONY_BENCH = executable("symphony-bench")
 
 # Rows of one config at a revision, with each audio decoded and hashed (the Ogg/FLAC bytes may differ
 # in ways that do not matter; the samples may not).

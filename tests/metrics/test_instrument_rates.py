@@ -76,7 +76,7 @@ def test_refusals_are_their_own_rate_and_not_invalid(clips):
 
 @pytest.mark.parametrize("clips", [1, 3])
 def test_per_instrument_rates_equal_the_rate_of_that_instrument_alone(clips):
-    frame, data = planted(seed=1, clips=clips)
+    frame, data = planted(seed=1, n_templates=44, clips=clips)  # one stimulus: 40 for an interval
     rates = instrument_design_rates(data, frame.refused)
     for name, rate in zip(data.instruments, rates, strict=True):
         alone = frame[frame.instrument == name]

@@ -10,7 +10,7 @@ from symphony_bench.metrics import analyse, build_association_data
 from symphony_bench.metrics.instrument_rates import instrument_design_rates
 
 
-def open_docs(rng, n_templates=24):
+def open_docs(rng, n_templates=44):
     """Two instruments x n_templates docs; per doc a one-hot reference or a reason for none."""
     templates = np.tile(np.arange(n_templates), 2)
     instruments = np.repeat(["harp", "drums"], n_templates)

@@ -27,7 +27,7 @@ planted / null; * short of the target, - no interval given on that design):
 
 What is not given where it does not hold: on fewer than 20 templates (both minis) an open-ended
 entry has no interval for the gender skew and the non-binary GAS (plugin.symphony_bias.records
-OPEN_WITHHELD; its skew change is not tested), and on one stimulus the rates have none below 20
+OPEN_WITHHELD; its skew change is not tested), and on one stimulus the rates have none below 40
 templates (metrics RATE_MIN_TEMPLATES). On the mini the skew's delta-method stderr is about half its
 true sd (0.49x with no association): one binary reading per cell on five templates. Where every unit
 of an instrument agrees (11 % of the mini's per-instrument tests) the test is the exact sign test

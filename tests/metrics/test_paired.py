@@ -15,6 +15,7 @@ from symphony_bench.metrics import (
     point_estimates,
 )
 from symphony_bench.metrics.association import bootstrap_weights
+from symphony_bench.metrics.clustered import t_inference
 from symphony_bench.metrics.grounding import clustered_mean, response_bias
 from symphony_bench.metrics.paired import (
     association_changes,
@@ -209,11 +210,62 @@ def test_clustered_share_changes_match_the_single_run_scores_and_the_clustered_s
     )
 
 
-def test_constant_replicates_give_a_one_point_interval():
-    inference = change_inference(np.array([0.0, 0.25]), np.array([[0.0] * 50, [0.25] * 50]), 10)
+def test_constant_replicates_follow_the_one_zero_variance_policy():
+    """Every unit changed alike: the exact sign test of the units (p = 2^-(G - 1)), as
+    metrics.clustered.t_inference gives the gender skew's and the per-instrument changes, not p 0
+    and a one-point interval (issue 49: one compare mixed the two conventions). Five units all at
+    +0.2: p 0.0625, the interval reaches 0; ten units: p 2^-9, the one-point interval."""
+    changes = np.array([0.0, 0.25])
+    inference = change_inference(changes, np.array([[0.0] * 50, [0.25] * 50]), 10)
     np.testing.assert_array_equal(inference["ci"], [[0.0, 0.0], [0.25, 0.25]])
-    np.testing.assert_array_equal(inference["p_value"], [1.0, 0.0])
+    np.testing.assert_array_equal(inference["p_value"], [1.0, 2.0**-9])
+    np.testing.assert_array_equal(inference["stderr"], [0.0, 0.0])
+    five = change_inference(0.2, np.full(50, 0.2), 5)
+    assert five["p_value"] == 0.0625 and five["ci"].tolist() == [0.0, 0.2]
+    _, p_value, interval = t_inference(0.2, 0.0, 4.0)
+    assert five["p_value"] == p_value and five["ci"].tolist() == interval.tolist()
     assert np.isnan(change_inference(0.1, np.full(50, 0.1), 1)["stderr"])  # one unit: no estimate
+
+
+def test_a_comparison_gives_every_metric_one_zero_variance_convention():
+    """Five templates that all change alike (the candidate leans every stereotyped instrument the
+    same way in every template, the base leans none): every change with no variation, the headline
+    ones (bootstrap), the gender skew's (delta method) and each instrument's (t test), is the exact
+    sign test of 5 units, p 2^-4 = 0.0625 with an interval reaching 0, and p 1 where nothing
+    changed (issue 49: gender_skew followed this and mean_abs and the rates gave p 0)."""
+    design = crossed_design(n_templates=5, stimuli_per_instrument=1)
+    categories = np.array(CATEGORIES)[design[1]]
+    lean = np.ones((len(design[0]), 3))
+    lean[categories == "male", 0] = lean[categories == "female", 1] = 5.0
+
+    def run(scores):
+        return build_association_data(
+            [f"{t}-{r}" for t, r in zip(design[0], design[3], strict=True)],
+            [f"i{i}" for i in design[1]],
+            categories,
+            scores,
+            np.ones(len(design[0]), dtype=bool),
+            template_ids=design[0],
+            stimulus_ids=design[2],
+        )
+
+    base, candidate = run(np.ones_like(lean)), run(lean)
+    changes = {**association_changes(base, candidate, n_boot=200)}
+    instruments = instrument_changes(base, candidate)
+    seen = []
+    for name, change in changes.items():
+        if not np.isfinite(change.get("p_value", np.nan)):
+            continue  # descriptive (the consistency rate)
+        assert change["stderr"] == 0, name
+        if change["change"] == 0:
+            assert change["p_value"] == 1 and list(change["ci"]) == [0, 0], name
+        else:
+            assert change["p_value"] == 0.0625, name
+            assert 0 in change["ci"] and change["change"] in change["ci"], name
+            seen.append(name)
+    assert {"mean_abs", "gender_skew"} <= set(seen)
+    stereotyped = np.isfinite(instruments["p_value"])
+    assert np.all(instruments["p_value"][stereotyped] == 0.0625)
 
 
 # ---- simulated pairs of runs on the real mini design --------------------------------------------

@@ -20,6 +20,11 @@ OFFLINE_ENV = {
 }
 
 
+def executable(name: str) -> str:
+    """The path of a command installed beside this Python (symphony-bench, lm_eval, lmms-eval...)."""
+    return str(Path(sys.executable).with_name(name))
+
+
 def run_cli(
     args: list[str], cwd: Path, timeout: int = 900, env: dict | None = None
 ) -> subprocess.CompletedProcess:
@@ -28,10 +33,10 @@ def run_cli(
 
 
 def _run_harness(
-    executable: str, model: str, model_args: str, tasks: str, output: Path, extra, env=None
+    harness: str, model: str, model_args: str, tasks: str, output: Path, extra, env=None
 ):
     args = [
-        str(Path(sys.executable).with_name(executable)),
+        executable(harness),
         "--model",
         model,
         "--model_args",
@@ -39,7 +44,7 @@ def _run_harness(
         "--tasks",
         tasks,
         "--include_path",
-        str(tasks_path(executable.replace("_", "-"))),
+        str(tasks_path(harness.replace("_", "-"))),
         "--output_path",
         str(output),
         "--log_samples",
@@ -128,4 +133,4 @@ def evaluate_in_process(model, tasks: list[str], output: Path) -> tuple[dict, di
 
 def run_symphony_bench(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     """The installed `symphony-bench` command line, offline, as a user runs it."""
-    return run_cli([str(Path(sys.executable).with_name("symphony-bench")), *args], cwd=cwd)
+    return run_cli([executable("symphony-bench"), *args], cwd=cwd)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
 import support
 from support.harness import (
+    executable,
     read_lmms_results,
     read_lmms_samples,
     read_results,
@@ -31,7 +31,7 @@ LM_EVAL_TASKS = ("symphony_bias_text_mini", "symphony_bias_logprob_mini")
 
 def torchrun(*args: str, output: Path, env: dict | None = None) -> None:
     command = [
-        str(Path(sys.executable).with_name("torchrun")),
+        executable("torchrun"),
         "--standalone",
         "--nproc_per_node",
         "2",
@@ -86,7 +86,7 @@ def report_json(run: Path, tmp_path: Path) -> dict:
     out = tmp_path / f"{run.name}.json"
     completed = run_cli(
         [
-            str(Path(sys.executable).with_name("symphony-bench")),
+            executable("symphony-bench"),
             "report",
             str(run),
             "--json",

@@ -6,7 +6,6 @@ import csv
 import hashlib
 import json
 import re
-import sys
 import threading
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from scipy import stats
 from support.association import expected_association
 from support.browser import console_lines, run_chromium
 from support.chat_server import serve_chat
-from support.harness import read_results, read_samples, run_cli, run_lm_eval
+from support.harness import executable, read_results, read_samples, run_cli, run_lm_eval
 
 from symphony_bench.metrics import analyse
 from symphony_bench.metrics.association import DESCRIPTIVE_HEADLINES
@@ -30,7 +29,7 @@ FILTER = "likert_json"
 
 
 def symphony_bench_cli(*args: str, cwd: Path):
-    return run_cli([str(Path(sys.executable).with_name("symphony-bench")), *args], cwd=cwd)
+    return run_cli([executable("symphony-bench"), *args], cwd=cwd)
 
 
 @pytest.mark.e2e

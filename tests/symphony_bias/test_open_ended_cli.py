@@ -8,15 +8,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
 from support.association import expected_association
 from support.chat_server import serve_chat
-from support.harness import read_results, read_samples, run_cli, run_lm_eval
+from support.harness import executable, read_results, read_samples, run_cli, run_lm_eval
 from support.planted_stories import (
     PRONOUNS,
     expected_reading,
@@ -28,7 +26,7 @@ from support.planted_stories import (
 from symphony_bench.plugin.symphony_bias.prompts import OPEN_WORDINGS
 
 pytestmark = pytest.mark.e2e
-SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
+SYMPHONY_BENCH = executable("symphony-bench")
 OPEN_TASK, LIKERT_TASK = "symphony_bias_open_mini", "symphony_bias_text_mini"
 FILTER = "person_reference"
 

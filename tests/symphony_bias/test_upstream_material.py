@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import datasets
 import pytest
-from support.harness import read_samples, run_cli, run_lm_eval, run_lmms_eval
+from support.harness import executable, read_samples, run_cli, run_lm_eval, run_lmms_eval
 from support.planted_replay import plant
 from support.upstream_release import MISSING_RECORDING, write_upstream_release
 
 from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 
-SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
+SYMPHONY_BENCH = executable("symphony-bench")
 
 
 @pytest.fixture(scope="module")

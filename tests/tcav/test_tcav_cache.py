@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile
+from support.harness import executable
 from support.tcav import cli, tiny_whisper, tone, write_tracks
 from support.terminal import stderr_on_a_terminal
 
@@ -54,7 +53,7 @@ def test_embedding_shows_progress_on_a_terminal_and_nothing_in_a_log(tmp_path):
     metadata = write_tracks(
         tmp_path, [("x", "x.wav", "pop", "female", "en"), ("y", "y.wav", "rock", "male", "es")]
     )
-    embed = [str(Path(sys.executable).with_name("symphony-bench")), "tcav", "embed"]
+    embed = [executable("symphony-bench"), "tcav", "embed"]
     embed += ["--metadata", str(metadata), "--encoder", str(model_dir), "--device", "cpu"]
     shown = stderr_on_a_terminal([*embed, "--cache", str(tmp_path / "tty")])
     assert "embedding tracks" in shown and "2/2" in shown

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
-from support.harness import run_cli
+from support.harness import executable, run_cli
 from support.tcav import write_embedding_inputs
 
-SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
+SYMPHONY_BENCH = executable("symphony-bench")
 
 
 @pytest.mark.e2e

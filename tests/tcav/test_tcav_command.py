@@ -156,22 +156,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def test_command_defaults_are_the_analysis_settings():
     analyse = ["tcav", "analyse", "--metadata", "m.csv", "--cache", "c", "--out", "o"]
-    args = parse(analyse)
-    settings = tcav.Settings(
-        args.runs,
-        args.subset_fraction,
-        args.cap_per_cell,
-        args.min_per_cell,
-        args.skip_sparse_cells,
-        args.c,
-        args.min_accuracy,
-        args.alpha,
-        args.significance,
-        args.seed,
-    )
-    assert settings == tcav.Settings()
+    analysis_settings = command.analysis_settings
+    assert analysis_settings(parse(analyse)) == tcav.Settings()
     for method in tcav_significance.SIGNIFICANCE_METHODS:
-        assert parse(analyse + ["--significance", method]).significance == method
+        settings = analysis_settings(parse(analyse + ["--significance", method]))
+        assert settings == tcav.Settings(method=method)
+    changed = analysis_settings(parse(analyse + ["--runs", "7", "--skip-sparse-cells"]))
+    assert (changed.runs, changed.skip_sparse) == (7, True)
 
 
 IMPORTS = """

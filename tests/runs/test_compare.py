@@ -822,3 +822,22 @@ def test_a_three_option_bias_below_its_clip_floor_has_no_interval_and_cannot_be_
     status, body, _ = compare(many, many_candidate, "--fail-on", "time_bias:+0.0")
     assert body["tasks"]["temporal"]["metrics"]["time_bias"]["ci"][0] is not None
     assert status in (0, 1) and body["gate"]["status"] in ("pass", "regression")
+
+
+def test_the_summary_is_rendered_once_for_the_terminal_the_markdown_and_the_page(
+    mini_docs, tmp_path, monkeypatch, capsys
+):
+    from symphony_bench.plugin.runs import compare_output
+
+    renders = []
+    render = compare_output.render_markdown
+    monkeypatch.setattr(
+        compare_output, "render_markdown", lambda *a: renders.append(a) or render(*a)
+    )
+    records = likert_records(mini_docs, 0.3, 1)
+    base, candidate = (write_run(tmp_path / n, {"t": records}) for n in ("a", "b"))
+    page = tmp_path / "compare.html"
+    _, _, markdown = compare(base, candidate, "--html", str(page))
+    assert len(renders) == 1
+    assert markdown.startswith(capsys.readouterr().out.rstrip("\n"))
+    assert page.is_file()

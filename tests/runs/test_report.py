@@ -9,7 +9,7 @@ import re
 import pytest
 from support.runs import likert_sample, write_planted_run, write_samples
 
-from symphony_bench.metrics.constants import RATE_MIN_TEMPLATES
+from symphony_bench.metrics.constants import RATE_MIN_TEMPLATES, SKEW_STDERR_MIN_TEMPLATES
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.grounding.records import choice_record, set_record
 from symphony_bench.plugin.runs.report import build_report, render_markdown
@@ -239,10 +239,9 @@ def test_conditions_with_the_same_instruments_get_no_common_comparison(tmp_path)
         write_samples(
             tmp_path / "run" / "m" / f"samples_{task}_2026-01-01T00-00-00.000001.jsonl", samples
         )
-    assert all(
-        "common_instruments" not in entry.body
-        for entry in build_report(tmp_path / "run").entries.values()
-    )
+    entries = build_report(tmp_path / "run").entries
+    assert set(entries) == {"symphony_bias_audio_mini", "symphony_bias_audio_named_mini"}
+    assert all("common_instruments" not in entry.body for entry in entries.values())
 
 
 def test_each_entry_records_the_data_its_records_came_from(tmp_path):
@@ -345,7 +344,7 @@ def test_variance_components_of_a_model_whose_answers_depend_on_the_instrument_a
     assert "100% between instruments" in render_markdown(report)
 
 
-@pytest.mark.parametrize("templates", [5, 24])
+@pytest.mark.parametrize("templates", [5, 24, 44])
 def test_a_text_tasks_rates_have_an_interval_only_from_the_template_floor(tmp_path, templates):
     """On one stimulus the invalid and refusal rates' interval does not hold below
     RATE_MIN_TEMPLATES templates (docs/statistics.md): none there, and the report says why."""
@@ -371,4 +370,8 @@ def test_a_text_tasks_rates_have_an_interval_only_from_the_template_floor(tmp_pa
     for name in ("invalid_rate", "refusal_rate"):
         assert (summary[f"{name}_ci"] == [None, None]) == few, name
         assert summary[f"{name}_stderr"] is not None
-    assert ("no interval: it does not hold on fewer than 20 templates" in markdown) == few
+    floor = f"no interval: it does not hold on fewer than {RATE_MIN_TEMPLATES} templates"
+    assert (floor in markdown) == few
+    # the skew's ± understates its spread on few templates: the report points to its interval
+    spread = f"on {templates} templates the ± understates the skew's spread"
+    assert (spread in markdown) == (templates < SKEW_STDERR_MIN_TEMPLATES)

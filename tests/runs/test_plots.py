@@ -156,8 +156,8 @@ def test_no_abs_forest_without_any_abs_and_no_heatmap_without_instruments():
 
 def test_invalid_rate_bars_show_each_tasks_rate_and_the_interval_its_entry_reports():
     entries = {
-        # 24 templates: a text task's rate has an interval from 20 on (RATE_MIN_TEMPLATES)
-        "symphony_bias_text": likert_entry(n_scenarios=24),
+        # 44 templates: a text task's rate has an interval from 40 on (RATE_MIN_TEMPLATES)
+        "symphony_bias_text": likert_entry(n_scenarios=44),
         "grounding_binary": as_json(grounding_report(choices(), CHOICE)),
     }
     kinds = {"symphony_bias_text": LIKERT, "grounding_binary": CHOICE}
