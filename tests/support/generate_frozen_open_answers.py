@@ -1,6 +1,7 @@
 """Generate the real answers of the frozen open-reader test set (not a test; run by hand).
 
     python tests/support/generate_frozen_open_answers.py OUT.jsonl [--docs 42] [--seed 2026]
+        [--gguf MODEL.gguf --temperatures 0.7]
 
 Loads the project's default model (`symphony-bench default-model`, SmolLM2-135M-Instruct) with
 transformers in float32 on the CPU and asks `build_open_prompt(scenario, v)` for v in 0, 1, 2 over
@@ -10,7 +11,8 @@ sampling (temperature 0.7 on even docs, 1.0 on odd ones, top-p 1, no top-k), one
 batch of 16 (`--seed` + 1000 x temperature + the batch's first row, stored with each answer), at
 most 128 new tokens (the tasks' limit), cut at the first blank line as the tasks stop. Writes one
 JSON object per line without a label: each is labelled by reading the answer, before any reader
-runs on it (tests/symphony_bias/data/open_reader_frozen.md).
+runs on it (tests/symphony_bias/data/open_reader_frozen.md). `--gguf` loads another instruct
+model's GGUF file instead (transformers' `gguf_file=`), for answers of another model family.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import random
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 BATCH = 16
 MAX_NEW_TOKENS = 128
@@ -48,6 +51,10 @@ def main(argv=None) -> int:
     parser.add_argument("out")
     parser.add_argument("--docs", type=int, default=42)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--gguf", help="an instruct model's GGUF file instead of the default model")
+    parser.add_argument(
+        "--temperatures", type=lambda text: tuple(map(float, text.split(","))), default=TEMPERATURES
+    )
     args = parser.parse_args(argv)
 
     import torch
@@ -55,14 +62,19 @@ def main(argv=None) -> int:
 
     from symphony_bench.plugin.symphony_bias.prompts import OPEN_WORDINGS, build_open_prompt
 
-    folder = subprocess.run(
-        ["symphony-bench", "default-model"], check=True, capture_output=True, text=True
-    ).stdout.strip()
-    tokenizer = AutoTokenizer.from_pretrained(folder)
+    if args.gguf:
+        gguf = Path(args.gguf).resolve()
+        folder, load = str(gguf.parent), {"gguf_file": gguf.name}
+    else:
+        folder = subprocess.run(
+            ["symphony-bench", "default-model"], check=True, capture_output=True, text=True
+        ).stdout.strip()
+        load = {}
+    tokenizer = AutoTokenizer.from_pretrained(folder, **load)
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, **load).eval()
 
     rows = []
     for index, doc in enumerate(sample_docs(args.docs, args.seed)):
@@ -73,13 +85,13 @@ def main(argv=None) -> int:
                     "template_id": doc["template_id"],
                     "scenario": doc["scenario"],
                     "instrument": doc["instrument"],
-                    "temperature": TEMPERATURES[index % 2],
+                    "temperature": args.temperatures[index % len(args.temperatures)],
                     "prompt": build_open_prompt(doc["scenario"], variant),
                 }
             )
     start = time.time()
     with open(args.out, "w", encoding="utf-8") as out:
-        for temperature in TEMPERATURES:
+        for temperature in args.temperatures:
             group = [r for r in rows if r["temperature"] == temperature]
             for b in range(0, len(group), BATCH):
                 batch = group[b : b + BATCH]
