@@ -183,7 +183,12 @@ def decision_html(entries: list[ReportEntry]) -> list[str]:
             html.escape(row["significant"]),
             html.escape(row["rates"]),
         ]
-        lines.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+        labelled = zip(headers, cells, strict=True)
+        lines.append(
+            "<tr>"
+            + "".join(f'<td data-label="{html.escape(h)}">{cell}</td>' for h, cell in labelled)
+            + "</tr>"
+        )
     return [*lines, "</tbody></table></div>"]
 
 

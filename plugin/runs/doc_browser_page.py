@@ -4,11 +4,11 @@ answer with the reader's deciding words marked, the reading), rendered on demand
 from the compressed rows (plugin/runs/doc_browser.py), which the script decodes with the browser's
 own DecompressionStream.
 
-The filter state lives in the URL, both ways: `#docs?task=...&reason=read&q=she` opens the browser
-so filtered, and every change of a filter rewrites the address. The script writes every string of
-the run with `textContent` (or as text nodes around <mark>), never as markup. When the first cards
-are on screen it sets `data-first-rows` (milliseconds since the page started loading) on the body;
-the benchmark reads it.
+The filter state lives in the URL, both ways: `#docs?task=...&reason=read&q=she&show=200` opens the
+browser so filtered (the first 200 cards shown), and every change rewrites the address. The script
+writes every string of the run with `textContent` (or as text nodes around <mark>), never as markup.
+When the first cards are on screen it sets `data-first-rows` (milliseconds since the page started
+loading) on the body; the benchmark reads it.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ DOC_SCRIPT = """
     searchLabel.appendChild(search);
     controls.appendChild(searchLabel);
     document.getElementById("doc-more").addEventListener("click", function () {
-      shown += PAGE; render();
+      shown += PAGE; toAddress(); render();
     });
     window.addEventListener("hashchange", function () { if (fromAddress()) filter(); });
     var wanted = fromAddress();
@@ -100,6 +100,7 @@ DOC_SCRIPT = """
       var params = new URLSearchParams(found[1]);
       Object.keys(selects).forEach(function (name) { selects[name].value = params.get(name) || ""; });
       search.value = params.get("q") || "";
+      shown = Math.max(PAGE, parseInt(params.get("show"), 10) || PAGE);
       return true;
     }
     function toAddress() {
@@ -108,9 +109,10 @@ DOC_SCRIPT = """
         if (selects[name].value !== "") params.set(name, selects[name].value);
       });
       if (search.value) params.set("q", search.value);
+      if (shown > PAGE) params.set("show", String(shown));
       history.replaceState(null, "", "#docs?" + params.toString());
     }
-    function changed() { toAddress(); filter(); }
+    function changed() { shown = PAGE; toAddress(); filter(); }
     function filter() {
       var needle = search.value.toLowerCase(), chosen = [];
       Object.keys(selects).forEach(function (name) {
@@ -123,7 +125,6 @@ DOC_SCRIPT = """
         return !needle ||
           (row.prompt + "\\n" + row.answer + "\\n" + row.reading).toLowerCase().indexOf(needle) >= 0;
       });
-      shown = PAGE;
       render();
     }
     function block(parent, title, className) {

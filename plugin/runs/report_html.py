@@ -34,6 +34,7 @@ body { font: 14px/1.45 system-ui, sans-serif; margin: 1em auto; max-width: 90em;
 table { border-collapse: collapse; margin: 0.5em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
 .wide { overflow-x: auto; }
+h1, h2, h3, p, li, summary { overflow-wrap: anywhere; }
 table.decision td { max-width: 22em; }
 table.decision details { font-size: 12px; color: #555; }
 .ranking { font-weight: 600; font-size: 15px; }
@@ -48,6 +49,12 @@ figure img { max-width: 100%; border: 1px solid #eee; }
 .no-figure { color: #555; font-style: italic; }
 @media (max-width: 1000px) { .entry { grid-template-columns: minmax(0, 1fr); }
   .entry-figures { position: static; } }
+@media (max-width: 700px) {
+  table.decision, table.decision tbody, table.decision tr, table.decision td { display: block; }
+  table.decision thead { display: none; }
+  table.decision tr { border: 1px solid #ccc; margin-bottom: 0.6em; }
+  table.decision td { border: 0; max-width: none; }
+  table.decision td::before { content: attr(data-label) ": "; color: #555; font-size: 12px; } }
 """
 
 # instrument cells of a task section's tables become links to that instrument's docs
