@@ -14,6 +14,7 @@ from support.browser import console_lines, run_chromium
 from support.runs import planted_records, write_planted_run
 
 from symphony_bench.plugin.cli import main
+from symphony_bench.plugin.runs.doc_browser import decoded_rows
 
 HOSTILE_MODEL = 'org/<img src=x onerror="document.title=1">'
 HOSTILE_ANSWER = '</script><script>document.body.setAttribute("data-pwned","1")</script>'
@@ -84,24 +85,33 @@ class Reader(html.parser.HTMLParser):
 def test_the_page_holds_every_doc_with_its_prompt_answer_and_reason(run, page):
     samples = run[1]
     reader = Reader(page.read_text(encoding="utf-8"))
-    data = json.loads(reader.scripts["doc-data"])
+    data = decoded_rows(reader.scripts["doc-data"])
     rows = data["rows"]
     assert [row["doc_id"] for row in rows] == [sample["doc_id"] for sample in samples]
     assert [row["prompt"] for row in rows] == [prompt_of(n) for n in range(len(samples))]
-    assert [row["answer"] for row in rows] == [s["filtered_resps"][0] for s in samples]
+    assert [row["answer"] for row in rows] == [s["resps"][0][0] for s in samples]
     records = [sample["mean_abs"] for sample in samples]
     assert [row["reason"] for row in rows] == [record["error"] for record in records]
-    assert [row["reading"]["scores"] for row in rows] == [r["scores"] for r in records]
+    for row, record in zip(rows, records, strict=True):
+        if record["scores"]:
+            male, female, non_binary = record["scores"]
+            assert (
+                f"ratings: male {male}, female {female}, non-binary {non_binary}" in row["reading"]
+            )
     assert rows[0]["fields"]["instrument"] == records[0]["instrument"]
     assert {"task", "instrument", "template_id", "reason"} <= set(data["filters"])
+    assert "read" in data["filters"]["reason"] and "no_json" in data["filters"]["reason"]
 
 
-def test_the_report_tables_and_the_per_task_overview_are_on_the_page(run, page):
+def test_the_report_tables_and_the_decision_are_on_the_page(run, page):
     reader = Reader(page.read_text(encoding="utf-8"))
     tables = [attrs for tag, attrs in reader.tags if tag == "table"]
-    assert sum(attrs.get("class") == "sortable" for attrs in tables) >= 2
+    assert sum("sortable" in attrs.get("class", "") for attrs in tables) >= 2
+    assert any(attrs.get("id") == "decision" for attrs in tables)
     invalid = sum(sample["mean_abs"]["error"] == "no_json" for sample in run[1])
-    assert invalid > 0 and f"no_json {invalid}" in reader.cells
+    assert invalid > 0 and any(
+        cell.startswith(f"invalid {invalid / len(run[1]):.3f}") for cell in reader.cells
+    )
     assert "harp" in reader.cells  # the per-instrument table, rendered from the Markdown
 
 
@@ -123,6 +133,12 @@ def test_the_page_is_self_contained(page):
 def test_figures_are_inline_and_no_plots_leaves_them_out(run, page, tmp_path):
     figures = [attrs for tag, attrs in Reader(page.read_text()).tags if tag == "img"]
     assert figures and all(a["src"].startswith("data:image/svg+xml;base64,") for a in figures)
+    sections = [attrs["id"] for tag, attrs in Reader(page.read_text()).tags if tag == "section"]
+    assert (
+        "decision" in sections
+        and "docs" in sections
+        and any(s.startswith("task-") for s in sections)
+    )
     plain = tmp_path / "plain.html"
     assert main(["report", str(run[0]), "--html", str(plain), "--no-plots"]) == 0
     assert not [tag for tag, _ in Reader(plain.read_text()).tags if tag == "img"]
@@ -149,14 +165,15 @@ def test_the_page_renders_in_chromium_filters_docs_and_keeps_hostile_text_as_tex
     assert pixels.std() > 0.05  # not a blank page
 
     samples = run[1]
-    everything = run_chromium(folder, page.as_uri(), "--dump-dom")
+    everything = run_chromium(folder, page.as_uri(), "--virtual-time-budget=5000", "--dump-dom")
     assert console_lines(everything.stderr) == [] and 'data-ready="1"' in everything.stdout
     assert f"{len(samples)} of {len(samples)} docs" in everything.stdout
     assert "data-pwned" not in everything.stdout.split("<body", 1)[1].split(">", 1)[0]
     assert "&lt;/script&gt;&lt;script&gt;" in everything.stdout  # the answer shown as text
 
     invalid = sum(sample["mean_abs"]["error"] == "no_json" for sample in samples)
-    filtered = run_chromium(folder, page.as_uri() + "#docs?reason=no_json", "--dump-dom")
+    filtered = run_chromium(
+        folder, page.as_uri() + "#docs?reason=no_json", "--virtual-time-budget=5000", "--dump-dom"
+    )
     assert f"{invalid} of {len(samples)} docs" in filtered.stdout
-    shown = Reader(filtered.stdout.split('id="doc-rows"', 1)[1]).cells
-    assert shown.count("no_json") == invalid
+    assert filtered.stdout.count("no reading: no_json") == min(invalid, 50)
