@@ -29,6 +29,7 @@ from symphony_bench.plugin.core.sections import (
 )
 from symphony_bench.plugin.grounding.compare import comparison_notes, comparisons
 from symphony_bench.plugin.grounding.figures import figures
+from symphony_bench.plugin.grounding.overview import overview
 from symphony_bench.plugin.grounding.records import (
     CHOICE,
     KINDS,
@@ -249,4 +250,5 @@ SECTION = ReportSection(
     design=design,
     comparisons=comparisons,
     comparison_notes=comparison_notes,
+    overview=lambda entries: overview(entries, leaderboard),
 )

@@ -103,6 +103,12 @@ def verdict(columns: LeaderboardColumns, significant: list[tuple[str, float]]) -
     ranked = columns.metrics.get(columns.ranking.metric) or {}
     if invalid == 1.0 or ranked.get("value") is None:
         return "No verdict: no answer could be read (see the invalid reasons)."
+    if columns.ranking.metric != "gender_skew":
+        better = columns.ranking.better.replace("_", " ")
+        return (
+            f"Scored, not a bias test: {columns.ranking.metric} {number(ranked['value'])} "
+            f"{interval(ranked)}, {better} is better."
+        )
     mean_abs = columns.metrics.get("mean_abs")
     lean = excludes_zero(mean_abs)
     skew = excludes_zero(ranked) if columns.ranking.metric == "gender_skew" else 0
