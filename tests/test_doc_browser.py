@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 from symphony_bench.plugin.runs.doc_browser import (
-    decoded_rows,
-    encoded_rows,
+    decoded_part,
+    encoded_parts,
     evidence_spans,
     prompt_text,
     raw_answer,
@@ -78,7 +78,7 @@ def test_readings_are_labelled_and_shortened_for_the_filter():
     assert short_reading({"scores": None, "error": "no_json"}) == ""
 
 
-def test_rows_survive_the_pages_compression():
+def test_rows_survive_the_pages_compression_in_parts():
     rows = [
         {
             "task": "t",
@@ -92,5 +92,6 @@ def test_rows_survive_the_pages_compression():
             "fields": {"instrument": "harp"},
         },
     ]
-    data = decoded_rows(encoded_rows(rows))
-    assert data["rows"] == rows and data["filters"]["reason"] == ["no_json"]
+    meta, parts = encoded_parts(rows * 5001)
+    assert meta["total"] == 5001 and meta["filters"]["reason"] == ["no_json"]
+    assert len(parts) == 2 and [row for part in parts for row in decoded_part(part)] == rows * 5001

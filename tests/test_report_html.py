@@ -14,7 +14,7 @@ from support.browser import console_lines, run_chromium
 from support.runs import planted_records, write_planted_run
 
 from symphony_bench.plugin.cli import main
-from symphony_bench.plugin.runs.doc_browser import decoded_rows
+from symphony_bench.plugin.runs.doc_browser import decoded_part
 
 HOSTILE_MODEL = 'org/<img src=x onerror="document.title=1">'
 HOSTILE_ANSWER = '</script><script>document.body.setAttribute("data-pwned","1")</script>'
@@ -55,6 +55,7 @@ class Reader(html.parser.HTMLParser):
         super().__init__()
         self.tags: list[tuple[str, dict]] = []
         self.scripts: dict[str, str] = {}
+        self.parts: list[str] = []
         self.cells: list[str] = []
         self._script: str | None = None
         self._cell: list[str] | None = None
@@ -63,7 +64,7 @@ class Reader(html.parser.HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
         if tag == "script":
-            self._script = dict(attrs).get("id", "")
+            self._script = dict(attrs).get("id") or dict(attrs).get("class") or ""
             self.scripts[self._script] = ""
         if tag in ("td", "th"):
             self._cell = []
@@ -76,6 +77,8 @@ class Reader(html.parser.HTMLParser):
 
     def handle_endtag(self, tag):
         if tag == "script":
+            if self._script == "doc-part":
+                self.parts.append(self.scripts.pop("doc-part"))
             self._script = None
         if tag in ("td", "th") and self._cell is not None:
             self.cells.append("".join(self._cell).strip())
@@ -85,19 +88,15 @@ class Reader(html.parser.HTMLParser):
 def test_the_page_holds_every_doc_with_its_prompt_answer_and_reason(run, page):
     samples = run[1]
     reader = Reader(page.read_text(encoding="utf-8"))
-    data = decoded_rows(reader.scripts["doc-data"])
-    rows = data["rows"]
+    data = json.loads(reader.scripts["doc-meta"])
+    rows = [row for part in reader.parts for row in decoded_part(part)]
+    assert data["total"] == len(rows)
     assert [row["doc_id"] for row in rows] == [sample["doc_id"] for sample in samples]
     assert [row["prompt"] for row in rows] == [prompt_of(n) for n in range(len(samples))]
     assert [row["answer"] for row in rows] == [s["resps"][0][0] for s in samples]
     records = [sample["mean_abs"] for sample in samples]
     assert [row["reason"] for row in rows] == [record["error"] for record in records]
-    for row, record in zip(rows, records, strict=True):
-        if record["scores"]:
-            male, female, non_binary = record["scores"]
-            assert (
-                f"ratings: male {male}, female {female}, non-binary {non_binary}" in row["reading"]
-            )
+    assert [row["reading"]["scores"] for row in rows] == [r["scores"] for r in records]
     assert rows[0]["fields"]["instrument"] == records[0]["instrument"]
     assert {"task", "instrument", "template_id", "reason"} <= set(data["filters"])
     assert "read" in data["filters"]["reason"] and "no_json" in data["filters"]["reason"]
@@ -119,8 +118,11 @@ def test_no_string_of_the_run_becomes_markup(page):
     text = page.read_text(encoding="utf-8")
     reader = Reader(text)
     assert not any(tag == "img" and "onerror" in attrs for tag, attrs in reader.tags)
-    scripts = [attrs.get("id", "") for tag, attrs in reader.tags if tag == "script"]
-    assert scripts == ["doc-data", ""]  # the data and the page's own script, nothing injected
+    scripts = [
+        attrs.get("id") or attrs.get("class", "") for tag, attrs in reader.tags if tag == "script"
+    ]
+    # the filters' values, the rows' compressed part and the page's own script, nothing injected
+    assert scripts == ["doc-meta", "doc-part", ""]
     assert HOSTILE_ANSWER not in text and "<img src=x" not in text
 
 
@@ -149,7 +151,7 @@ def test_compare_writes_a_page_of_its_summary(run, tmp_path):
     status = main(["compare", str(run[0]), str(run[0]), "--html", str(path), "--no-plots"])
     assert status == 0
     reader = Reader(path.read_text(encoding="utf-8"))
-    assert "doc-data" not in reader.scripts
+    assert "doc-meta" not in reader.scripts
     assert any(tag == "table" for tag, _ in reader.tags)
 
 

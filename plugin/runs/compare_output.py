@@ -10,6 +10,7 @@ import html
 import json
 
 from symphony_bench.plugin.core.reporting import fmt, fmt_p, json_ready, md
+from symphony_bench.plugin.runs.doc_browser import reading_text
 from symphony_bench.plugin.runs.gate import change_rows
 from symphony_bench.plugin.runs.sections import SECTIONS
 
@@ -287,7 +288,12 @@ def flipped_docs(base_rows: list[dict], candidate_rows: list[dict]) -> list[dict
 
 
 def _side(row: dict) -> dict:
-    return {name: row[name] for name in ("read", "reason", "reading", "answer")}
+    return {
+        "read": row["read"],
+        "reason": row["reason"],
+        "reading": reading_text(row["reading"]),
+        "answer": row["answer"],
+    }
 
 
 def flipped_html(flipped: list[dict]) -> list[str]:

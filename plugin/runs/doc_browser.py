@@ -20,10 +20,10 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import re
 
 from symphony_bench.plugin.core.run_facts import DATA_FIELDS, RUN_FIELDS
 from symphony_bench.plugin.core.sections import TaskRecords
-from symphony_bench.plugin.runs.samples import sample_record
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND
 
 SCALARS = (str, int, float, bool, type(None))
@@ -37,11 +37,14 @@ FIRST_FILTERS = ("task", "instrument", "stereotype", "reading", "reason")
 
 def doc_rows(tasks: list[TaskRecords]) -> list[dict]:
     """One row per doc of every task: {"task", "doc_id", "prompt", "answer", "spans", "reading",
-    "read", "reason", "fields": {identifying field: value}}; `reading` the labelled reading in
-    words, `read` its short form (the filter's value)."""
+    "read", "reason", "fields": {identifying field: value}}; `reading` the answer fields read
+    ({name: value}; the page labels them), `read` the reading in a word or two (a filter's value).
+    The records are the checked ones `tasks` hold; of each samples line only the prompt and the
+    answer are decoded here."""
     rows = []
     for task in tasks:
         section = SECTION_OF_KIND[task.kind]
+        answer_fields = sorted(section.answer_fields)
         left_out = {
             "kind",
             "evidence_spans",
@@ -50,24 +53,22 @@ def doc_rows(tasks: list[TaskRecords]) -> list[dict]:
             *RUN_FIELDS,
             *DATA_FIELDS,
         }
+        records = dict(zip(task.doc_ids, task.records, strict=True))
         with task.path.open(encoding="utf-8") as lines:
             for line in lines:
-                sample = json.loads(line) if line.strip() else {}
-                record = sample_record(sample)
+                doc_id, sample = sample_parts(line)
+                record = records.get(doc_id)
                 if record is None:
                     continue
-                answer = raw_answer(sample)
-                reading = {
-                    name: record[name] for name in sorted(section.answer_fields) if name in record
-                }
+                reading = {name: record[name] for name in answer_fields if name in record}
                 rows.append(
                     {
                         "task": task.label,
-                        "doc_id": sample.get("doc_id"),
+                        "doc_id": doc_id,
                         "prompt": prompt_text(sample),
-                        "answer": answer,
+                        "answer": raw_answer(sample),
                         "spans": evidence_spans(record, first_reply(sample)),
-                        "reading": reading_text(reading),
+                        "reading": reading,
                         "read": short_reading(reading),
                         "reason": section.no_reading_reason(record),
                         "fields": {
@@ -78,6 +79,35 @@ def doc_rows(tasks: list[TaskRecords]) -> list[dict]:
                     }
                 )
     return rows
+
+
+# lm-eval and lmms-eval write a sample's keys in a fixed order with json.dumps' separators; the
+# prompt and the answer are decoded from where their keys start, without decoding the record's 6-10
+# copies (most of a line). A line that does not look like that is decoded whole.
+SAMPLE_KEYS = ("input", "arguments", "resps")
+KEY_AT = {key: re.compile(rf', "{key}": ') for key in SAMPLE_KEYS}
+DOC_ID = re.compile(r'\{"doc_id": (-?\d+)[,}]')
+_SCAN_ONCE = json.JSONDecoder().scan_once
+
+
+def sample_parts(line: str) -> tuple[object, dict]:
+    """(doc_id, {"input", "arguments", "resps"} as far as the line has them)."""
+    start = DOC_ID.match(line)
+    if start is not None:
+        parts = {}
+        try:
+            for key, pattern in KEY_AT.items():
+                found = pattern.search(line)
+                if found:
+                    parts[key] = _SCAN_ONCE(line, found.end())[0]
+            return int(start[1]), parts
+        except (StopIteration, ValueError):
+            pass
+    try:
+        sample = json.loads(line) if line.strip() else {}
+    except ValueError:
+        return None, {}
+    return (sample.get("doc_id"), sample) if isinstance(sample, dict) else (None, {})
 
 
 def prompt_text(sample: dict) -> str:
@@ -213,14 +243,26 @@ def filter_values(rows: list[dict]) -> dict[str, list[str]]:
     return {name: kept[name] for name in order + sorted(set(kept) - set(order))}
 
 
-def encoded_rows(rows: list[dict]) -> str:
-    """The browser's data as the page embeds it: {"rows", "filters"} as JSON, gzip, base64."""
-    payload = json.dumps(
-        {"rows": rows, "filters": filter_values(rows)}, separators=(",", ":"), ensure_ascii=False
-    )
-    return base64.b64encode(gzip.compress(payload.encode("utf-8"), compresslevel=6)).decode()
+CHUNK_ROWS = 5000  # rows per compressed part: the first part is drawn while the others decode
 
 
-def decoded_rows(text: str) -> dict:
-    """encoded_rows's inverse (the tests read the page's data with it)."""
+def encoded_parts(rows: list[dict]) -> tuple[dict, list[str]]:
+    """The browser's data as the page embeds it: ({"filters", "total"}, the rows in parts of
+    CHUNK_ROWS, each JSON, gzip, base64)."""
+    parts = [
+        base64.b64encode(
+            gzip.compress(
+                json.dumps(
+                    rows[at : at + CHUNK_ROWS], separators=(",", ":"), ensure_ascii=False
+                ).encode("utf-8"),
+                compresslevel=6,
+            )
+        ).decode()
+        for at in range(0, len(rows), CHUNK_ROWS)
+    ]
+    return {"filters": filter_values(rows), "total": len(rows)}, parts
+
+
+def decoded_part(text: str) -> list[dict]:
+    """A part's rows (the tests read the page's data with it)."""
     return json.loads(gzip.decompress(base64.b64decode(text)))

@@ -1,8 +1,9 @@
 """The doc browser's part of the report page: filters that combine (task, instrument, stereotype,
 reading, reason, ... and a labelled search box), one card per doc (the prompt as sent, the raw
-answer with the reader's deciding words marked, the reading), rendered on demand a page at a time
-from the compressed rows (plugin/runs/doc_browser.py), which the script decodes with the browser's
-own DecompressionStream.
+answer with the reader's deciding words marked, the reading), drawn a page at a time. The rows
+come compressed in parts (plugin/runs/doc_browser.py) that the script decodes with the browser's own
+DecompressionStream, one after another: the first part's cards are drawn at once, the filters and
+the search take in each further part as it arrives.
 
 The filter state lives in the URL, both ways: `#docs?task=...&reason=read&q=she&show=200` opens the
 browser so filtered (the first 200 cards shown), and every change rewrites the address. The script
@@ -13,7 +14,9 @@ loading) on the body; the benchmark reads it.
 
 from __future__ import annotations
 
-from symphony_bench.plugin.runs.doc_browser import encoded_rows
+import json
+
+from symphony_bench.plugin.runs.doc_browser import encoded_parts
 
 DOC_STYLE = """
 #doc-filters { display: flex; flex-wrap: wrap; gap: 0.4em 1em; align-items: end; margin: 0.5em 0; }
@@ -36,12 +39,11 @@ DOC_STYLE = """
 
 DOC_SCRIPT = """
 (function () {
-  var node = document.getElementById("doc-data");
-  if (!node) return;
+  var meta = document.getElementById("doc-meta");
+  if (!meta) return;
   var PAGE = 50;
-  decode(node.textContent).then(start).catch(function (error) {
-    document.getElementById("doc-count").textContent = "the docs could not be decoded: " + error;
-  });
+  var parts = Array.prototype.slice.call(document.querySelectorAll("script.doc-part"));
+  start(JSON.parse(meta.textContent));
 
   function decode(text) {
     var binary = atob(text.trim()), bytes = new Uint8Array(binary.length);
@@ -51,7 +53,7 @@ DOC_SCRIPT = """
   }
 
   function start(data) {
-    var rows = data.rows, shown = PAGE, matching = rows;
+    var rows = [], shown = PAGE, matching = [], loaded = 0;
     var controls = document.getElementById("doc-filters"), selects = {};
     Object.keys(data.filters).forEach(function (name) {
       var label = document.createElement("label");
@@ -83,10 +85,30 @@ DOC_SCRIPT = """
     });
     window.addEventListener("hashchange", function () { if (fromAddress()) filter(); });
     var wanted = fromAddress();
-    filter();
-    if (wanted) document.getElementById("docs").scrollIntoView();
-    document.body.setAttribute("data-first-rows", String(Math.round(performance.now())));
+    next();
 
+    // the parts one after another: the first drawn at once, the others added as they decode
+    function next() {
+      if (loaded === parts.length) { render(); return; }
+      decode(parts[loaded].textContent).then(function (part) {
+        part.forEach(function (row) { rows.push(row); });
+        loaded += 1;
+        if (loaded === 1) {
+          filter();
+          if (wanted) document.getElementById("docs").scrollIntoView();
+          document.body.setAttribute("data-first-rows", String(Math.round(performance.now())));
+        } else if (active() || matching.length < shown) filter();
+        else render();
+        setTimeout(next, 0);
+      }).catch(function (error) {
+        document.getElementById("doc-count").textContent = "the docs could not be decoded: " + error;
+      });
+    }
+    function active() {
+      return search.value !== "" || Object.keys(selects).some(function (name) {
+        return selects[name].value !== "";
+      });
+    }
     function value(row, name) {
       if (name === "task") return row.task;
       if (name === "reason") return row.reason || "read";
@@ -122,10 +144,30 @@ DOC_SCRIPT = """
         for (var i = 0; i < chosen.length; i++) {
           if (value(row, chosen[i][0]) !== chosen[i][1]) return false;
         }
-        return !needle ||
-          (row.prompt + "\\n" + row.answer + "\\n" + row.reading).toLowerCase().indexOf(needle) >= 0;
+        return !needle || text(row).indexOf(needle) >= 0;
       });
       render();
+    }
+    function text(row) {
+      if (row.text === undefined) {
+        row.text = (row.prompt + "\\n" + row.answer + "\\n" + readingText(row.reading)).toLowerCase();
+      }
+      return row.text;
+    }
+    // the reading's fields in words, one "name: value" line each; Likert scores labelled by gender
+    function readingText(reading) {
+      return Object.keys(reading).map(function (name) {
+        var v = reading[name];
+        if (v === null || v === "" || (typeof v === "object" && Object.keys(v).length === 0)) return "";
+        if (name === "scores" && Array.isArray(v) && v.length === 3) {
+          return "ratings: male " + v[0] + ", female " + v[1] + ", non-binary " + v[2];
+        }
+        if (Array.isArray(v)) return name + ": " + v.join(", ");
+        if (typeof v === "object") {
+          return name + ": " + Object.keys(v).map(function (k) { return k + " " + v[k]; }).join(", ");
+        }
+        return name + ": " + v;
+      }).filter(Boolean).join("\\n");
     }
     function block(parent, title, className) {
       var part = document.createElement("section");
@@ -170,7 +212,7 @@ DOC_SCRIPT = """
       body.className = "doc-body";
       block(body, "prompt as sent", "prompt").textContent = row.prompt || "(not logged)";
       marked(block(body, "answer (raw)", "answer"), row.answer, row.spans);
-      block(body, "read as", "reading").textContent = row.reading || "(nothing read)";
+      block(body, "read as", "reading").textContent = readingText(row.reading) || "(nothing read)";
       article.appendChild(body);
       return article;
     }
@@ -181,8 +223,9 @@ DOC_SCRIPT = """
       matching.slice(0, shown).forEach(function (row) { fragment.appendChild(card(row)); });
       list.appendChild(fragment);
       document.getElementById("doc-count").textContent =
-        matching.length + " of " + rows.length + " docs" +
-        (matching.length > shown ? " (first " + shown + " shown)" : "");
+        matching.length + " of " + data.total + " docs" +
+        (matching.length > shown ? " (first " + shown + " shown)" : "") +
+        (loaded < parts.length ? "; still reading the docs: " + rows.length + " read" : "");
       document.getElementById("doc-more").hidden = matching.length <= shown;
     }
   }
@@ -191,8 +234,10 @@ DOC_SCRIPT = """
 
 
 def doc_browser_html(rows: list[dict]) -> list[str]:
-    """The browser's frame (filters, count, list, more button) and its data, compressed; the
-    payload is base64, which holds nothing that could close the script element."""
+    """The browser's frame (filters, count, list, more button) and its data: the filters' values
+    as JSON ("<" written as \\u003c: no string of the run can close the script element), the rows
+    in compressed parts (base64 holds no "<")."""
+    meta, parts = encoded_parts(rows)
     return [
         '<section id="docs">',
         "<h2>Docs</h2>",
@@ -200,10 +245,15 @@ def doc_browser_html(rows: list[dict]) -> list[str]:
         "answer (the open-ended reader's deciding words marked), what was read from it, and why "
         "nothing was, where nothing was. The filters combine and are kept in the address.</p>",
         '<form id="doc-filters" role="search" aria-label="filter the docs"></form>',
-        '<p id="doc-count" aria-live="polite">loading the docs…</p>',
+        '<p id="doc-count" aria-live="polite">reading the docs…</p>',
         '<div id="doc-list"></div>',
         '<button id="doc-more" type="button" hidden>show more</button>',
-        '<script type="application/octet-stream" id="doc-data" data-encoding="gzip+base64">'
-        f"{encoded_rows(rows)}</script>",
+        '<script type="application/json" id="doc-meta">'
+        + json.dumps(meta, ensure_ascii=False).replace("<", "\\u003c")
+        + "</script>",
+        *(
+            f'<script type="application/octet-stream" class="doc-part">{part}</script>'
+            for part in parts
+        ),
         "</section>",
     ]
