@@ -10,6 +10,7 @@ and says no association was detected, the raw estimate in the cell's detail.
 from __future__ import annotations
 
 import html
+from collections import Counter
 
 from symphony_bench.plugin.core.sections import LeaderboardColumns, ReportEntry
 from symphony_bench.plugin.runs.sections import SECTION_OF_KIND
@@ -200,17 +201,20 @@ def decision_html(entries: list[ReportEntry]) -> list[str]:
 
 def control_docs_line(entries: list[ReportEntry], rows: list[dict]) -> list[str]:
     """One line per task whose docs outnumber its numbers' docs by its instrument-free control docs."""
+    docs, controls = Counter(), Counter()
+    for row in rows:
+        docs[row["task"]] += 1
+        controls[row["task"]] += row["fields"].get("instrument") == ""
     lines = []
     for entry in entries:
-        if entry.variant is not None:
+        label = entry.label
+        if entry.variant is not None or not controls[label]:
             continue
         n = SECTION_OF_KIND[entry.kind].leaderboard(entry).n
-        docs = [row for row in rows if row["task"] == entry.label]
-        controls = sum(row["fields"].get("instrument") == "" for row in docs)
-        if controls and len(docs) - controls == n:
+        if docs[label] - controls[label] == n:
             lines.append(
-                f'<p class="note">{html.escape(entry.label)}: {len(docs)} docs, {n} in the numbers; '
-                f"the other {controls} are control docs (the scenario with no instrument), which "
-                "only the prior-adjusted entry uses, as the model's own gender prior.</p>"
+                f'<p class="note">{html.escape(label)}: {docs[label]} docs, {n} in the numbers; '
+                f"the other {controls[label]} are control docs (the scenario with no instrument), "
+                "which only the prior-adjusted entry uses, as the model's own gender prior.</p>"
             )
     return lines

@@ -84,22 +84,20 @@ def doc_rows(tasks: list[TaskRecords]) -> list[dict]:
 # lm-eval and lmms-eval write a sample's keys in a fixed order with json.dumps' separators; the
 # prompt and the answer are decoded from where their keys start, without decoding the record's 6-10
 # copies (most of a line). A line that does not look like that is decoded whole.
-SAMPLE_KEYS = ("input", "arguments", "resps")
-KEY_AT = {key: re.compile(rf', "{key}": ') for key in SAMPLE_KEYS}
 DOC_ID = re.compile(r'\{"doc_id": (-?\d+)[,}]')
 _SCAN_ONCE = json.JSONDecoder().scan_once
 
 
 def sample_parts(line: str) -> tuple[object, dict]:
-    """(doc_id, {"input", "arguments", "resps"} as far as the line has them)."""
+    """(doc_id, {"arguments" or lmms-eval's older "input", "resps"} as far as the line has them)."""
     start = DOC_ID.match(line)
     if start is not None:
         parts = {}
         try:
-            for key, pattern in KEY_AT.items():
-                found = pattern.search(line)
-                if found:
-                    parts[key] = _SCAN_ONCE(line, found.end())[0]
+            for key in ("arguments", "resps") if '"arguments": ' in line else ("input", "resps"):
+                at = line.find(f', "{key}": ')
+                if at >= 0:
+                    parts[key] = _SCAN_ONCE(line, at + len(key) + 6)[0]
             return int(start[1]), parts
         except (StopIteration, ValueError):
             pass
@@ -216,9 +214,10 @@ def short_reading(reading: dict) -> str:
             return str(reading[name])
     scores = reading.get("scores")
     if isinstance(scores, list) and len(scores) == len(GENDERS):
-        if not all(isinstance(score, int | float) for score in scores):
+        try:
+            top = max(scores)
+        except TypeError:  # a null or text among them
             return ""
-        top = max(scores)
         highest = [gender for gender, score in zip(GENDERS, scores, strict=True) if score == top]
         return f"{highest[0]} highest" if len(highest) == 1 else "tie"
     return ""
@@ -233,7 +232,11 @@ def filter_values(rows: list[dict]) -> dict[str, list[str]]:
         values["reading"].add(row["read"])
         values["reason"].add(row["reason"] or READ)
         for name, value in row["fields"].items():
-            values.setdefault(name, set()).add("" if value is None else str(value))
+            seen = values.get(name)
+            if seen is None:
+                seen = values[name] = set()
+            if len(seen) <= MAX_FILTER_VALUES:  # past it the field is no filter: stop collecting
+                seen.add(value if isinstance(value, str) else "" if value is None else str(value))
     kept = {
         name: sorted(seen)
         for name, seen in values.items()
