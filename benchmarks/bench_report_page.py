@@ -6,7 +6,8 @@ prompts and answers for five text Likert tasks and the log-prob task, lmms-eval 
 audio and image suites and the grounding tasks), then, in one process: the whole `report --html
 --no-plots` (reading, statistics, doc rows, page), the page's size, and in headless Chromium the
 `data-first-rows` time the page sets when its first cards are drawn (milliseconds since navigation
-started: decoding the compressed rows included), the median of three loads.
+started: decoding the first compressed part included), the median of three loads. The machine's
+load average is printed beside: on a shared machine the wall times grow with it.
 
     python benchmarks/bench_report_page.py [--keep DIR]
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import re
 import shutil
 import statistics
@@ -90,13 +92,14 @@ def measure(root: Path) -> None:
         assert main(["report", str(run), "--html", str(page), "--no-plots"]) == 0
     whole = time.perf_counter() - start
     report = build_report(run)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     report_page_of("bench", list(report.entries.values()), doc_rows(report.tasks), False)
-    page_only = time.perf_counter() - start
+    page_only, page_cpu = time.perf_counter() - start, time.process_time() - cpu
     print(
         f"report --html --no-plots: {whole:.1f} s, of which the page (doc rows, decision, "
-        f"compression, HTML) {page_only:.1f} s"
+        f"compression, HTML) {page_only:.1f} s ({page_cpu:.1f} s of CPU)"
     )
+    print(f"load average over the last minute: {os.getloadavg()[0]:.1f}")
     print(f"page: {page.stat().st_size / 1e6:.1f} MB")
     loads = [first_rows_ms(page, root / f"profile-{k}") for k in range(3)]
     print(
