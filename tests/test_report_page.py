@@ -194,6 +194,7 @@ def test_every_card_shows_the_prompt_as_sent_and_the_raw_answer(planted, task):
     assert [card["answer"] for card in cards] == [s["resps"][0][0] for s in expected]
     assert all(card["prompt"] in received for card in cards)
     assert shown.stdout.count('title="sort by this column"') > 0  # headers are buttons: keyboard
+    assert f'href="#docs?task={task}&amp;instrument=harp"' in shown.stdout  # a row's docs
     if task == OPEN_TASK:
         marked = [card["marked"] for card in cards]
         spans = [s["mean_abs"]["evidence_spans"] for s in expected]

@@ -35,6 +35,7 @@ table { border-collapse: collapse; margin: 0.5em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
 .wide { overflow-x: auto; }
 h1, h2, h3, p, li, summary { overflow-wrap: anywhere; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 table.decision td { max-width: 22em; }
 table.decision details { font-size: 12px; color: #555; }
 .ranking { font-weight: 600; font-size: 15px; }
