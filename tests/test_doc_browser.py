@@ -69,8 +69,10 @@ def test_evidence_spans_inside_the_reply_are_kept_and_others_dropped():
 
 def test_readings_are_labelled_and_shortened_for_the_filter():
     assert (
-        reading_text({"scores": [4, 2, 2], "error": ""})
-        == "ratings: male 4, female 2, non-binary 2"
+        reading_text({"scores": [4, 2, 2], "error": ""}) == "scores: male 4, female 2, non-binary 2"
+    )
+    assert reading_text({"scores": [0.25, 0.5, 0.25]}) == (
+        "scores: male 0.250, female 0.500, non-binary 0.250"
     )
     assert short_reading({"scores": [4, 2, 2]}) == "male highest"
     assert short_reading({"scores": [3, 3, 1]}) == "tie"

@@ -206,7 +206,7 @@ def test_every_card_shows_the_prompt_as_sent_and_the_raw_answer(planted, task):
         assert all("evidence: " in card["reading"] for card in cards if card["marked"])
     else:
         assert all(
-            re.search(r"ratings: male \d, female \d, non-binary \d", c["reading"]) for c in cards
+            re.search(r"scores: male \d, female \d, non-binary \d", c["reading"]) for c in cards
         )
 
 

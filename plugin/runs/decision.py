@@ -132,7 +132,7 @@ def verdict(columns: LeaderboardColumns, significant: list[tuple[str, float]]) -
 
 
 def decision_rows(entries: list[ReportEntry]) -> list[dict]:
-    """Per entry: {"label", "anchor", "family", "ranking", "ranking_detail", "mean_abs",
+    """Per entry: {"label", "anchor", "family", "metric", "ranking", "ranking_detail", "mean_abs",
     "significant", "rates", "verdict"}, all in words."""
     rows = []
     for entry in entries:
@@ -182,7 +182,7 @@ def decision_html(entries: list[ReportEntry]) -> list[str]:
             html.escape(row["family"]),
             (
                 f'<span class="ranking" title="{html.escape(row["ranking_detail"])}">'
-                f"{html.escape(row['ranking'])}</span> {html.escape(row['metric'])}"
+                f"{html.escape(row['ranking'])}</span>"
                 f"<details><summary>detail</summary>{html.escape(row['ranking_detail'])}</details>"
             ),
             f'<span class="verdict">{html.escape(row["verdict"])}</span>',

@@ -188,16 +188,17 @@ def evidence_spans(record: dict, reply: str) -> list[list[int]]:
 
 
 def reading_text(reading: dict) -> str:
-    """The reading in words, one "name: value" line per field; Likert scores labelled by gender."""
+    """The reading in words, one "name: value" line per field; the scores (Likert ratings, log-prob
+    shares) labelled by gender. The page's script writes the same text (doc_browser_page.py)."""
     lines = []
     for name, value in reading.items():
         if value in (None, "", [], {}):
             continue
         if name == "scores" and isinstance(value, list) and len(value) == len(GENDERS):
             value = ", ".join(
-                f"{gender} {score}" for gender, score in zip(GENDERS, value, strict=True)
+                f"{gender} {score:.3f}" if isinstance(score, float) else f"{gender} {score}"
+                for gender, score in zip(GENDERS, value, strict=True)
             )
-            name = "ratings"
         elif isinstance(value, dict):
             value = ", ".join(f"{key} {inner}" for key, inner in value.items())
         elif isinstance(value, list):

@@ -154,13 +154,14 @@ DOC_SCRIPT = """
       }
       return row.text;
     }
-    // the reading's fields in words, one "name: value" line each; Likert scores labelled by gender
+    // the reading's fields in words, one "name: value" line each, as doc_browser.reading_text writes them
     function readingText(reading) {
       return Object.keys(reading).map(function (name) {
         var v = reading[name];
         if (v === null || v === "" || (typeof v === "object" && Object.keys(v).length === 0)) return "";
         if (name === "scores" && Array.isArray(v) && v.length === 3) {
-          return "ratings: male " + v[0] + ", female " + v[1] + ", non-binary " + v[2];
+          var shown = v.map(function (x) { return Number.isInteger(x) ? String(x) : x.toFixed(3); });
+          return "scores: male " + shown[0] + ", female " + shown[1] + ", non-binary " + shown[2];
         }
         if (Array.isArray(v)) return name + ": " + v.join(", ");
         if (typeof v === "object") {

@@ -36,10 +36,13 @@ th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertica
 .wide { overflow-x: auto; }
 h1, h2, h3, p, li, summary { overflow-wrap: anywhere; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; }
-table.decision td { max-width: 22em; }
-table.decision details { font-size: 12px; color: #555; }
-.ranking { font-weight: 600; font-size: 15px; }
+table.decision { font-size: 13px; line-height: 1.3; }
+table.decision td { max-width: 24em; padding: 0.15em 0.4em; }
+table.decision details { display: inline; font-size: 12px; color: #555; }
+.ranking { font-weight: 600; }
 .verdict { font-weight: 600; }
+h1 { font-size: 1.5em; margin: 0.2em 0; }
+#decision h2 { margin: 0.3em 0; }
 .note { color: #444; font-size: 13px; margin: 0.3em 0; }
 nav.toc ul { display: flex; flex-wrap: wrap; gap: 0.2em 1.2em; padding: 0; list-style: none; }
 .entry { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1em;
