@@ -44,7 +44,7 @@ def doc_rows(tasks: list[TaskRecords]) -> list[dict]:
     rows = []
     for task in tasks:
         section = SECTION_OF_KIND[task.kind]
-        answer_fields = sorted(section.answer_fields)
+        answer_fields = sorted(section.answer_fields - {"evidence_spans"})  # marked, not listed
         left_out = {
             "kind",
             "evidence_spans",
