@@ -267,7 +267,9 @@ def measure(root: Path) -> None:
         verdict = gate.apply_gate(result, rules)
         json_text = compare_output.json_text(result, verdict)
         markdown = compare_output.render_markdown(result, verdict)
-        write_compare_outputs(result, markdown, outputs(root / "compare.json", None), json_text)
+        write_compare_outputs(
+            result, verdict, markdown, outputs(root / "compare.json", None), json_text
+        )
         return result, verdict
 
     samples._parsed_samples.cache_clear()
@@ -276,6 +278,7 @@ def measure(root: Path) -> None:
     _, plot_time = timed(
         lambda: write_compare_outputs(
             result,
+            verdict,
             compare_output.render_markdown(result, verdict),
             outputs(None, root / "compare.md"),
             None,

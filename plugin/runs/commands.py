@@ -87,18 +87,16 @@ def run_report(args: argparse.Namespace) -> None:
             plots = [] if args.no_plots else report_plots_section(entries, args.markdown, outputs)
             outputs.text(args.markdown, "\n".join([markdown, *plots]))
         if args.html:
-            outputs.text(args.html, report_page(args, report.tasks, entries, markdown))
+            outputs.text(args.html, report_page(args, report.tasks, entries))
     print(markdown)
 
 
-def report_page(args: argparse.Namespace, tasks, entries, markdown: str) -> str:
+def report_page(args: argparse.Namespace, tasks, entries) -> str:
     from symphony_bench.plugin.runs.doc_browser import doc_rows
-    from symphony_bench.plugin.runs.plots import figure_svgs, report_figures
-    from symphony_bench.plugin.runs.report_html import page
+    from symphony_bench.plugin.runs.report_html import report_page_of
 
-    figures = {} if args.no_plots else figure_svgs(report_figures(entries))
     title = f"symphony-bench report: {args.run_dir.name}"
-    return page(title, markdown, figures, doc_rows(tasks))
+    return report_page_of(title, entries, doc_rows(tasks), not args.no_plots)
 
 
 # ---- check ----------------------------------------------------------------------------------------
@@ -219,7 +217,9 @@ def run_compare(args: argparse.Namespace) -> int:
     )
     gate = apply_gate(result, rules, args.require_power)
     markdown = render_markdown(result, gate)
-    write_compare_outputs(result, markdown, args, json_text(result, gate) if args.json else None)
+    write_compare_outputs(
+        result, gate, markdown, args, json_text(result, gate) if args.json else None
+    )
     print(markdown)
     add_to_job_summary(markdown)
     for entry in [] if args.require_power else gate["underpowered"]:
@@ -238,7 +238,9 @@ def run_compare(args: argparse.Namespace) -> int:
     return exit_status(gate)
 
 
-def write_compare_outputs(result: dict, markdown: str, args: argparse.Namespace, json: str | None):
+def write_compare_outputs(
+    result: dict, gate: dict, markdown: str, args: argparse.Namespace, json: str | None
+):
     """--json and --markdown (the summary `markdown`, then the forest plot of changes, PNG + SVG in
     <stem>_plots/ beside it), together."""
     from symphony_bench.plugin.runs.gate import change_rows
@@ -253,17 +255,23 @@ def write_compare_outputs(result: dict, markdown: str, args: argparse.Namespace,
             plots = [] if args.no_plots else compare_plots_section(rows, args.markdown, outputs)
             outputs.text(args.markdown, "\n".join([markdown, *plots]))
         if args.html:
-            outputs.text(args.html, compare_page(args, result, markdown))
+            outputs.text(args.html, compare_page(args, result, gate))
 
 
-def compare_page(args: argparse.Namespace, result: dict, markdown: str) -> str:
+def compare_page(args: argparse.Namespace, result: dict, gate: dict) -> str:
+    from symphony_bench.plugin.runs.compare_output import compare_html, flipped_docs
+    from symphony_bench.plugin.runs.doc_browser import doc_rows
     from symphony_bench.plugin.runs.gate import change_rows
     from symphony_bench.plugin.runs.plots import compare_figures, figure_svgs
-    from symphony_bench.plugin.runs.report_html import page
+    from symphony_bench.plugin.runs.report import run_tasks
+    from symphony_bench.plugin.runs.report_html import compare_page, markdown_html
 
     figures = {} if args.no_plots else figure_svgs(compare_figures(change_rows(result)))
     title = f"symphony-bench compare: {args.base_run.name} -> {args.candidate_run.name}"
-    return page(title, markdown, figures, None)
+    flipped = flipped_docs(
+        doc_rows(run_tasks(args.base_run)), doc_rows(run_tasks(args.candidate_run))
+    )
+    return compare_page(title, compare_html(result, gate, flipped, markdown_html), figures)
 
 
 # ---- plan -------------------------------------------------------------------------------------------

@@ -4,9 +4,8 @@ prior-adjusted / calibrated variant) a sortable table of the models and a forest
 headline metric and of the invalid rate, models with their 95% intervals; then the provenance.
 
 The plots are SVG written here, not by matplotlib: a 50-model forest plot costs ~0.5 s in
-matplotlib and a leaderboard draws dozens. Sorting is plain JS: a click on a column header sorts by
-that column (numbers by value, nulls last), a second click reverses;
-`index.html#sort=<table id>:<column index>[:desc]` opens the page sorted.
+matplotlib and a leaderboard draws dozens. Sorting: plugin/runs/sortable.py
+(`index.html#sort=<table id>:<column index>[:desc]` opens the page sorted).
 """
 
 from __future__ import annotations
@@ -16,15 +15,13 @@ import json
 import math
 
 from symphony_bench.plugin.core.sections import entry_label
+from symphony_bench.plugin.runs.sortable import SORTABLE_SCRIPT, SORTABLE_STYLE
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; background: #fff; }
 table { border-collapse: collapse; margin: 0.5em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; white-space: nowrap; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
-th { background: #eef2f7; cursor: pointer; user-select: none; }
-th[aria-sort="ascending"]::after { content: " \\25B2"; }
-th[aria-sort="descending"]::after { content: " \\25BC"; }
 .wide { overflow-x: auto; }
 .tie { color: #8a5a00; }
 .plots { display: flex; flex-wrap: wrap; gap: 0.5em; }
@@ -36,42 +33,7 @@ svg.forest .axis, svg.forest .zero { stroke: #222; }
 svg.forest .grid { stroke: #eee; }
 """
 
-SCRIPT = """
-(function () {
-  function sortKey(cell) {
-    var raw = cell.getAttribute("data-sort");
-    if (raw === null || raw === "") return null;
-    var number = Number(raw);
-    return isNaN(number) ? raw.toLowerCase() : number;
-  }
-  function sortTable(table, column, descending) {
-    var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      var x = sortKey(a.cells[column]), y = sortKey(b.cells[column]);
-      if (x === null || y === null) return (x === null) - (y === null);
-      var order = x < y ? -1 : x > y ? 1 : 0;
-      return descending ? -order : order;
-    });
-    rows.forEach(function (row) { body.appendChild(row); });
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (header, index) {
-      if (index === column) header.setAttribute("aria-sort", descending ? "descending" : "ascending");
-      else header.removeAttribute("aria-sort");
-    });
-  }
-  document.querySelectorAll("table.sortable").forEach(function (table) {
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (header, column) {
-      header.addEventListener("click", function () {
-        sortTable(table, column, header.getAttribute("aria-sort") === "ascending");
-      });
-    });
-  });
-  var wanted = /^#sort=([\\w-]+):(\\d+)(:desc)?$/.exec(window.location.hash);
-  var target = wanted && document.getElementById(wanted[1]);
-  if (target) sortTable(target, Number(wanted[2]), Boolean(wanted[3]));
-  document.body.setAttribute("data-ready", "1");
-})();
-"""
+SCRIPT = SORTABLE_SCRIPT + 'document.body.setAttribute("data-ready", "1");\n'
 
 
 def ranked_by(rank: dict) -> str:
@@ -99,7 +61,7 @@ def page_html(leaderboard: dict) -> str:
             '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             "<title>symphony-bench leaderboard</title>",
-            f"<style>{STYLE}</style></head><body>",
+            f"<style>{STYLE}{SORTABLE_STYLE}</style></head><body>",
             *body,
             f"<script>{SCRIPT}</script>",
             "</body></html>",

@@ -33,6 +33,12 @@ def report_figures(entries: list[ReportEntry]) -> dict[str, Callable]:
     plots: dict[str, Callable] = {}
     for entry in entries:
         plots.update(SECTION_OF_KIND[entry.kind].figures(entry))
+    return {**plots, **across_figures(entries)}
+
+
+def across_figures(entries: list[ReportEntry]) -> dict[str, Callable]:
+    """The plots across entries: each benchmark's, then the invalid rate of every entry."""
+    plots: dict[str, Callable] = {}
     for section in SECTIONS:
         plots.update(
             section.run_figures([entry for entry in entries if entry.kind in section.kinds])
@@ -176,7 +182,7 @@ def write_figures(plots: dict[str, Callable], folder: Path) -> dict[str, list[Pa
         # SVG text as text (glyphs as paths cost 3x the time); the layout is solved once, by the first save
         with matplotlib.rc_context({"svg.fonttype": "none"}):
             for path in written[label]:
-                drawing.savefig(path)
+                drawing.savefig(path, bbox_inches="tight")
                 drawing.set_layout_engine("none")
     return written
 
@@ -195,7 +201,7 @@ def figure_svgs(plots: dict[str, Callable]) -> dict[str, str]:
             if drawing is None:
                 continue
             text = io.StringIO()
-            drawing.savefig(text, format="svg")
+            drawing.savefig(text, format="svg", bbox_inches="tight")
             plt.close(drawing)
             svgs[label] = text.getvalue()
     return svgs

@@ -117,15 +117,23 @@ def _section_entries(task: TaskRecords, options: dict) -> list[ReportEntry]:
 
 
 def render_markdown(report: Report) -> str:
+    entries = list(report.entries.values())
+    return "\n".join([*overview_markdown(entries), *(entry_markdown(e) for e in entries)])
+
+
+def overview_markdown(entries: list[ReportEntry]) -> list[str]:
+    """What each benchmark prints before every entry (e.g. its overview table)."""
     lines = []
     for section in SECTIONS:
-        lines += section.overview(
-            [entry for entry in report.entries.values() if entry.kind in section.kinds]
-        )
-    for entry in report.entries.values():
-        lines += SECTION_OF_KIND[entry.kind].render(entry) + data_line(entry.body.get("data", {}))
-        lines += generation_line(entry.body.get("generation"))
-        lines += reasoning_line(entry.body.get("reasoning"))
+        lines += section.overview([entry for entry in entries if entry.kind in section.kinds])
+    return lines
+
+
+def entry_markdown(entry: ReportEntry) -> str:
+    """One entry's Markdown: its benchmark's rendering, then its data, generation and reasoning."""
+    lines = SECTION_OF_KIND[entry.kind].render(entry) + data_line(entry.body.get("data", {}))
+    lines += generation_line(entry.body.get("generation"))
+    lines += reasoning_line(entry.body.get("reasoning"))
     return "\n".join(lines)
 
 

@@ -40,7 +40,9 @@ def gas_heatmap(label: str, entry: dict):
         dtype=float,
     )
     masked = np.ma.masked_invalid(gas)
-    limit = max(float(np.abs(masked).max()) if masked.count() else 0.0, 1e-3)
+    if not masked.count():
+        return None  # no valid answer: nothing to draw
+    limit = max(float(np.abs(masked).max()), 1e-3)
     drawing, ax = figure(5.2, row_height(len(names)))
     colormap = matplotlib.colormaps["RdBu_r"].with_extremes(bad="#d9d9d9")
     image = ax.imshow(masked, cmap=colormap, vmin=-limit, vmax=limit, aspect="auto")
@@ -93,6 +95,8 @@ def agreement_scatter(logprob_label: str, likert_label: str, agreement: dict):
         for name, pair in agreement["instruments"].items()
         if pair[reference] is not None and pair[other] is not None
     ]
+    if not pairs:
+        return None  # no instrument has an ABS in both protocols
     drawing, ax = figure(5.5, 5.0)
     points = ax.scatter([x for _, x, _ in pairs], [y for _, _, y in pairs], color="#2166ac")
     points.set_gid("points")

@@ -189,6 +189,18 @@ def test_the_invalid_rate_plot_draws_the_entrys_interval_not_one_of_its_own():
     assert segments(drawn(figure, "ci")).tolist() == [[[0.16, 0.0], [0.44, 0.0]]]
 
 
+def test_figures_with_nothing_to_draw_are_not_drawn():
+    entry = likert_entry()
+    for row in entry["instruments"].values():
+        row["gas"] = dict.fromkeys(GENDERS)
+    assert symphony_figures.gas_heatmap("all invalid", entry) is None
+    agreement = {
+        "protocols": ["likert", "logprob"],
+        "instruments": {name: {"likert": None, "logprob": 0.1} for name in entry["instruments"]},
+    }
+    assert symphony_figures.agreement_scatter("logprob", "likert", agreement) is None
+
+
 def test_agreement_scatter_plots_both_protocols_abs_and_states_the_statistics():
     likert, logprob = likert_entry(seed=1), likert_entry(seed=2, shift=0.3)
     agreement = as_json(agreement_report(likert, logprob))

@@ -14,6 +14,7 @@ from support.browser import console_lines, run_chromium
 from support.runs import planted_records, write_planted_run
 
 from symphony_bench.plugin.cli import main
+from symphony_bench.plugin.runs.doc_browser import decoded_part
 
 HOSTILE_MODEL = 'org/<img src=x onerror="document.title=1">'
 HOSTILE_ANSWER = '</script><script>document.body.setAttribute("data-pwned","1")</script>'
@@ -54,6 +55,7 @@ class Reader(html.parser.HTMLParser):
         super().__init__()
         self.tags: list[tuple[str, dict]] = []
         self.scripts: dict[str, str] = {}
+        self.parts: list[str] = []
         self.cells: list[str] = []
         self._script: str | None = None
         self._cell: list[str] | None = None
@@ -62,7 +64,7 @@ class Reader(html.parser.HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
         if tag == "script":
-            self._script = dict(attrs).get("id", "")
+            self._script = dict(attrs).get("id") or dict(attrs).get("class") or ""
             self.scripts[self._script] = ""
         if tag in ("td", "th"):
             self._cell = []
@@ -75,6 +77,8 @@ class Reader(html.parser.HTMLParser):
 
     def handle_endtag(self, tag):
         if tag == "script":
+            if self._script == "doc-part":
+                self.parts.append(self.scripts.pop("doc-part"))
             self._script = None
         if tag in ("td", "th") and self._cell is not None:
             self.cells.append("".join(self._cell).strip())
@@ -84,24 +88,29 @@ class Reader(html.parser.HTMLParser):
 def test_the_page_holds_every_doc_with_its_prompt_answer_and_reason(run, page):
     samples = run[1]
     reader = Reader(page.read_text(encoding="utf-8"))
-    data = json.loads(reader.scripts["doc-data"])
-    rows = data["rows"]
+    data = json.loads(reader.scripts["doc-meta"])
+    rows = [row for part in reader.parts for row in decoded_part(part)]
+    assert data["total"] == len(rows)
     assert [row["doc_id"] for row in rows] == [sample["doc_id"] for sample in samples]
     assert [row["prompt"] for row in rows] == [prompt_of(n) for n in range(len(samples))]
-    assert [row["answer"] for row in rows] == [s["filtered_resps"][0] for s in samples]
+    assert [row["answer"] for row in rows] == [s["resps"][0][0] for s in samples]
     records = [sample["mean_abs"] for sample in samples]
     assert [row["reason"] for row in rows] == [record["error"] for record in records]
     assert [row["reading"]["scores"] for row in rows] == [r["scores"] for r in records]
     assert rows[0]["fields"]["instrument"] == records[0]["instrument"]
     assert {"task", "instrument", "template_id", "reason"} <= set(data["filters"])
+    assert "read" in data["filters"]["reason"] and "no_json" in data["filters"]["reason"]
 
 
-def test_the_report_tables_and_the_per_task_overview_are_on_the_page(run, page):
+def test_the_report_tables_and_the_decision_are_on_the_page(run, page):
     reader = Reader(page.read_text(encoding="utf-8"))
     tables = [attrs for tag, attrs in reader.tags if tag == "table"]
-    assert sum(attrs.get("class") == "sortable" for attrs in tables) >= 2
+    assert sum("sortable" in attrs.get("class", "") for attrs in tables) >= 2
+    assert any(attrs.get("id") == "decision" for attrs in tables)
     invalid = sum(sample["mean_abs"]["error"] == "no_json" for sample in run[1])
-    assert invalid > 0 and f"no_json {invalid}" in reader.cells
+    assert invalid > 0 and any(
+        cell.startswith(f"invalid {invalid / len(run[1]):.3f}") for cell in reader.cells
+    )
     assert "harp" in reader.cells  # the per-instrument table, rendered from the Markdown
 
 
@@ -109,8 +118,11 @@ def test_no_string_of_the_run_becomes_markup(page):
     text = page.read_text(encoding="utf-8")
     reader = Reader(text)
     assert not any(tag == "img" and "onerror" in attrs for tag, attrs in reader.tags)
-    scripts = [attrs.get("id", "") for tag, attrs in reader.tags if tag == "script"]
-    assert scripts == ["doc-data", ""]  # the data and the page's own script, nothing injected
+    scripts = [
+        attrs.get("id") or attrs.get("class", "") for tag, attrs in reader.tags if tag == "script"
+    ]
+    # the filters' values, the rows' compressed part and the page's own script, nothing injected
+    assert scripts == ["doc-meta", "doc-part", ""]
     assert HOSTILE_ANSWER not in text and "<img src=x" not in text
 
 
@@ -123,6 +135,12 @@ def test_the_page_is_self_contained(page):
 def test_figures_are_inline_and_no_plots_leaves_them_out(run, page, tmp_path):
     figures = [attrs for tag, attrs in Reader(page.read_text()).tags if tag == "img"]
     assert figures and all(a["src"].startswith("data:image/svg+xml;base64,") for a in figures)
+    sections = [attrs["id"] for tag, attrs in Reader(page.read_text()).tags if tag == "section"]
+    assert (
+        "decision" in sections
+        and "docs" in sections
+        and any(s.startswith("task-") for s in sections)
+    )
     plain = tmp_path / "plain.html"
     assert main(["report", str(run[0]), "--html", str(plain), "--no-plots"]) == 0
     assert not [tag for tag, _ in Reader(plain.read_text()).tags if tag == "img"]
@@ -133,7 +151,7 @@ def test_compare_writes_a_page_of_its_summary(run, tmp_path):
     status = main(["compare", str(run[0]), str(run[0]), "--html", str(path), "--no-plots"])
     assert status == 0
     reader = Reader(path.read_text(encoding="utf-8"))
-    assert "doc-data" not in reader.scripts
+    assert "doc-meta" not in reader.scripts
     assert any(tag == "table" for tag, _ in reader.tags)
 
 
@@ -149,14 +167,15 @@ def test_the_page_renders_in_chromium_filters_docs_and_keeps_hostile_text_as_tex
     assert pixels.std() > 0.05  # not a blank page
 
     samples = run[1]
-    everything = run_chromium(folder, page.as_uri(), "--dump-dom")
+    everything = run_chromium(folder, page.as_uri(), "--virtual-time-budget=5000", "--dump-dom")
     assert console_lines(everything.stderr) == [] and 'data-ready="1"' in everything.stdout
     assert f"{len(samples)} of {len(samples)} docs" in everything.stdout
     assert "data-pwned" not in everything.stdout.split("<body", 1)[1].split(">", 1)[0]
     assert "&lt;/script&gt;&lt;script&gt;" in everything.stdout  # the answer shown as text
 
     invalid = sum(sample["mean_abs"]["error"] == "no_json" for sample in samples)
-    filtered = run_chromium(folder, page.as_uri() + "#docs?reason=no_json", "--dump-dom")
+    filtered = run_chromium(
+        folder, page.as_uri() + "#docs?reason=no_json", "--virtual-time-budget=5000", "--dump-dom"
+    )
     assert f"{invalid} of {len(samples)} docs" in filtered.stdout
-    shown = Reader(filtered.stdout.split('id="doc-rows"', 1)[1]).cells
-    assert shown.count("no_json") == invalid
+    assert filtered.stdout.count("no reading: no_json") == min(invalid, 50)

@@ -21,6 +21,7 @@ from support.harness import executable, read_results, read_samples, run_cli, run
 from symphony_bench.metrics import analyse
 from symphony_bench.metrics.association import DESCRIPTIVE_HEADLINES
 from symphony_bench.plugin.core.vocabulary import DATA_DIR, INSTRUMENTS_CSV
+from symphony_bench.plugin.runs.doc_browser import decoded_part
 from symphony_bench.plugin.symphony_bias.records import records_to_data
 
 MINI_TASKS = ("symphony_bias_text_mini", "symphony_bias_text_noreason_mini")
@@ -77,13 +78,14 @@ def test_tiny_random_model_runs_the_mini_group(tiny_llama, tmp_path):
     assert body[MINI_TASKS[0]]["summary"]["n_docs"] == 110
     assert len(body[MINI_TASKS[0]]["instruments"]) == 22
     # the page of a real run, in a real browser: every task, every doc with its raw answer
-    opened = run_chromium(tmp_path, page.as_uri(), "--dump-dom")
+    opened = run_chromium(tmp_path, page.as_uri(), "--virtual-time-budget=5000", "--dump-dom")
     assert console_lines(opened.stderr) == [] and 'data-ready="1"' in opened.stdout
     assert all(task in opened.stdout for task in MINI_TASKS)
     total = sum(len(read_samples(output, task)) for task in MINI_TASKS)
     assert f"{total} of {total} docs" in opened.stdout
-    rows = json.loads(opened.stdout.split('id="doc-data">', 1)[1].split("</script>", 1)[0])["rows"]
-    answers = [s["filtered_resps"][0] for task in MINI_TASKS for s in read_samples(output, task)]
+    parts = re.findall(r'class="doc-part">([^<]*)</script>', page.read_text(encoding="utf-8"))
+    rows = [row for part in parts for row in decoded_part(part)]
+    answers = [s["resps"][0][0] for task in MINI_TASKS for s in read_samples(output, task)]
     assert sorted(row["answer"] for row in rows) == sorted(answers)
 
 
