@@ -103,7 +103,25 @@ def _add_check(commands) -> None:
     check.add_argument(
         "--tasks", required=True, help="the --tasks given to the harness (groups are expanded)"
     )
+    check.add_argument(
+        "--empty-share",
+        type=_share_in_open_unit_interval_or_one,
+        help="fail a task when at least this share of its raw answers is empty (default 0.9)",
+    )
+    check.add_argument(
+        "--unread-share",
+        type=_share_in_open_unit_interval_or_one,
+        help="fail a task when nothing could be read from at least this share of its answers "
+        "(default 1: every answer; lower it to fail partial runs)",
+    )
     check.set_defaults(run=run_check)
+
+
+def _share_in_open_unit_interval_or_one(text: str) -> float:
+    share = float(text)
+    if not 0 < share <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share in (0, 1], got {text}")
+    return share
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -116,7 +134,12 @@ def run_check(args: argparse.Namespace) -> int:
             f"symphony-bench: {task}: no {' and no '.join(gaps)} in {args.run_dir} (see the harness log above)",
             file=sys.stderr,
         )
-    failures = silent_failures(args.run_dir, requested)
+    shares = {
+        name: value
+        for name, value in (("empty_share", args.empty_share), ("unread_share", args.unread_share))
+        if value is not None
+    }
+    failures = silent_failures(args.run_dir, requested, **shares)
     for task, why in failures.items():
         print(f"symphony-bench: {task}: {why}", file=sys.stderr)
     if missing or failures:

@@ -1,0 +1,69 @@
+"""`symphony-bench check` fails a run whose model answered nothing, through the real harnesses: the
+raw answers are read (the filters' output is never blank), on lm-eval and on lmms-eval."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from support.chat_server import serve_chat
+from support.harness import run_cli, run_lm_eval, run_lmms_eval
+
+SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
+
+
+def check(output: Path, task: str, *options: str):
+    return run_cli(
+        [SYMPHONY_BENCH, "check", str(output), "--tasks", task, *options], cwd=output.parent
+    )
+
+
+@pytest.mark.e2e
+def test_an_lm_eval_run_of_empty_answers_fails_the_check(tmp_path):
+    task = "symphony_bias_text_mini"
+    server = serve_chat(lambda body: "")
+    try:
+        run_lm_eval(
+            "local-chat-completions",
+            f"model=silent,base_url=http://127.0.0.1:{server.server_address[1]}/v1/chat/completions,"
+            "tokenizer_backend=none,max_retries=1",
+            task,
+            tmp_path / "run",
+            "--limit",
+            "6",
+        )
+    finally:
+        server.shutdown()
+    checked = check(tmp_path / "run", task)
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert f"{task}: 6 of 6 answers are empty: the model never ran" in checked.stderr
+
+
+@pytest.mark.e2e
+def test_an_lmms_eval_run_of_empty_answers_fails_the_check_and_unread_ones_by_the_share(
+    audio_set, tmp_path
+):
+    task = "symphony_bias_audio_mini"
+    for name, answer in (("empty", ""), ("prose", "It depends on the person.")):
+        responses = tmp_path / f"{name}.jsonl"
+        responses.write_text(
+            "".join(
+                json.dumps({"task": task, "doc_id": k, "response": answer}) + "\n" for k in range(4)
+            )
+        )
+        run_lmms_eval(
+            "symphony_replay",
+            f"responses={responses}",
+            task,
+            tmp_path / name,
+            {"SYMPHONY_AUDIO": str(audio_set)},
+            "--limit",
+            "4",
+        )
+    empty = check(tmp_path / "empty", task)
+    assert empty.returncode == 1 and f"{task}: 4 of 4 answers are empty" in empty.stderr
+    unread = check(tmp_path / "prose", task)
+    assert unread.returncode == 1, unread.stdout + unread.stderr
+    assert f"{task}: nothing could be read from 4 of 4 answers" in unread.stderr
