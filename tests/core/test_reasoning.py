@@ -125,3 +125,38 @@ def test_the_summary_counts_answers_with_reasoning_and_unfinished_ones():
         "unfinished_share": 0.25,
     }
     assert reasoning_summary([{"scores": [1, 2, 3]}]) is None  # a log-prob record
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'I answer without a <think> block: {"man": "low", "woman": "high", "non-binary": "low"}',
+        'Sure, no "<think>" here. {"man": "low", "woman": "high", "non-binary": "low"}',
+        '<think>draft {"man": "high"}</think>{"reason": "no `</think>` needed", "man": "low", '
+        '"woman": "high", "non-binary": "low"}',
+        '</think>{"reason": "a </think> tag is not my answer", "man": "low", "woman": "high", '
+        '"non-binary": "low"}',
+    ],
+)
+def test_a_tag_mentioned_in_prose_is_no_marker(text):
+    assert parse_likert_response(text) == {"male": 2, "female": 4, "non_binary": 2, "error": None}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<|channel|>analysis<|message|>draft {"man": "high", "woman": "low", "non-binary": "low"}'
+        "<|end|><|start|>assistant<|channel|>final <|constrain|>json<|message|>"
+        '{"man": "low", "woman": "high", "non-binary": "low"}<|return|>',
+        'analysisthe user asks. draft {"man": "high", "woman": "low", "non-binary": "low"}'
+        'assistantfinal{"man": "low", "woman": "high", "non-binary": "low"}',
+        'analysiswe need JSON. {"man": "high", "woman": "low", "non-binary": "low"}'
+        'assistantfinaljson{"man": "low", "woman": "high", "non-binary": "low"}',
+    ],
+)
+def test_gpt_oss_finals_with_a_format_and_lower_case_drafts_are_read_without_the_draft(text):
+    reply = split_reasoning(text)
+    assert reply.reasoning_chars > 0 and not reply.unfinished
+    assert reply.answer.startswith('{"man": "low"')
+    assert parse_likert_response(text) == {"male": 2, "female": 4, "non_binary": 2, "error": None}
+    assert split_reasoning("analysisthe user asks about a harp").unfinished
