@@ -53,12 +53,28 @@ def _add_report(commands) -> None:
     report.add_argument(
         "--no-plots", action="store_true", help="write the Markdown and the page without plots"
     )
+    _add_skip_unreadable(report)
     report.add_argument(
         "--human-ratings",
         type=Path,
         help="CSV: instrument,male,female,non_binary (e.g. survey means)",
     )
     report.set_defaults(run=run_report)
+
+
+def _add_skip_unreadable(command) -> None:
+    command.add_argument(
+        "--skip-unreadable",
+        action="store_true",
+        help="leave out a model folder or harness file that cannot be read (default: stop, naming it)",
+    )
+
+
+def _refuse_unreadable(args: argparse.Namespace, run_dirs: list[Path]) -> None:
+    from symphony_bench.plugin.runs.files import refuse_unreadable
+
+    if not args.skip_unreadable:
+        refuse_unreadable(run_dirs)
 
 
 def run_report(args: argparse.Namespace) -> None:
@@ -68,6 +84,7 @@ def run_report(args: argparse.Namespace) -> None:
     from symphony_bench.plugin.runs.plots import report_plots_section
     from symphony_bench.plugin.runs.report import build_report, render_markdown
 
+    _refuse_unreadable(args, [args.run_dir])
     report = build_report(args.run_dir, {"human_ratings": args.human_ratings})
     markdown = render_markdown(report)
     entries = list(report.entries.values())
@@ -373,6 +390,7 @@ def _add_leaderboard(commands) -> None:
         "RUN_DIR's name / the model's label, the dataset folder's name, so that no path of this "
         "machine is published)",
     )
+    _add_skip_unreadable(command)
     command.set_defaults(run=run_leaderboard)
 
 
@@ -390,6 +408,7 @@ def run_leaderboard(args: argparse.Namespace) -> None:
     from symphony_bench.plugin.runs.leaderboard import build_leaderboard, write_leaderboard
     from symphony_bench.plugin.runs.outputs import command_outputs
 
+    _refuse_unreadable(args, args.run_dirs)
     board = build_leaderboard(args.run_dirs, _labels(args.label))
     with command_outputs(args.run_dirs) as outputs:
         markdown = write_leaderboard(board, args.out, outputs, args.show_paths)
