@@ -16,10 +16,11 @@ text after the reasoning. The forms recognised (case-insensitive):
 A closing marker without its opening one counts too: chat templates that open the reasoning in the
 prompt (Qwen3, DeepSeek-R1) leave only `</think>` in the generated text. The answer is what follows
 the last closing marker. A marker mentioned in prose is no marker: one quoted ("`</think>`",
-"'<think>'") or written between words ("I answer without a <think> block"). A reasoning block
-that never closes (the budget ran out inside it) leaves no
-answer: `Reply.unfinished`, which readers report as the invalid reason `reasoning_unfinished`, never a
-parse of the draft.
+"'<think>'") or written between words ("I answer without a <think> block"). A reasoning block that
+never closes (the budget ran out inside it) leaves no answer: `Reply.unfinished`, and so does one
+that closes with nothing after it (lmms-eval's own stripping of reasoning tags would hand that on as
+an empty answer: our lmms-eval tasks turn it off, `reasoning_tags: none`). Readers report it as the
+invalid reason `reasoning_unfinished`, never a parse of the draft.
 """
 
 from __future__ import annotations
@@ -130,8 +131,10 @@ def split_reasoning(text) -> Reply:
             _OPEN, text, last.end()
         ):  # a new reasoning block after the last close, never closed
             return Reply("", _content_chars(text), True)
-        answer = text[last.end() :]
-        return Reply(_unwrapped_solution(answer), _content_chars(text[: last.start()]))
+        answer, reasoned = text[last.end() :], _content_chars(text[: last.start()])
+        # reasoning closed with nothing after it: the answer never came (what lmms-eval's own
+        # stripping of reasoning tags would hand on as an empty answer)
+        return Reply(_unwrapped_solution(answer), reasoned, reasoned > 0 and not answer.strip())
     opened = _used(_OPEN, text)
     if opened:
         return Reply("", _content_chars(text[opened[0].end() :]), True)

@@ -160,3 +160,30 @@ def test_gpt_oss_finals_with_a_format_and_lower_case_drafts_are_read_without_the
     assert reply.answer.startswith('{"man": "low"')
     assert parse_likert_response(text) == {"male": 2, "female": 4, "non_binary": 2, "error": None}
     assert split_reasoning("analysisthe user asks about a harp").unfinished
+
+
+@pytest.mark.parametrize(
+    "text", ["<think>The harp... a draft.</think>", "a draft.</think>\n\n", "<think>a</think> "]
+)
+def test_reasoning_closed_with_nothing_after_it_is_unfinished_not_empty(text):
+    reply = split_reasoning(text)
+    assert reply.unfinished and reply.answer.strip() == "" and reply.reasoning_chars > 0
+    assert parse_likert_response(text)["error"] == "reasoning_unfinished"
+    assert not split_reasoning("<think></think>").unfinished  # thinking off, and no answer
+
+
+def test_our_lmms_eval_tasks_keep_the_reasoning_for_our_readers():
+    """lmms-eval 0.7.3 strips <think> blocks unless the task sets `reasoning_tags` (which beats the
+    command line): every generating lmms-eval task of ours turns it off."""
+    from symphony_bench.plugin.core.dataset_source import task_yaml
+    from symphony_bench.plugin.core.task_folders import TASKS_DIR
+
+    tasks = [
+        config
+        for path in sorted((TASKS_DIR / "lmms_eval").rglob("*.yaml"))
+        if "task" in (config := task_yaml(path)) and isinstance(config["task"], str)
+    ]
+    assert len(tasks) > 40
+    assert {config["task"]: config.get("reasoning_tags") for config in tasks} == {
+        config["task"]: "none" for config in tasks
+    }
