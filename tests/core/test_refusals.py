@@ -8,7 +8,7 @@ import itertools
 import json
 import random
 
-from support.likert_fuzz import soft_hedged_answers, soft_refusals
+from support.soft_refusals import soft_hedged_answers, soft_refusals
 
 from symphony_bench.plugin.core.refusals import is_refusal
 from symphony_bench.plugin.grounding.answers import answer_refused, read_yes_no
