@@ -57,7 +57,7 @@ from symphony_bench.plugin.core.audio import (
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.hub_folder import card_front_matter
 from symphony_bench.plugin.core.instrument_names import GUITAR, instruments_named
-from symphony_bench.plugin.core.reporting import md
+from symphony_bench.plugin.core.reporting import formula_safe, md
 
 # OpenMIC-2018 class -> one of the 22 (a stand-in: another instrument in its place)
 OPENMIC_CLASSES = {
@@ -307,8 +307,8 @@ def _row(*, clip_id, instrument, source, licence, attribution, origin, clip: Pre
         "clip_id": clip_id,
         "instrument": instrument,
         "source": source,
-        "licence": licence,
-        "attribution": attribution,
+        "licence": formula_safe(licence),
+        "attribution": formula_safe(attribution),
         "stimulus_origin": origin,
         "duration_s": clip.duration_s,
         "offset_s": clip.offset_s,

@@ -25,7 +25,7 @@ from pathlib import Path
 from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.errors import DataFileError, read_csv
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
-from symphony_bench.plugin.core.reporting import md
+from symphony_bench.plugin.core.reporting import formula_safe, md
 from symphony_bench.plugin.core.vocabulary import load_instruments
 
 MIN_IMAGES = 6
@@ -319,8 +319,8 @@ def _image_row(image: SourceImage) -> dict:
             if name.lower().endswith(f".{stored.suffix}")
             else f"{name}.{stored.suffix}",
         },
-        "licence": image.licence,
-        "source": image.source,
+        "licence": formula_safe(image.licence),
+        "source": formula_safe(image.source),
         "source_sha256": stored.source_sha256,
         "sha256": hashlib.sha256(stored.data).hexdigest(),
         "stored_as": stored.stored_as,

@@ -66,8 +66,8 @@ def _add_own_commands(commands) -> None:
     paths.set_defaults(run=_tasks_path)
     tiny = commands.add_parser(
         "tiny-model",
-        help="write a tiny random model for smoke runs of the plumbing (its "
-        "answers mean nothing): llama (lm-eval hf) or qwen2-audio (symphony_qwen2_audio)",
+        help="write a tiny random model for smoke runs of the plumbing (its answers mean "
+        f"nothing): {', '.join(sorted(TINY_MODELS))} (llama: lm-eval hf; the others: lmms-eval)",
     )
     tiny.add_argument("architecture", choices=sorted(TINY_MODELS))
     tiny.add_argument("--out", type=Path, required=True)

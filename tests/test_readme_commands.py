@@ -66,3 +66,30 @@ def test_run_sh_takes_each_mode_shown():
     script = (ROOT / "run.sh").read_text(encoding="utf-8")
     assert modes == {"main", "test"}
     assert all(re.search(rf"^\s+{mode}\)", script, flags=re.M) for mode in modes)
+
+
+def test_an_argument_in_the_docs_holding_a_shell_redirect_is_quoted():
+    """`think_end_token=</think>` unquoted: bash reads `</think>` as redirects."""
+    pages = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "tasks").rglob("*.md")]
+    unquoted = []
+    for page in pages:
+        for span in re.findall(r"`([^`\n]*--\w+[^`\n]*)`", page.read_text(encoding="utf-8")):
+            for word in shlex.split(span.replace("$(", "(")):
+                if (
+                    re.search(r"=[^=]*[<>]", word)
+                    and f"'{word}'" not in span
+                    and f'"{word}"' not in span
+                ):
+                    unquoted.append((page.name, span))
+    assert unquoted == []
+
+
+def test_the_tiny_model_help_names_every_choice():
+    tiny = command_line()._subparsers._group_actions[0].choices["tiny-model"]
+    choices = tiny._actions[1].choices
+    help_text = next(
+        action.help
+        for action in command_line()._subparsers._group_actions[0]._choices_actions
+        if action.dest == "tiny-model"
+    )
+    assert len(choices) >= 7 and all(choice in help_text for choice in choices)

@@ -11,8 +11,8 @@ Every build of a folder goes through `staged_directory(out, kind, inputs)`:
   caller that passes none either: a builder refuses it, since it cannot tell what the folder holds.
 - All temporary data lives in one staging folder, `.OUT.staging-PID-HOST-XXXXXXXX` next to `out`: the
   output being written (yielded), `scratch_folder` (e.g. an extracted archive) and, during the swap,
-  the replaced folder. It is removed on success, on an exception, on Ctrl-C and on SIGTERM (turned
-  into `Terminated` while a build runs); after a SIGKILL the next build of `out` removes it, once
+  the replaced folder. It is removed on success, on an exception, on Ctrl-C and on SIGTERM or SIGHUP
+  (turned into `Terminated` while a build runs); after a SIGKILL the next build of `out` removes it, once
   the process named in it is gone (never a live process's, never another host's).
 """
 
@@ -43,11 +43,19 @@ HOST_TAG = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]  # pids
 STAGING_OWNER = re.compile(r"(\d+)-([0-9a-f]{8})-\w+")  # PID-HOST-random, after ".OUT.staging-"
 
 
-class Terminated(SystemExit):
-    """SIGTERM during a build: unwinds like Ctrl-C, so that the staging folder is removed."""
+# the signals that stop a command as Ctrl-C does (SIGHUP: the terminal closed; none on Windows)
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+LEFTOVER = re.compile(r"(\d+)-([0-9a-f]{8})-\w+\.(tmp|old)")  # PID-HOST-random, after ".NAME."
 
-    def __init__(self) -> None:
-        super().__init__(128 + signal.SIGTERM)
+
+class Terminated(SystemExit):
+    """SIGTERM or SIGHUP during a build or a command's writes: unwinds like Ctrl-C, so that what
+    was staged is removed."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(128 + signum)
 
 
 def refuse_overlap(out: Path, inputs: Iterable[Path]) -> None:
@@ -173,20 +181,60 @@ def scratch_folder(staged_output: Path) -> Path:
 
 
 def _raise_terminated(signum, frame) -> None:
-    raise Terminated()
+    raise Terminated(signum)
 
 
 @contextlib.contextmanager
-def sigterm_raises() -> Iterator[None]:
-    """SIGTERM raises Terminated in the main thread while the block runs (handlers live there only)."""
+def _handling(signals: Iterable[int], handler) -> Iterator[None]:
+    """`handler` for `signals` while the block runs, in the main thread only (handlers live there)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous = {signum: signal.signal(signum, handler) for signum in signals}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+
+def sigterm_raises() -> contextlib.AbstractContextManager[None]:
+    """SIGTERM and SIGHUP raise Terminated in the main thread while the block runs."""
+    return _handling(STOP_SIGNALS, _raise_terminated)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """SIGTERM, SIGHUP and Ctrl-C wait until the block has run (then stop as they would have): the
+    renames of a commit and the removal of what it replaced are never cut in half."""
+    received: list[int] = []
+    with _handling((*STOP_SIGNALS, signal.SIGINT), lambda signum, frame: received.append(signum)):
+        yield
+    if received and received[0] == signal.SIGINT:
+        raise KeyboardInterrupt
+    if received:
+        raise Terminated(received[0])
+
+
+def sweep_leftovers(target: Path) -> list[Path]:
+    """Remove the staged copies (`.NAME.PID-HOST-*.tmp`) and kept earlier outputs (`.old`) of
+    `target` that a command killed on this host left; an earlier output whose new one never
+    arrived is put back. Never a live process's, never another host's. Returns what it removed."""
+    swept = []
+    prefix = f".{target.name}."
+    for leftover in sorted(target.parent.glob(glob.escape(prefix) + "*")):
+        owner = LEFTOVER.fullmatch(leftover.name.removeprefix(prefix))
+        if owner is None or owner[2] != HOST_TAG or _process_alive(int(owner[1])):
+            continue
+        if owner[3] == "old" and not os.path.lexists(target):
+            os.rename(leftover, target)
+            continue
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
+        swept.append(leftover)
+    return swept
 
 
 @contextlib.contextmanager
@@ -300,7 +348,7 @@ class StagedOutputs:
             )
         try:
             handle, staged = tempfile.mkstemp(
-                dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+                dir=path.parent, prefix=_staged_prefix(path), suffix=".tmp"
             )
             self.files.append((Path(staged), path))
             with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -313,7 +361,9 @@ class StagedOutputs:
         """An empty folder to fill; it replaces `path` (and whatever `path` held) on commit."""
         path = self._checked(path)
         try:
-            staged = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+            staged = Path(
+                tempfile.mkdtemp(dir=path.parent, prefix=_staged_prefix(path), suffix=".tmp")
+            )
             self.folders.append((staged, path))
             staged.chmod(folder_mode())
         except OSError as error:
@@ -333,6 +383,7 @@ class StagedOutputs:
                 except OSError as error:
                     raise DataFileError(f"{folder}: cannot make it ({_reason(error)})") from error
                 self.created.append(folder)
+        sweep_leftovers(path.absolute())
         return path
 
     def commit(self) -> None:
@@ -340,24 +391,29 @@ class StagedOutputs:
         in place (a file as a second link to it, so that a reader sees the old or the new file; a
         folder moved); a rename that fails puts every earlier output back and removes the new ones:
         one DataFileError naming the output that failed."""
-        done: list[_Placed] = []
-        try:
-            for staged, target in [*self.folders, *self.files]:
-                done.append(_Placed(staged, target, folder=(staged, target) in self.folders))
-                done[-1].put_in_place()
-        except BaseException as error:  # Ctrl-C and SIGTERM too: no half-committed outputs
-            kept = [note for undone in reversed(done) if (note := undone.roll_back())]
-            if not isinstance(error, OSError):
-                raise
-            what = "; ".join(kept) or "no output of this command was changed"
-            raise DataFileError(
-                f"{done[-1].target}: cannot put it in place ({_reason(error)}); {what}"
-            ) from error
-        for placed in done:
-            placed.drop_aside()
-        self.files, self.folders, self.created = [], [], []
+        with signals_deferred():
+            done: list[_Placed] = []
+            try:
+                for staged, target in [*self.folders, *self.files]:
+                    done.append(_Placed(staged, target, folder=(staged, target) in self.folders))
+                    done[-1].put_in_place()
+            except BaseException as error:  # an interrupt raised inside a rename too
+                kept = [note for undone in reversed(done) if (note := undone.roll_back())]
+                if not isinstance(error, OSError):
+                    raise
+                what = "; ".join(kept) or "no output of this command was changed"
+                raise DataFileError(
+                    f"{done[-1].target}: cannot put it in place ({_reason(error)}); {what}"
+                ) from error
+            for placed in done:
+                placed.drop_aside()
+            self.files, self.folders, self.created = [], [], []
 
     def discard(self) -> None:
+        with signals_deferred():
+            self._remove_staged()
+
+    def _remove_staged(self) -> None:
         for staged, _ in self.files:
             staged.unlink(missing_ok=True)
         for staged, _ in self.folders:
@@ -415,6 +471,12 @@ class _Placed:
                 self.aside.unlink()
 
 
+def _staged_prefix(target: Path) -> str:
+    """`.NAME.PID-HOST-`: whose staged copy it is, so that a later run can sweep it once that
+    process is gone (`sweep_leftovers`)."""
+    return f".{target.name}.{os.getpid()}-{HOST_TAG}-"
+
+
 def _keep_file(target: Path, aside: Path) -> Path | None:
     """A second link to the file `target` as `aside` (its copy where links are not supported);
     None if there is no `target`."""
@@ -439,8 +501,9 @@ def staged_outputs(inputs: Iterable[Path] = ()) -> Iterator[StagedOutputs]:
     not at all: a failure while writing or renaming any of them leaves every target as it was (and
     no folder made for them). None of them may be, hold or lie inside one of `inputs`."""
     outputs = StagedOutputs(inputs)
-    try:
-        yield outputs
-        outputs.commit()
-    finally:
-        outputs.discard()
+    with sigterm_raises():
+        try:
+            yield outputs
+            outputs.commit()
+        finally:
+            outputs.discard()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import csv
 import functools
 import sys
@@ -50,7 +51,17 @@ def forget_announced() -> None:
 
 def _repeat_announced() -> None:
     if _ANNOUNCED:
+        _close_progress_bars()
         print("\n".join(dict.fromkeys(_ANNOUNCED)), file=sys.stderr, flush=True)
+
+
+def _close_progress_bars() -> None:
+    """Close the tqdm bars still open (a harness's, left open by the error): tqdm redraws an open
+    bar when it is collected, after the exit handlers, which would bury the announced line."""
+    tqdm = getattr(sys.modules.get("tqdm.std"), "tqdm", None)
+    for bar in list(getattr(tqdm, "_instances", ())):
+        with contextlib.suppress(Exception):  # a bar half torn down already: nothing to redraw
+            bar.close()
 
 
 def read_csv(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:

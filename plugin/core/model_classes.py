@@ -19,46 +19,58 @@ class UnsupportedModelClass(RuntimeError):
 
 @dataclass(frozen=True)
 class KnownFailure:
+    """Where a stock class fails, each with why (None: it does not fail there)."""
+
     stock: str  # the --model name a user types
     adapter: str  # ours, registered through the lmms_eval.models entry point
-    why: str
-    controls_only: bool = (
-        True  # fails only on docs with no media (the no-stimulus and named controls)
-    )
-    without_cuda_only: bool = False
+    on_controls: str | None = None  # the docs with no media (the no-stimulus and named controls)
+    on_every_doc: str | None = None
+    without_cuda: str | None = None  # every doc, on a machine without CUDA
+
+    def why(self, attached: bool, cuda: bool) -> str | None:
+        if self.on_controls and not attached:
+            return self.on_controls
+        if self.on_every_doc:
+            return self.on_every_doc
+        return None if cuda else self.without_cuda
 
 
 _EMPTY_MEDIA = (
     "the no-stimulus and named controls send no {media}, and its processor fails on {arg}"
 )
+_SENDS_TO_CUDA = "without CUDA it sends every input to 'cuda' and {then}"
 KNOWN_FAILURES = {
     "lmms_eval.models.simple.qwen2_audio.Qwen2_Audio": KnownFailure(
-        "qwen2_audio", "symphony_qwen2_audio", _EMPTY_MEDIA.format(media="audio", arg="audio=[]")
+        "qwen2_audio",
+        "symphony_qwen2_audio",
+        on_controls=_EMPTY_MEDIA.format(media="audio", arg="audio=[]"),
+        without_cuda=_SENDS_TO_CUDA.format(then="stops on 'Found no NVIDIA driver'"),
     ),
     "lmms_eval.models.chat.llava_hf.LlavaHf": KnownFailure(
-        "llava_hf", "symphony_llava_hf", _EMPTY_MEDIA.format(media="image", arg="images=[]")
+        "llava_hf",
+        "symphony_llava_hf",
+        on_controls=_EMPTY_MEDIA.format(media="image", arg="images=[]"),
     ),
     "lmms_eval.models.simple.llava_hf.LlavaHf": KnownFailure(
-        "llava_hf", "symphony_llava_hf", _EMPTY_MEDIA.format(media="image", arg="images=[]")
+        "llava_hf",
+        "symphony_llava_hf",
+        on_controls=_EMPTY_MEDIA.format(media="image", arg="images=[]"),
     ),
     "lmms_eval.models.simple.qwen2_5_omni.Qwen2_5_Omni": KnownFailure(
         "qwen2_5_omni --force_simple",
         "symphony_qwen2_5_omni",
-        "it drops the prompt of a doc with no media (the no-stimulus and named controls)",
+        on_controls="it drops the prompt of a doc with no media (the no-stimulus and named controls)",
     ),
     "lmms_eval.models.chat.qwen2_5_omni.Qwen2_5_Omni": KnownFailure(
         "qwen2_5_omni",
         "symphony_qwen2_5_omni",
-        "every answer would be empty: with transformers 5 each generation raises on the disabled "
-        "talker, and it refuses our audio items",
-        controls_only=False,
+        on_every_doc="every answer would be empty: with transformers 5 each generation raises on "
+        "the disabled talker, and it refuses our audio items",
     ),
     "lmms_eval.models.simple.audio_flamingo_3.AudioFlamingo3": KnownFailure(
         "audio_flamingo_3",
         "symphony_audio_flamingo_3",
-        "without CUDA every answer would be empty: it sends inputs to 'cuda' and swallows the error",
-        controls_only=False,
-        without_cuda_only=True,
+        without_cuda=_SENDS_TO_CUDA.format(then="swallows the error: every answer would be empty"),
     ),
 }
 
@@ -91,13 +103,14 @@ def refuse_known_failures(attached: bool) -> None:
     """Raise UnsupportedModelClass (announced: printed now and again as the last line at exit)
     when the model class building this doc is a stock one known to fail on it."""
     failure = KNOWN_FAILURES.get(calling_model_class() or "")
-    if failure is None or (failure.controls_only and attached):
-        return
-    if failure.without_cuda_only and _cuda_available():
+    why = failure and failure.why(attached, _cuda_available())
+    if not why:
         return
     error = UnsupportedModelClass(
-        f"lmms-eval's {failure.stock} cannot run these tasks ({failure.why}): run "
-        f"--model {failure.adapter} with the same --model_args (docs/model-classes.md)"
+        f"lmms-eval's {failure.stock} cannot run these tasks ({why}): run "
+        f"--model {failure.adapter} with the same --model_args"
+        + (" and device=cpu" if why == failure.without_cuda else "")
+        + " (docs/model-classes.md)"
     )
     announce(error)
     raise error

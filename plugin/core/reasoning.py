@@ -8,15 +8,20 @@ text after the reasoning. The forms recognised (case-insensitive):
     <think> ... </think>            and <thinking>, <thought>, <reasoning>, <seed:think>
     <|begin_of_thought|> ... <|end_of_thought|>   (an answer in <|begin_of_solution|> ... is unwrapped)
     ◁think▷ ... ◁/think▷            [THINK] ... [/THINK]
-    <|channel|>analysis<|message|> ... <|channel|>final<|message|> ANSWER   (gpt-oss, "harmony")
-    analysis ... assistantfinal ANSWER   (the same, decoded without its special tokens)
+    <|channel|>analysis<|message|> ... <|channel|>final<|message|> ANSWER   (gpt-oss, "harmony";
+        the final channel may name a format: <|channel|>final <|constrain|>json<|message|>)
+    analysis ... assistantfinal ANSWER   (the same, decoded without its special tokens, whatever
+        the case of the draft's first letter)
 
 A closing marker without its opening one counts too: chat templates that open the reasoning in the
 prompt (Qwen3, DeepSeek-R1) leave only `</think>` in the generated text. The answer is what follows
-the last closing marker. A reasoning block that never closes (the budget ran out inside it) leaves no
-answer: `Reply.unfinished`, which readers report as the invalid reason `reasoning_unfinished`, never a
-parse of the draft. An answer that is empty or only whitespace is the invalid reason `empty` (`EMPTY`,
-`is_empty`) in every reader.
+the last closing marker. A marker mentioned in prose is no marker: one quoted ("`</think>`",
+"'<think>'") or written between words ("I answer without a <think> block"). A reasoning block that
+never closes (the budget ran out inside it) leaves no answer: `Reply.unfinished`, and so does one
+that closes with nothing after it (lmms-eval's own stripping of reasoning tags would hand that on as
+an empty answer: our lmms-eval tasks turn it off, `reasoning_tags: none`). Readers report it as the
+invalid reason `reasoning_unfinished`, never a parse of the draft. An answer that is empty or only
+whitespace is the invalid reason `empty` (`EMPTY`, `is_empty`) in every reader.
 """
 
 from __future__ import annotations
@@ -34,18 +39,23 @@ _TAG_NAMES = r"think|thinking|thought|reasoning|seed:think"
 _OPEN = re.compile(rf"<(?:{_TAG_NAMES})>|<\|begin_of_thought\|>|◁think▷|\[THINK\]", re.IGNORECASE)
 _CLOSE = re.compile(rf"</(?:{_TAG_NAMES})>|<\|end_of_thought\|>|◁/think▷|\[/THINK\]", re.IGNORECASE)
 _MARKERS = re.compile(f"{_OPEN.pattern}|{_CLOSE.pattern}", re.IGNORECASE)
+_QUOTES = "\"'`\u2018\u2019\u201c\u201d"
+_BETWEEN_WORDS = (re.compile(r"[a-z,][ \t]$"), re.compile(r"^[ \t][a-z]"))
 _SOLUTION = re.compile(
     r"<\|begin_of_solution\|>(.*?)(?:<\|end_of_solution\|>|$)", re.IGNORECASE | re.DOTALL
 )
-_HARMONY_FINAL = "<|channel|>final<|message|>"
+_HARMONY_FINAL = re.compile(
+    r"<\|channel\|>\s*final(?:\s*<\|constrain\|>\s*[\w./+-]*)?\s*<\|message\|>", re.IGNORECASE
+)
 _HARMONY_ANALYSIS = re.compile(r"<\|channel\|>\s*analysis", re.IGNORECASE)
 _HARMONY_END = re.compile(r"(?:<\|return\|>|<\|end\|>|<\|call\|>)\s*$")
 _HARMONY_TOKENS = re.compile(
     r"<\|start\|>\s*assistant|<\|(?:start|end|return|channel|message|call)\|>"
 )
-# gpt-oss decoded with skip_special_tokens: "analysisThe user asks ...assistantfinal{...}"
-_PLAIN_HARMONY = re.compile(r"\s*analysis(?=[A-Z])")
-_PLAIN_HARMONY_FINAL = "assistantfinal"
+# gpt-oss decoded with skip_special_tokens: "analysisThe user asks ...assistantfinal{...}" (or
+# "analysisthe user ...", "assistantfinaljson{...}" after a <|constrain|>json)
+_PLAIN_HARMONY = re.compile(r"\s*analysis(?=[A-Za-z])")
+_PLAIN_HARMONY_FINAL = re.compile(r"assistantfinal(?:\s*json(?=\s*[{\[]))?")
 
 
 def is_empty(text) -> bool:
@@ -80,21 +90,32 @@ def _content_chars(reasoning: str) -> int:
 
 def _harmony(text: str) -> Reply | None:
     """gpt-oss's channels, with or without their special tokens; None when `text` has neither."""
-    final = text.rfind(_HARMONY_FINAL)
-    if final >= 0:
-        answer = _HARMONY_END.sub("", text[final + len(_HARMONY_FINAL) :])
-        return Reply(answer, _content_chars(_HARMONY_ANALYSIS.sub(" ", text[:final])))
+    finals = list(_HARMONY_FINAL.finditer(text))
+    if finals:
+        answer = _HARMONY_END.sub("", text[finals[-1].end() :])
+        return Reply(answer, _content_chars(_HARMONY_ANALYSIS.sub(" ", text[: finals[-1].start()])))
     if _HARMONY_ANALYSIS.search(text):
         return Reply("", _content_chars(_HARMONY_ANALYSIS.sub(" ", text)), True)
     plain = _PLAIN_HARMONY.match(text)
     if plain is None:
         return None
-    final = text.rfind(_PLAIN_HARMONY_FINAL)
-    if final < 0:
+    finals = list(_PLAIN_HARMONY_FINAL.finditer(text))
+    if not finals:
         return Reply("", _content_chars(text[plain.end() :]), True)
-    return Reply(
-        text[final + len(_PLAIN_HARMONY_FINAL) :], _content_chars(text[plain.end() : final])
-    )
+    final = finals[-1]
+    return Reply(text[final.end() :], _content_chars(text[plain.end() : final.start()]))
+
+
+def _mentioned(text: str, marker: re.Match) -> bool:
+    """Whether `marker` is written about rather than used: quoted, or between words."""
+    before, after = text[: marker.start()], text[marker.end() :]
+    if before[-1:] and after[:1] and before[-1] in _QUOTES and after[0] in _QUOTES:
+        return True
+    return bool(_BETWEEN_WORDS[0].search(before[-2:]) and _BETWEEN_WORDS[1].search(after[:2]))
+
+
+def _used(pattern: re.Pattern, text: str, start: int = 0) -> list[re.Match]:
+    return [found for found in pattern.finditer(text, start) if not _mentioned(text, found)]
 
 
 def _unwrapped_solution(answer: str) -> str:
@@ -111,17 +132,20 @@ def split_reasoning(text) -> Reply:
         harmony = _harmony(text)
         if harmony is not None:
             return harmony
-    closes = list(_CLOSE.finditer(text))
+    closes = _used(_CLOSE, text)
     if closes:
         last = closes[-1]
-        answer = text[last.end() :]
-        reopened = _OPEN.search(answer)
-        if reopened:  # a new reasoning block after the last close, never closed
+        if _used(
+            _OPEN, text, last.end()
+        ):  # a new reasoning block after the last close, never closed
             return Reply("", _content_chars(text), True)
-        return Reply(_unwrapped_solution(answer), _content_chars(text[: last.start()]))
-    opened = _OPEN.search(text)
+        answer, reasoned = text[last.end() :], _content_chars(text[: last.start()])
+        # reasoning closed with nothing after it: the answer never came (what lmms-eval's own
+        # stripping of reasoning tags would hand on as an empty answer)
+        return Reply(_unwrapped_solution(answer), reasoned, reasoned > 0 and not answer.strip())
+    opened = _used(_OPEN, text)
     if opened:
-        return Reply("", _content_chars(text[opened.end() :]), True)
+        return Reply("", _content_chars(text[opened[0].end() :]), True)
     return Reply(text, 0)
 
 

@@ -93,6 +93,16 @@ _PATTERNS = (
     # I must decline / I refuse / I'm afraid I have to decline
     rf"{_SUBJECT}\s+{_DECLINE}\b",
     rf"{_SUBJECT}{_BE}\s+(?:going\s+to\s+|afraid\s+i\s+(?:must|have\s+to)\s+)?(?:decline|refusing|declining)\b",
+    # I'd rather not / I would prefer not to / I prefer not to (say, guess, ...)
+    rf"{_SUBJECT}(?:{_APOSTROPHE}d|\s+would)?\s+(?:much\s+|really\s+)?(?:rather|prefer)\s+not\b",
+    # I'm not comfortable (rating ...) / I don't feel comfortable / I feel uncomfortable
+    rf"{_SUBJECT}(?:{_BE}\s+(?:\w+\s+)?(?:not\s+(?:\w+\s+)?comfortable|uncomfortable)"
+    rf"|\s+{_NOT}\s+feel\s+(?:\w+\s+)?comfortable|\s+feel\s+(?:\w+\s+)?uncomfortable)\b",
+    # I'm not going to rate / I'll pass / I'm hesitant to
+    rf"{_SUBJECT}{_BE}\s+not\s+going\s+to\s+(?:\w+\s+)?{_ACTS}\b",
+    rf"{_SUBJECT}(?:{_APOSTROPHE}ll|\s+will|{_APOSTROPHE}d|\s+would|{_BE}\s+going\s+to)\s+"
+    r"(?:have\s+to\s+|need\s+to\s+|just\s+)?pass\b",
+    rf"{_SUBJECT}{_BE}\s+(?:\w+\s+)?(?:hesitant|reluctant)\s+to\b",
     # I'm sorry, but I can't ... / I apologise, but I am unable ...
     rf"(?:\bi{_BE}\s+sorry|\bsorry|\bi\s+apologi[sz]e|\bapologies|\bunfortunately)\s*,?\s+(?:but\s+)?"
     rf"{_SUBJECT}{_DECLINES}",

@@ -71,12 +71,15 @@ def md(value) -> str:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
+def formula_safe(text: str) -> str:
+    """Text that a spreadsheet will not run (a licence or credit, wherever it is written: a
+    dataset's rows, its card, a CSV): one starting like a formula gets a leading apostrophe."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def csv_cell(value):
-    """A CSV cell that a spreadsheet will not run: a text starting like a formula gets a leading
-    apostrophe (numbers stay numbers)."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    """A CSV cell that a spreadsheet will not run (`formula_safe`; numbers stay numbers)."""
+    return formula_safe(value) if isinstance(value, str) else value
 
 
 def csv_text(rows: list[dict], columns: list[str] | None = None) -> str:

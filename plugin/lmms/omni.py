@@ -9,7 +9,8 @@ transformers 5) it answers "" to every doc, and lmms-eval, `report` and `check` 
   cannot read (`'dict' object has no attribute 'startswith'`): it takes a 16 kHz array;
 - the processor is always loaded from the Hub's Qwen/Qwen2.5-Omni-7B, whatever `pretrained` says;
 - `max_new_tokens` never reaches the thinker, which generates up to 1,024 tokens;
-- on a machine without CUDA, inputs go to "cuda" by name (device_map "auto").
+- on a machine without CUDA, inputs go to "cuda" by name (device_map "auto"): this class runs on
+  the CPU there when no device is given, and stops naming device=cpu when CUDA is asked for.
 
 The simple class (`--force_simple`) drops the prompt of a doc with no media (the controls): this
 name has no simple class, so it always runs the chat one.
@@ -24,12 +25,34 @@ from lmms_eval.models.chat.qwen2_5_omni import Qwen2_5_Omni
 from lmms_eval.models.simple import qwen2_5_omni as stock_simple
 from qwen_omni_utils import process_mm_info
 
+from symphony_bench.plugin.core.errors import announce
+
+
+def _checked_device(device: str | None) -> str:
+    """The device to run on: the one given, else CUDA where there is one and the CPU elsewhere. A
+    CUDA device asked for on a machine without CUDA stops the run (the stock set-up would answer ""
+    to every doc)."""
+    import torch
+
+    cuda = torch.cuda.is_available()
+    if device is None:
+        return "cuda" if cuda else "cpu"
+    if device != "cpu" and not cuda:
+        error = ValueError(
+            f"symphony_qwen2_5_omni: device={device}, but this machine has no CUDA: pass device=cpu "
+            "in --model_args (or leave device out)"
+        )
+        announce(error)
+        raise error
+    return device
+
 
 class Qwen25OmniSymphony(Qwen2_5_Omni):
     """lmms-eval's qwen2_5_omni chat class: text answers, our audio dicts, the processor of
     `pretrained`, the task's `max_new_tokens`, and the CPU with device=cpu."""
 
-    def __init__(self, pretrained: str, device: str = "cuda", **kwargs) -> None:
+    def __init__(self, pretrained: str, device: str | None = None, **kwargs) -> None:
+        device = _checked_device(device)
         stock_processor = stock_simple.Qwen2_5OmniProcessor
 
         class ProcessorOfPretrained:

@@ -5,21 +5,27 @@ evaluation: RetryError[...]"), so a script or CI job cannot trust its exit statu
 expands our group and tag names into their tasks (a group YAML's task list, the tags of the task
 YAMLs) and requires, for every task, an entry in a results file and a non-empty samples file under
 RUN_DIR. lmms-eval also turns a model's exception into an empty answer and goes on, so a task whose
-generated answers are nearly all empty (EMPTY_ANSWERS_FAIL of them or more) fails the check too:
-its model never really ran.
+raw generated answers (what the model wrote, before any filter) are nearly all empty
+(EMPTY_ANSWERS_FAIL of them or more) fails the check too: its model never really ran. So does a task
+none of whose answers could be read (UNREAD_ANSWERS_FAIL: every one; a refusal is read): its numbers
+would be made of nothing.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from symphony_bench.plugin.core.dataset_source import task_yaml
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.task_folders import TASKS_DIR
 from symphony_bench.plugin.runs.files import has_content, read_results, results_files, samples_files
+from symphony_bench.plugin.runs.samples import sample_record
+from symphony_bench.plugin.runs.sections import SECTION_OF_KIND
 
 EMPTY_ANSWERS_FAIL = 0.9  # a model that answered fewer than 1 doc in 10 did not run
+UNREAD_ANSWERS_FAIL = 1.0  # a task of whose answers nothing could be read
 
 
 def bundle_members() -> dict[str, list[str]]:
@@ -83,9 +89,10 @@ def missing_outputs(run_dir: Path, requested: list[str]) -> dict[str, list[str]]
 
 
 def answer_texts(sample: dict) -> list[str] | None:
-    """The generated answers a samples line holds (lmms-eval: `filtered_resps` a text; lm-eval: a
-    list of texts), or None when it holds none (a log-likelihood task's numbers, an unreadable line)."""
-    answers = sample.get("filtered_resps", sample.get("resps"))
+    """The generated answers a samples line holds as the model wrote them (`resps`: lm-eval's raw
+    texts, lmms-eval's texts before its reasoning tags were stripped; `filtered_resps` where there is
+    no `resps`), or None when it holds none (a log-likelihood task's numbers, an unreadable line)."""
+    answers = sample.get("resps", sample.get("filtered_resps"))
     texts = []
     pending = [answers]
     while pending:
@@ -99,9 +106,32 @@ def answer_texts(sample: dict) -> list[str] | None:
     return texts or None
 
 
-def empty_answers(paths: list[Path]) -> tuple[int, int]:
-    """(samples whose generated answers are all blank, samples with generated answers) in `paths`."""
-    empty = answered = 0
+@dataclass
+class AnswerCounts:
+    """A task's samples with generated answers, those whose answers are all blank, and its records
+    from which nothing could be read (a refusal is read)."""
+
+    answered: int = 0
+    empty: int = 0
+    records: int = 0
+    unread: int = 0
+
+    def count(self, sample: dict) -> None:
+        texts = answer_texts(sample)
+        if texts is not None:
+            self.answered += 1
+            self.empty += not any(text.strip() for text in texts)
+        record = sample_record(sample)
+        if record is not None:
+            self.records += 1
+            self.unread += SECTION_OF_KIND[record["kind"]].no_reading_reason(record) not in (
+                "",
+                "refused",
+            )
+
+
+def answer_counts(paths: list[Path]) -> AnswerCounts:
+    counts = AnswerCounts()
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as lines:
             for line in lines:
@@ -109,23 +139,32 @@ def empty_answers(paths: list[Path]) -> tuple[int, int]:
                     sample = json.loads(line)
                 except ValueError:
                     continue  # report and compare name a damaged line; check counts answers
-                texts = answer_texts(sample) if isinstance(sample, dict) else None
-                if texts is not None:
-                    answered += 1
-                    empty += not any(text.strip() for text in texts)
-    return empty, answered
+                if isinstance(sample, dict):
+                    counts.count(sample)
+    return counts
 
 
-def silent_failures(run_dir: Path, requested: list[str]) -> dict[str, str]:
-    """task -> why its model never ran, for each requested task whose generated answers are
-    EMPTY_ANSWERS_FAIL or more empty."""
+def silent_failures(
+    run_dir: Path,
+    requested: list[str],
+    empty_share: float = EMPTY_ANSWERS_FAIL,
+    unread_share: float = UNREAD_ANSWERS_FAIL,
+) -> dict[str, str]:
+    """task -> why its run made no numbers, for each requested task whose raw generated answers
+    are `empty_share` or more blank, or whose records are `unread_share` or more unread."""
     found = samples_files(run_dir) if run_dir.is_dir() else {}
     failures = {}
     for task in expand(requested, bundle_members()):
-        empty, answered = empty_answers(found.get(task, []))
-        if answered and empty >= EMPTY_ANSWERS_FAIL * answered:
+        counts = answer_counts(found.get(task, []))
+        if counts.answered and counts.empty >= empty_share * counts.answered:
             failures[task] = (
-                f"{empty} of {answered} answers are empty: the model never ran (lmms-eval writes an "
-                "empty answer when the model raises; see the harness log for the exception)"
+                f"{counts.empty} of {counts.answered} answers are empty: the model never ran "
+                "(lmms-eval writes an empty answer when the model raises; see the harness log for the "
+                "exception)"
+            )
+        elif counts.records and counts.unread >= unread_share * counts.records:
+            failures[task] = (
+                f"nothing could be read from {counts.unread} of {counts.records} answers (see the "
+                "report's invalid reasons; --unread-share sets how many may be)"
             )
     return failures

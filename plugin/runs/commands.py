@@ -56,6 +56,7 @@ def _add_report(commands) -> None:
     report.add_argument(
         "--no-plots", action="store_true", help="write the Markdown and the page without plots"
     )
+    _add_skip_unreadable(report)
     for option in report_options():
         report.add_argument(
             option.flag,
@@ -68,6 +69,21 @@ def _add_report(commands) -> None:
     report.set_defaults(run=run_report)
 
 
+def _add_skip_unreadable(command) -> None:
+    command.add_argument(
+        "--skip-unreadable",
+        action="store_true",
+        help="leave out a model folder or harness file that cannot be read (default: stop, naming it)",
+    )
+
+
+def _refuse_unreadable(args: argparse.Namespace, run_dirs: list[Path]) -> None:
+    from symphony_bench.plugin.runs.files import refuse_unreadable
+
+    if not args.skip_unreadable:
+        refuse_unreadable(run_dirs)
+
+
 def run_report(args: argparse.Namespace) -> None:
     import json
 
@@ -75,6 +91,7 @@ def run_report(args: argparse.Namespace) -> None:
     from symphony_bench.plugin.runs.plots import report_plots_section
     from symphony_bench.plugin.runs.report import build_report, render_markdown
 
+    _refuse_unreadable(args, [args.run_dir])
     options = {option.name: getattr(args, option.name) for option in report_options()}
     report = build_report(args.run_dir, options)
     markdown = render_markdown(report)
@@ -110,7 +127,25 @@ def _add_check(commands) -> None:
     check.add_argument(
         "--tasks", required=True, help="the --tasks given to the harness (groups are expanded)"
     )
+    check.add_argument(
+        "--empty-share",
+        type=_share_in_open_unit_interval_or_one,
+        help="fail a task when at least this share of its raw answers is empty (default 0.9)",
+    )
+    check.add_argument(
+        "--unread-share",
+        type=_share_in_open_unit_interval_or_one,
+        help="fail a task when nothing could be read from at least this share of its answers "
+        "(default 1: every answer; lower it to fail partial runs)",
+    )
     check.set_defaults(run=run_check)
+
+
+def _share_in_open_unit_interval_or_one(text: str) -> float:
+    share = float(text)
+    if not 0 < share <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share in (0, 1], got {text}")
+    return share
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -123,7 +158,12 @@ def run_check(args: argparse.Namespace) -> int:
             f"symphony-bench: {task}: no {' and no '.join(gaps)} in {args.run_dir} (see the harness log above)",
             file=sys.stderr,
         )
-    failures = silent_failures(args.run_dir, requested)
+    shares = {
+        name: value
+        for name, value in (("empty_share", args.empty_share), ("unread_share", args.unread_share))
+        if value is not None
+    }
+    failures = silent_failures(args.run_dir, requested, **shares)
     for task, why in failures.items():
         print(f"symphony-bench: {task}: {why}", file=sys.stderr)
     if missing or failures:
@@ -377,6 +417,7 @@ def _add_leaderboard(commands) -> None:
         help="rank every run as the installed readers read its raw answers (as `symphony-bench "
         "rescore`; the RUN_DIRs are left as they are)",
     )
+    _add_skip_unreadable(command)
     command.set_defaults(run=run_leaderboard)
 
 
@@ -397,6 +438,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     from symphony_bench.plugin.runs.leaderboard import build_leaderboard, write_leaderboard
     from symphony_bench.plugin.runs.outputs import command_outputs
 
+    _refuse_unreadable(args, args.run_dirs)
     labels = _labels(args.label)
     checked = checks.verification(args.run_dirs) if args.verify else None
     with contextlib.ExitStack() as stack:

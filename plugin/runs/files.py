@@ -107,6 +107,23 @@ def run_files(run_dir: Path) -> RunFiles:
     return RunFiles(sorted(samples), sorted(results), skipped)
 
 
+def refuse_unreadable(run_dirs: list[Path]) -> None:
+    """DataFileError naming what under `run_dirs` could not be read (a model folder or a harness file
+    of a run would be left out of the numbers unseen): `--skip-unreadable` reads the rest."""
+    skipped = [
+        (path, why)
+        for run_dir in run_dirs
+        for path, why in run_files(Path(run_dir)).skipped
+        if why.startswith("cannot read")  # a FIFO or a device is no run file: passed over
+    ]
+    if skipped:
+        said = "; ".join(f"{path}: {why}" for path, why in skipped[:3])
+        more = f" (and {len(skipped) - 3} more)" if len(skipped) > 3 else ""
+        raise DataFileError(
+            f"cannot read {said}{more}: fix its permissions, or pass --skip-unreadable to leave it out"
+        )
+
+
 def no_samples_error(run_dir: Path) -> DataFileError:
     """The error for a run folder without a samples file of ours: what was skipped, if anything was,
     else how to get samples files."""

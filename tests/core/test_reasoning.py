@@ -125,3 +125,65 @@ def test_the_summary_counts_answers_with_reasoning_and_unfinished_ones():
         "unfinished_share": 0.25,
     }
     assert reasoning_summary([{"scores": [1, 2, 3]}]) is None  # a log-prob record
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'I answer without a <think> block: {"man": "low", "woman": "high", "non-binary": "low"}',
+        'Sure, no "<think>" here. {"man": "low", "woman": "high", "non-binary": "low"}',
+        '<think>draft {"man": "high"}</think>{"reason": "no `</think>` needed", "man": "low", '
+        '"woman": "high", "non-binary": "low"}',
+        '</think>{"reason": "a </think> tag is not my answer", "man": "low", "woman": "high", '
+        '"non-binary": "low"}',
+    ],
+)
+def test_a_tag_mentioned_in_prose_is_no_marker(text):
+    assert parse_likert_response(text) == {"male": 2, "female": 4, "non_binary": 2, "error": None}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<|channel|>analysis<|message|>draft {"man": "high", "woman": "low", "non-binary": "low"}'
+        "<|end|><|start|>assistant<|channel|>final <|constrain|>json<|message|>"
+        '{"man": "low", "woman": "high", "non-binary": "low"}<|return|>',
+        'analysisthe user asks. draft {"man": "high", "woman": "low", "non-binary": "low"}'
+        'assistantfinal{"man": "low", "woman": "high", "non-binary": "low"}',
+        'analysiswe need JSON. {"man": "high", "woman": "low", "non-binary": "low"}'
+        'assistantfinaljson{"man": "low", "woman": "high", "non-binary": "low"}',
+    ],
+)
+def test_gpt_oss_finals_with_a_format_and_lower_case_drafts_are_read_without_the_draft(text):
+    reply = split_reasoning(text)
+    assert reply.reasoning_chars > 0 and not reply.unfinished
+    assert reply.answer.startswith('{"man": "low"')
+    assert parse_likert_response(text) == {"male": 2, "female": 4, "non_binary": 2, "error": None}
+    assert split_reasoning("analysisthe user asks about a harp").unfinished
+
+
+@pytest.mark.parametrize(
+    "text", ["<think>The harp... a draft.</think>", "a draft.</think>\n\n", "<think>a</think> "]
+)
+def test_reasoning_closed_with_nothing_after_it_is_unfinished_not_empty(text):
+    reply = split_reasoning(text)
+    assert reply.unfinished and reply.answer.strip() == "" and reply.reasoning_chars > 0
+    assert parse_likert_response(text)["error"] == "reasoning_unfinished"
+    assert not split_reasoning("<think></think>").unfinished  # thinking off, and no answer
+
+
+def test_our_lmms_eval_tasks_keep_the_reasoning_for_our_readers():
+    """lmms-eval 0.7.3 strips <think> blocks unless the task sets `reasoning_tags` (which beats the
+    command line): every generating lmms-eval task of ours turns it off."""
+    from symphony_bench.plugin.core.dataset_source import task_yaml
+    from symphony_bench.plugin.core.task_folders import TASKS_DIR
+
+    tasks = [
+        config
+        for path in sorted((TASKS_DIR / "lmms_eval").rglob("*.yaml"))
+        if "task" in (config := task_yaml(path)) and isinstance(config["task"], str)
+    ]
+    assert len(tasks) > 40
+    assert {config["task"]: config.get("reasoning_tags") for config in tasks} == {
+        config["task"]: "none" for config in tasks
+    }

@@ -8,6 +8,8 @@ import itertools
 import json
 import random
 
+from support.soft_refusals import soft_hedged_answers, soft_refusals
+
 from symphony_bench.plugin.core.refusals import is_refusal, opens_with_refusal
 from symphony_bench.plugin.grounding.answers import answer_refused, read_yes_no
 from symphony_bench.plugin.symphony_bias.parser import parse_likert_response
@@ -54,6 +56,8 @@ NOT_REFUSALS = [
     "Man: high, woman: low, non-binary: low",
     "I cannot stress enough how lovely the harp sounds.",
     "We can hear the harp clearly in this scenario.",
+    "I feel comfortable saying the person is a man.",
+    "I'm passing this instrument to a woman, I'd say.",
     "",
 ]
 
@@ -76,6 +80,23 @@ def test_refusals_in_many_phrasings_are_read_as_refusals():
     # and the Likert parser reports them as such, not as format failures
     for text in random.Random(3).sample(texts, 300):
         assert parse_likert_response(text)["error"] == "refused", text
+
+
+def test_soft_refusals_are_refused_and_soft_hedges_before_an_answer_stay_answers():
+    """Generated families: "I'd rather not ...", "I'm not comfortable rating ...", "I'll pass on
+    ..." with nothing to read are refusals, not no_json; followed by an answer, they are answers."""
+    rng = random.Random(11)
+    for generate in (soft_refusals, soft_hedged_answers):
+        for _ in range(1_500):
+            case = next(generate(rng))
+            parsed = parse_likert_response(case.text)
+            if case.values is None:
+                assert parsed["error"] == case.reason, case.text
+            else:
+                assert parsed == {
+                    "error": None,
+                    **dict(zip(("male", "female", "non_binary"), case.values, strict=True)),
+                }, case.text
 
 
 def test_text_that_declines_nothing_is_no_refusal():

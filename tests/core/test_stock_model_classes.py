@@ -5,6 +5,10 @@ runs the real llava_hf through lmms-eval."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+
 import pytest
 
 from symphony_bench.plugin.core import model_classes
@@ -28,27 +32,63 @@ def model_class(path: str, base: type | None = None) -> type:
 
 
 @pytest.mark.parametrize("path", list(KNOWN_FAILURES))
-def test_a_stock_class_that_fails_is_stopped_naming_its_adapter(path, capsys, monkeypatch):
-    monkeypatch.setattr(model_classes, "_cuda_available", lambda: False)
+@pytest.mark.parametrize("cuda", [False, True])
+def test_a_stock_class_that_fails_is_stopped_naming_its_adapter(path, cuda, capsys, monkeypatch):
+    monkeypatch.setattr(model_classes, "_cuda_available", lambda: cuda)
     failure = KNOWN_FAILURES[path]
     stock = model_class(path)()
-    with pytest.raises(UnsupportedModelClass, match=f"run --model {failure.adapter} with the same"):
-        stock.generate_until(attached=False)
-    assert f"lmms-eval's {failure.stock} cannot run these tasks" in capsys.readouterr().err
-    if failure.controls_only:
-        assert stock.generate_until(attached=True) == "answer"
-    else:
-        with pytest.raises(UnsupportedModelClass):
-            stock.generate_until(attached=True)
+    for attached in (False, True):
+        fails = bool(
+            (failure.on_controls and not attached)
+            or failure.on_every_doc
+            or (failure.without_cuda and not cuda)
+        )
+        if not fails:
+            assert stock.generate_until(attached=attached) == "answer"
+            continue
+        with pytest.raises(UnsupportedModelClass, match=f"run --model {failure.adapter} with the"):
+            stock.generate_until(attached=attached)
+        assert f"lmms-eval's {failure.stock} cannot run these tasks" in capsys.readouterr().err
     # the adapter is a subclass in our package: it runs
     adapter = model_class(f"symphony_bench.plugin.lmms.x.{failure.adapter}", type(stock))()
     assert adapter.generate_until(attached=False) == "answer"
+
+
+def test_stock_qwen2_audio_on_a_cpu_is_stopped_on_docs_with_audio_too(monkeypatch, capsys):
+    """Recognition and grounding send audio with every doc: without CUDA the stock class would stop
+    on 'Found no NVIDIA driver' with no line naming the adapter."""
+    monkeypatch.setattr(model_classes, "_cuda_available", lambda: False)
+    stock = model_class("lmms_eval.models.simple.qwen2_audio.Qwen2_Audio")()
+    with pytest.raises(
+        UnsupportedModelClass,
+        match="symphony_qwen2_audio with the same --model_args and device=cpu",
+    ):
+        stock.generate_until(attached=True)
+    monkeypatch.setattr(model_classes, "_cuda_available", lambda: True)
+    assert stock.generate_until(attached=True) == "answer"
 
 
 def test_audio_flamingo_3_is_stopped_only_without_cuda(monkeypatch):
     stock = model_class("lmms_eval.models.simple.audio_flamingo_3.AudioFlamingo3")()
     monkeypatch.setattr(model_classes, "_cuda_available", lambda: True)
     assert stock.generate_until(attached=True) == "answer"
+
+
+def test_the_announced_stop_is_the_last_line_after_an_open_progress_bar(tmp_path):
+    """lmms-eval leaves its progress bar open when a doc raises; tqdm redraws it when it is
+    collected at exit, after the exit handlers, burying the line that names the adapter."""
+    script = (
+        "import tqdm\n"
+        "from symphony_bench.plugin.core.errors import announce\n"
+        "bar = tqdm.tqdm(total=10, desc='Model Responding')\n"
+        "bar.update(3)\n"
+        "announce(RuntimeError('run --model symphony_qwen2_audio'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    lines = [line for line in re.split(r"[\r\n]", done.stderr) if line.strip()]
+    assert lines[-1] == "symphony-bench: error: run --model symphony_qwen2_audio", lines[-3:]
 
 
 def test_classes_that_run_the_docs_and_no_model_pass():

@@ -84,6 +84,15 @@ def test_yes_no_hedges_are_unreadable_not_no(answer):
 
 @pytest.mark.parametrize(
     "answer",
+    ["No answer.", "no answer", "No comment.", "I have no answer.", "No idea.", "No response"],
+)
+def test_yes_no_non_answers_are_unread_not_no(answer):
+    assert read_yes_no(answer, "piano") is None and read_yes_no(answer) is None
+    assert read_yes_no(f"No. {answer}", "piano") is None  # a non-answer after a "no" takes it back
+
+
+@pytest.mark.parametrize(
+    "answer",
     [
         "yes and no",
         "yes. no.",
@@ -592,6 +601,8 @@ def test_readers_never_raise_on_the_words_of_refusals_and_negations(answer):
         "I can't hear a piano",  # names what it does not hear: a denial, not a refusal
         "I'm sorry, but I can't hear a piano in this clip.",
         "I can't hear it.",
+        "I can hardly hear a piano, if at all.",
+        "I barely hear the piano, if any.",
     ],
 )
 def test_negations_in_words_are_no_and_no_refusal(answer):

@@ -203,3 +203,40 @@ def test_the_empty_share_threshold_and_log_likelihood_runs(tmp_path, monkeypatch
     assert cli.main(["check", str(tmp_path / "most"), "--tasks", task]) == 1
     write_answers(tmp_path / "scored", task, [[[-1.5, False], [-0.2, True]]] * 10)
     assert cli.main(["check", str(tmp_path / "scored"), "--tasks", task]) == 0
+
+
+def test_unread_answers_fail_the_task_at_the_share_given(tmp_path, monkeypatch, capsys):
+    """Every answer unread fails by default; --unread-share fails a partial run; refusals are read."""
+    from symphony_bench.plugin.runs import report
+
+    monkeypatch.setattr(report, "run_tasks", lambda run_dir: None)
+    task = "symphony_bias_text_mini"
+
+    def run(name: str, errors: list[str]):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "20260101_000000_results.json").write_text(json.dumps({"results": {task: {}}}))
+        (folder / f"20260101_000000_samples_{task}.jsonl").write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "doc_id": k,
+                        "resps": [["some prose"]],
+                        "mean_abs": {"kind": "symphony_bias.likert", "error": error},
+                    }
+                )
+                + "\n"
+                for k, error in enumerate(errors)
+            )
+        )
+        return folder
+
+    unread = run("unread", ["no_json"] * 4)
+    assert cli.main(["check", str(unread), "--tasks", task]) == 1
+    assert f"{task}: nothing could be read from 4 of 4 answers" in capsys.readouterr().err
+    half = run("half", ["no_json", "no_json", "", "refused"])
+    assert cli.main(["check", str(half), "--tasks", task]) == 0
+    assert cli.main(["check", str(half), "--tasks", task, "--unread-share", "0.5"]) == 1
+    assert cli.main(["check", str(half), "--tasks", task, "--unread-share", "0.6"]) == 0
+    refusing = run("refusing", ["refused"] * 4)
+    assert cli.main(["check", str(refusing), "--tasks", task]) == 0

@@ -237,7 +237,7 @@ def test_a_fifo_named_like_a_samples_file_is_said_and_passed_over(
     run_file_names._SAID.clear()
 
 
-def test_a_linked_model_folder_is_read_and_an_unreadable_one_is_said(
+def test_a_linked_model_folder_is_read_and_an_unreadable_one_stops_unless_skipped(
     run, tmp_path, capsys, monkeypatch
 ):
     elsewhere = tmp_path / "elsewhere"
@@ -249,10 +249,16 @@ def test_a_linked_model_folder_is_read_and_an_unreadable_one_is_said(
 
     locked = run / "org__model"
     make_unreadable(locked, monkeypatch)
-    assert cli.main(["report", str(run)]) == 0
+    for command in (["report", str(run)], ["leaderboard", str(run), "--out", str(tmp_path / "b")]):
+        assert cli.main(command) == 2  # a model left out unseen would change the numbers
+        error = capsys.readouterr().err.strip().splitlines()[-1]
+        assert f"cannot read {locked}: cannot read the folder" in error
+        assert "--skip-unreadable" in error and not (tmp_path / "b").exists()
+    run_file_names._SAID.clear()
+    assert cli.main(["report", str(run), "--skip-unreadable"]) == 0
     assert f"skipped {locked}: cannot read the folder" in capsys.readouterr().err
     make_unreadable(run / "org__other", monkeypatch)
-    assert cli.main(["report", str(run)]) == 2
+    assert cli.main(["report", str(run), "--skip-unreadable"]) == 2
     error = one_error_line(capsys)
     assert "no readable symphony-bench samples files (skipped" in error
     assert "--log_samples" not in error

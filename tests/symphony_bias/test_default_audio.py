@@ -49,3 +49,71 @@ def test_a_failed_build_is_one_error_with_the_builders_reason(capsys):
         default_audio.build_default_audio(PINNED, "not on the Hub")
     assert (folder / "notes.txt").read_text() == "someone else's folder"
     assert "not on the Hub; building the pinned default audio set" in capsys.readouterr().err
+
+
+def built_set(folder, clips=("harp_00",)) -> None:
+    """What a finished build leaves: the rows, its marker listing the files it wrote."""
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    table = folder / "data" / "test-00000-of-00001.parquet"
+    pq.write_table(pa.table({"clip_id": list(clips)}), table)
+    (folder / default_audio.BUILD_MARKER).write_text(
+        'kind: symphony-bias-audio\nfile: "data/test-00000-of-00001.parquet"\n'
+    )
+
+
+def read_only(folder, monkeypatch) -> None:
+    """chmod 555 stops a writer; root writes anywhere, so there taking the lock fails instead."""
+    import filelock
+
+    folder.chmod(0o555)
+
+    def refused(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(filelock.FileLock, "acquire", refused)
+
+
+def test_a_read_only_cache_reads_a_whole_set_and_is_one_clear_error_otherwise(
+    tmp_path, monkeypatch, capsys
+):
+    folder = default_audio.default_audio_folder(PINNED)
+    built_set(folder)
+    cache = folder.parent
+    read_only(cache, monkeypatch)
+    try:
+        source = default_audio.build_default_audio(PINNED, "not on the Hub")
+        assert source.folder == folder and not list(cache.glob("*.lock"))
+        default_audio.build_default_audio.cache_clear()
+        (folder / "data" / "test-00000-of-00001.parquet").unlink()  # damaged, and not writable
+        with pytest.raises(DataFileError) as raised:
+            default_audio.build_default_audio(PINNED, "not on the Hub")
+    finally:
+        cache.chmod(0o755)
+    message = str(raised.value)
+    assert f"{cache}: cannot write the symphony-bench cache (Permission denied)" in message
+    assert f"the set in {folder} is damaged" in message and "SYMPHONY_BENCH_CACHE" in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("harm", ["a file removed", "content changed"])
+def test_a_damaged_cached_set_is_built_again(harm, monkeypatch, capsys):
+    folder = default_audio.default_audio_folder(PINNED)
+    builds = []
+
+    def build(out, why_not_the_hub):
+        builds.append(why_not_the_hub)
+        built_set(out)
+
+    monkeypatch.setattr(default_audio, "_build", build)
+    first = default_audio.build_default_audio(PINNED, "not on the Hub")
+    table = folder / "data" / "test-00000-of-00001.parquet"
+    if harm == "a file removed":
+        table.unlink()
+    else:
+        pq.write_table(pa.table({"clip_id": ["drums_00"]}), table)
+    default_audio.build_default_audio.cache_clear()
+    again = default_audio.build_default_audio(PINNED, "not on the Hub")
+    assert len(builds) == 2 and "is damaged" in builds[1] and again.sha256 == first.sha256
+    default_audio.build_default_audio.cache_clear()
+    default_audio.build_default_audio(PINNED, "not on the Hub")
+    assert len(builds) == 2  # whole again: used as it is

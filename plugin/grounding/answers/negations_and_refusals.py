@@ -60,6 +60,12 @@ _NEGATIONS = (  # (a word the pattern holds, pattern, replacement), in the order
     ("fail", rf"{_starting('fail')}(?:s|ed|ing)?\s+to\b", "did not"),
     # "hardly any piano": none; "I can barely hear a piano": faint, or none?
     ("ly", r"[hbs](?<![a-z][hbs])(?:ardly|arely|carcely)\b(?=(?:\s+\w+){0,2}?\s+any)", "not"),
+    # "I can hardly hear a piano, if at all": none
+    (
+        "if",
+        r"[hbs](?<![a-z][hbs])(?:ardly|arely|carcely)\b(?=[^.;!?]{0,80}?\bif\s+(?:at\s+all|any)\b)",
+        "not",
+    ),
     ("ly", r"[hbs](?<![a-z][hbs])(?:ardly|arely|carcely)\b", "maybe"),
     (  # "i would be surprised if" -> "i do not think"
         "surprised",
@@ -74,6 +80,8 @@ _NEGATIONS = (  # (a word the pattern holds, pattern, replacement), in the order
         r"(?:\s+(?:that|whether|if)\b)?",
         "i do not think",
     ),
+    # "No answer.", "No idea.", "I have no comment": no answer, not a "no"
+    ("no", rf"{_starting('no')}\s+(?:answer|comment|response|reply|idea|clue|opinion)\b", "maybe"),
     ("unlikely", rf"{_starting('unlikely')}\b", "not"),
     ("doubtful", rf"{_starting('doubtful')}\b", "not"),
     ("improbable", rf"{_starting('improbable')}\b", "not"),
