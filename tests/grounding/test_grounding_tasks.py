@@ -245,9 +245,7 @@ def test_planted_answers_in_many_formats_score_as_an_independent_computation(
     assert report.returncode == 0, report.stderr
     # the name, letter and time answers re-read from their records agree; lmms-eval logs no doc,
     # and yes/no and set records lack part of theirs: said, not failed
-    verified = run_cli(
-        [str(Path(sys.executable).with_name("symphony-bench")), "verify", str(output)], cwd=tmp_path
-    )
+    verified = run_cli([executable("symphony-bench"), "verify", str(output)], cwd=tmp_path)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     notes = [line for line in verified.stdout.splitlines() if line.startswith("note:")]
     assert notes and all(

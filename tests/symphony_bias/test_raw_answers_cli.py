@@ -5,14 +5,13 @@ lmms-eval, and lmms-eval hands our readers the reasoning whole (it strips <think
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from support.chat_server import serve_chat
-from support.harness import read_lmms_samples, run_cli, run_lm_eval, run_lmms_eval
+from support.harness import executable, read_lmms_samples, run_cli, run_lm_eval, run_lmms_eval
 
-SYMPHONY_BENCH = str(Path(sys.executable).with_name("symphony-bench"))
+SYMPHONY_BENCH = executable("symphony-bench")
 
 
 def check(output: Path, task: str, *options: str):

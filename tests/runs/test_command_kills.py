@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.harness import run_cli
+from support.harness import executable, run_cli
 from support.runs import planted_records, write_planted_run
 
-HOOK = Path(__file__).parent / "support" / "kill_hook"
-LOOP = Path(__file__).parent / "support" / "kill_loop.py"
+HOOK = Path(__file__).parents[1] / "support" / "kill_hook"
+LOOP = Path(__file__).parents[1] / "support" / "kill_loop.py"
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +62,7 @@ def symphony_bench(args: list[str], cwd: Path, kill_at: int = 0, signal_name: st
     }
     if kill_at:
         env |= {"SYMPHONY_KILL_AT": str(kill_at), "SYMPHONY_KILL_SIGNAL": signal_name}
-    executable = str(Path(sys.executable).with_name("symphony-bench"))
-    return run_cli([executable, *args], cwd=cwd, timeout=300, env=env)
+    return run_cli([executable("symphony-bench"), *args], cwd=cwd, timeout=300, env=env)
 
 
 def hidden(folder: Path) -> list[str]:
