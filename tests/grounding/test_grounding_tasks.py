@@ -408,10 +408,13 @@ def test_an_empty_answer_is_invalid_empty():
     from symphony_bench.plugin.grounding.report import no_reading_reason
 
     doc = {"interface": "letter", "options": ["harp", "piano"], "gold": 0, "sample_key": "000002_0"}
-    for answer in ("", "   ", "\n\n", "<think>A or B?</think>\n "):
+    for answer in ("", "   ", "\n\n"):
         record = grounding.process_results(doc, [answer])["accuracy"]
         assert record["chosen"] == -1 and record["empty"] and not record["refused"], answer
         assert no_reading_reason(record) == "empty"
+    # reasoning with nothing after it is an unfinished answer (what lmms-eval's stripping leaves)
+    record = grounding.process_results(doc, ["<think>A or B?</think>\n "])["accuracy"]
+    assert record["reasoning_unfinished"] and not record["empty"]
     record = grounding.process_results(doc, ["Neither, I think."])["accuracy"]
     assert record["chosen"] == -1 and not record["empty"]
     assert no_reading_reason(record) == "no option read"

@@ -105,9 +105,13 @@ def test_spans_index_the_reply_with_its_reasoning():
     assert [raw[s:e] for s, e in read["evidence_spans"]] == ["his"]
 
 
-@pytest.mark.parametrize("answer", ["", "   ", "\n\n\t", "<think>I wonder.</think>  \n"])
+@pytest.mark.parametrize("answer", ["", "   ", "\n\n\t"])
 def test_empty_answers_are_invalid_empty(answer):
     assert read_reference(answer).reason == "empty"
+
+
+def test_reasoning_with_nothing_after_it_is_unfinished_not_empty():
+    assert read_reference("<think>I wonder.</think>  \n").reason == "reasoning_unfinished"
 
 
 @pytest.mark.parametrize(

@@ -40,8 +40,9 @@ def test_the_answer_after_the_reasoning_is_read_and_an_unfinished_one_names_noth
 
 
 def test_an_empty_answer_is_invalid_empty():
-    for answer in ("", "  \n\t", "<think>Which one?</think>\n  "):
+    for answer in ("", "  \n\t"):
         record = recognition_record(DOC, answer)
         assert record["error"] == "empty" and not record["recognised"], answer
     assert recognition_record(DOC, "Harp")["error"] == ""
     assert recognition_record(DOC, "<think>A harp?")["error"] == ""  # reasoning_unfinished instead
+    assert recognition_record(DOC, "<think>Which one?</think>\n  ")["error"] == ""  # likewise
