@@ -181,7 +181,7 @@ def _add_build_voice(datasets: argparse._SubParsersAction) -> None:
         type=voice_list,
         help="comma-separated GENDER:VOICE (GENDER male or female, VOICE an espeak-ng voice such as "
         "en-us+m3 or, where installed, mb-us2), as many male as female voices, 2 or more each "
-        "(default: en-us+m2,m3,m7 and en-us+f2,f3,f5)",
+        "(default: en-us+ m2, m3, m5, m6, m7 and f1, f2, f3, f5, steph)",
     )
     voice.set_defaults(run=run_build_voice)
 

@@ -42,14 +42,13 @@ from symphony_bench.plugin.core.vocabulary import instrument_names
 
 KIND = "symphony-bias-voice"  # the kind of output folder (plugin.core.atomic)
 
-# espeak-ng 1.51 measured here: median F0 per clip 92-118 Hz (male), 157-238 Hz (female)
+# espeak-ng 1.51 variants, five of each gender (measured here: median F0 per clip about 90-120 Hz
+# male, 155-240 Hz female); m1, m4 and john fall below 80 Hz or go unvoiced on short clips
+MALE = ("m2", "m3", "m5", "m6", "m7")
+FEMALE = ("f1", "f2", "f3", "f5", "steph")
 DEFAULT_VOICES = (
-    SpeakerVoice("male_1", "en-us+m2", "male"),
-    SpeakerVoice("male_2", "en-us+m3", "male"),
-    SpeakerVoice("male_3", "en-us+m7", "male"),
-    SpeakerVoice("female_1", "en-us+f2", "female"),
-    SpeakerVoice("female_2", "en-us+f3", "female"),
-    SpeakerVoice("female_3", "en-us+f5", "female"),
+    *(SpeakerVoice(f"male_{k}", f"en-us+{v}", "male") for k, v in enumerate(MALE, start=1)),
+    *(SpeakerVoice(f"female_{k}", f"en-us+{v}", "female") for k, v in enumerate(FEMALE, start=1)),
 )
 # the median-F0 ranges the set claims for each gender's unshifted voices (checked at build time)
 F0_RANGES = {"male": (80.0, 130.0), "female": (145.0, 250.0)}

@@ -87,15 +87,15 @@ def voice_skew(cells: np.ndarray, confidence: float = 0.95) -> dict[str, float]:
 
 
 def pair_cells(
-    values: np.ndarray, instrument: np.ndarray, pair: np.ndarray, script: np.ndarray,
-    female: np.ndarray, n_instruments: int, n_pairs: int, n_scripts: int,
+    values: np.ndarray, pair: np.ndarray, script: np.ndarray, female: np.ndarray,
+    n_pairs: int, n_scripts: int,
 ) -> np.ndarray:
     """(I, K, T) female - male cells from per-doc `values` (D, I) (a recommendation: one-hot of the
     instrument named; an attribution: the rating in its instrument's column, NaN elsewhere; NaN rows
     for invalid answers), each doc's voice `pair` and `script` index (D,), and `female` (D,) bool.
     A cell is the mean of the female docs minus the mean of the male docs, NaN if either has none."""
     values = np.asarray(values, dtype=float)
-    sums = np.zeros((2, n_instruments, n_pairs, n_scripts))
+    sums = np.zeros((2, values.shape[1], n_pairs, n_scripts))
     counts = np.zeros_like(sums)
     finite = np.isfinite(values)
     side = np.asarray(female, dtype=int)

@@ -37,6 +37,9 @@ HARNESSES = ("lm_eval", "lmms_eval")
 # The benchmarks: each registers its ReportSection (`<package>.report.SECTION`) in
 # plugin/runs/sections.py, and its task YAML names its glue. Adding one means adding it here.
 BENCHMARKS = ("plugin.symphony_bias", "plugin.grounding")
+# the modules holding a registered `SECTION`: each benchmark's report, and the speaker-voice
+# benchmark's own inside the Symphony-Bias package
+SECTION_MODULES = (*(f"{b}.report" for b in BENCHMARKS), "plugin.symphony_bias.voice.report")
 SIDE_BY_SIDE = ("hub_upload", *BENCHMARKS, "plugin.tcav", "plugin.lmms", "plugin.devtools")
 LAYERS = (("metrics",), ("plugin.core",), SIDE_BY_SIDE, ("plugin.runs",), ("plugin.cli",))
 # Folders whose __init__.py is a docstring and nothing else: no layer, and they import nothing.
@@ -350,8 +353,8 @@ def test_run_tooling_imports_benchmarks_only_in_the_section_registry():
     # every benchmark of the table registers its section there, and nothing else does
     assert {m: names for m, names in benchmark_imports.items() if names} == {
         f"{PACKAGE}.plugin.runs.sections": sorted(
-            f"{PACKAGE}.{benchmark}.report{attribute}"
-            for benchmark in BENCHMARKS
+            f"{PACKAGE}.{module}{attribute}"
+            for module in SECTION_MODULES
             for attribute in ("", ".SECTION")
         )
     }
