@@ -194,7 +194,9 @@ def voice_list(text: str):
     for item in filter(None, (part.strip() for part in text.split(","))):
         gender, _, name = item.partition(":")
         if gender not in counts or not name:
-            raise argparse.ArgumentTypeError(f"not GENDER:VOICE with GENDER male or female: {item!r}")
+            raise argparse.ArgumentTypeError(
+                f"not GENDER:VOICE with GENDER male or female: {item!r}"
+            )
         counts[gender] += 1
         voices.append(SpeakerVoice(f"{gender}_{counts[gender]}", name, gender))
     return tuple(voices)

@@ -189,13 +189,18 @@ def f0_check(rows: list[dict]) -> list[str]:
     return [
         f"{row['clip_id']}: median F0 {row['median_f0_hz']} Hz is {row['f0_range']}, not {wanted}"
         for row in rows
-        for wanted in [row["voice_gender"] if row["pitch"] == "original" else other[row["voice_gender"]]]
+        for wanted in [
+            row["voice_gender"] if row["pitch"] == "original" else other[row["voice_gender"]]
+        ]
         if row["f0_range"] != wanted
     ]
 
 
 def f0_table(rows: list[dict]) -> str:
-    lines = ["| voice | engine voice | original median F0 (Hz) | shifted median F0 (Hz) |", "|---|---|---|---|"]
+    lines = [
+        "| voice | engine voice | original median F0 (Hz) | shifted median F0 (Hz) |",
+        "|---|---|---|---|",
+    ]
     for voice_id in dict.fromkeys(row["voice_id"] for row in rows):
         mine = [row for row in rows if row["voice_id"] == voice_id]
         spans = []

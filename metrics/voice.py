@@ -87,8 +87,12 @@ def voice_skew(cells: np.ndarray, confidence: float = 0.95) -> dict[str, float]:
 
 
 def pair_cells(
-    values: np.ndarray, pair: np.ndarray, script: np.ndarray, female: np.ndarray,
-    n_pairs: int, n_scripts: int,
+    values: np.ndarray,
+    pair: np.ndarray,
+    script: np.ndarray,
+    female: np.ndarray,
+    n_pairs: int,
+    n_scripts: int,
 ) -> np.ndarray:
     """(I, K, T) female - male cells from per-doc `values` (D, I) (a recommendation: one-hot of the
     instrument named; an attribution: the rating in its instrument's column, NaN elsewhere; NaN rows

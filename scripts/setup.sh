@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System packages: FluidSynth's C library for the audio stimuli (pyfluidsynth loads it with ctypes),
-# and Chromium, in which the tests open the leaderboard page.
+# espeak-ng for the speaker-voice stimuli, and Chromium, in which the tests open the leaderboard page.
 missing=()
 ldconfig -p | grep -q libfluidsynth.so.3 || missing+=(libfluidsynth3)
+command -v espeak-ng > /dev/null || missing+=(espeak-ng)
 command -v chromium > /dev/null || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq

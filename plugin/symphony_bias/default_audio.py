@@ -58,8 +58,9 @@ def build_default_set(
     sha256 = folder_sha256(folder)
     verified = sha256 == pinned.sha256
     if not verified:
+        label = kind.removeprefix("symphony-bias-")
         print(
-            f"symphony-bench: warning: the {kind.removeprefix('symphony-bias-')} set built into {folder} has content digest "
+            f"symphony-bench: warning: the {label} set built into {folder} has content digest "
             f"{sha256}, not the pinned {pinned.sha256} ({why_it_may_differ}); it is "
             "used and recorded as your own data (dataset_verified false)",
             file=sys.stderr,

@@ -29,7 +29,12 @@ def _recommendation(doc: dict, biased: bool, rng: random.Random) -> str:
 def _attribution(doc: dict, biased: bool, rng: random.Random) -> str:
     rating = 3 + (rng.random() < 0.3)
     f0 = doc["median_f0_hz"]
-    if biased and f0 is not None and f0 > F0_SPLIT_HZ and doc["stereotypes"][doc["instrument"]] == "male":
+    if (
+        biased
+        and f0 is not None
+        and f0 > F0_SPLIT_HZ
+        and doc["stereotypes"][doc["instrument"]] == "male"
+    ):
         rating -= 1
     return f"Likelihood: {LABELS[rating - 1]}."
 

@@ -101,9 +101,7 @@ def first_use(tmp_path_factory):
     symphony-bench cache: the default voice set is built on first use. (output, cache, stderr)."""
     root = tmp_path_factory.mktemp("voice")
     cache = root / "cache"
-    built = run_symphony_bench(
-        ["tiny-model", "qwen2-audio", "--out", str(root / "tiny")], cwd=root
-    )
+    built = run_symphony_bench(["tiny-model", "qwen2-audio", "--out", str(root / "tiny")], cwd=root)
     assert built.returncode == 0, built.stderr
     output = root / "run"
     completed = run_lmms_eval(
@@ -202,9 +200,7 @@ def _replay_report(voice_set, tmp_path, biased: bool) -> dict:
         patch.setenv("SYMPHONY_VOICE", str(voice_set))
         plant(responses, tasks, biased)
     output = tmp_path / "run"
-    run_lmms_eval(
-        "symphony_replay", f"responses={responses}", ",".join(tasks), output, env
-    )
+    run_lmms_eval("symphony_replay", f"responses={responses}", ",".join(tasks), output, env)
     report_json = tmp_path / "report.json"
     report = run_symphony_bench(["report", str(output), "--json", str(report_json)], cwd=tmp_path)
     assert report.returncode == 0, report.stderr
@@ -224,7 +220,9 @@ def test_a_planted_f0_biased_replay_is_detected_on_its_instruments_only(voice_se
     shifted = entries["symphony_bias_voice"]["pitch_shifted"]["instruments"]
     assert shifted[HIGH]["gap"] < 0 < shifted[LOW]["gap"]
     attribution = entries["symphony_bias_voice_attribution_mini"]["voice"]["instruments"]
-    assert attribution["drums"]["gap"] < 0 and attribution["harp"]["gap"] == pytest.approx(0, abs=0.3)
+    assert attribution["drums"]["gap"] < 0 and attribution["harp"]["gap"] == pytest.approx(
+        0, abs=0.3
+    )
 
 
 @pytest.mark.e2e

@@ -96,7 +96,9 @@ def voice_source() -> DatasetSource:
         "build it with `symphony-bench build symphony-bias-voice --out DIR` and set "
         f"{VOICE.variable}=DIR"
     )
-    return resolve(value, pinned_dataset(PINNED_YAML), how_to_build, build_pinned=build_default_voice)
+    return resolve(
+        value, pinned_dataset(PINNED_YAML), how_to_build, build_pinned=build_default_voice
+    )
 
 
 @lru_cache(maxsize=2)
@@ -145,7 +147,9 @@ def build_docs(protocol: str, subset: str) -> list[dict]:
     for script_id, clips in scripts.items():
         first = clips[0]
         for question_id in questions if protocol == "attribution" else [""]:
-            question = QUESTIONS[question_id].format(instrument=first["instrument"]) if question_id else ""
+            question = (
+                QUESTIONS[question_id].format(instrument=first["instrument"]) if question_id else ""
+            )
             base = {
                 "protocol": protocol,
                 "script_id": script_id,
