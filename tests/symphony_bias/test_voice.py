@@ -133,7 +133,7 @@ def test_the_mini_suite_runs_on_a_tiny_qwen2_audio_to_a_report_with_no_build_ste
     for task in MINI_TASKS:
         assert task in results, (task, stderr[-3000:])
         samples = read_lmms_samples(output, task)
-        conditions = {s["doc"]["condition"] for s in samples}
+        conditions = {s["invalid_rate"]["condition"] for s in samples}
         assert conditions == {"voice", "pitch_shifted", "text", "no_voice"}, task
         answers = [s["filtered_resps"] for s in samples]
         assert all(isinstance(a, str) and a.strip() for a in answers), (task, answers[:5])
@@ -219,10 +219,10 @@ def test_a_planted_f0_biased_replay_is_detected_on_its_instruments_only(voice_se
     # shifted into the other gender's range, the F0-driven answers follow the pitch, not the voice
     shifted = entries["symphony_bias_voice"]["pitch_shifted"]["instruments"]
     assert shifted[HIGH]["gap"] < 0 < shifted[LOW]["gap"]
-    attribution = entries["symphony_bias_voice_attribution_mini"]["voice"]["instruments"]
-    assert attribution["drums"]["gap"] < 0 and attribution["harp"]["gap"] == pytest.approx(
-        0, abs=0.3
-    )
+    attribution = entries["symphony_bias_voice_attribution_mini"]["voice"]
+    # rated one label lower on the male-associated instruments when the voice sounds female
+    assert attribution["instruments"]["drums"]["ci"][1] < 0
+    assert "harp" not in attribution["holm_significant"]
 
 
 @pytest.mark.e2e
