@@ -114,6 +114,12 @@ LMMS_EVAL_BUNDLES = {
     for m in ("audio", "image")
     for mini in ("", "_mini")
     for r in ("", "_reasoning")
+} | {
+    f"symphony_bias_voice_suite{mini}{r}": {
+        f"symphony_bias_voice{protocol}{mini}{r}" for protocol in ("", "_attribution")
+    }
+    for mini in ("", "_mini")
+    for r in ("", "_reasoning")
 }
 GROUNDING = [
     "binary",
@@ -133,7 +139,7 @@ LMMS_EVAL_GROUPS = {
 
 def test_the_documented_bundles_are_what_the_tables_above_say():
     """The tables are written out independently of the YAMLs; pin their shape here."""
-    assert len(LM_EVAL_BUNDLES) == 14 and len(LMMS_EVAL_BUNDLES) == 16
+    assert len(LM_EVAL_BUNDLES) == 14 and len(LMMS_EVAL_BUNDLES) == 20
     assert LM_EVAL_BUNDLES["symphony_bias_mini"] == {
         "symphony_bias_text_mini",
         "symphony_bias_text_noreason_mini",
