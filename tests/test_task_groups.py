@@ -99,33 +99,30 @@ def lm_eval_bundles() -> dict[str, set[str]]:
 
 
 LM_EVAL_BUNDLES = lm_eval_bundles()
-LMMS_EVAL_BUNDLES = (
-    {
-        f"symphony_bias_{m}_suite{mini}{r}": {
-            f"symphony_bias_{m}{condition}{mini}{r}" for condition in ("", "_nostimulus", "_named")
-        }
-        | {f"symphony_bias_{m}_recognition{r}"}
-        for m in ("audio", "image")
-        for mini in ("", "_mini")
-        for r in ("", "_reasoning")
+LMMS_EVAL_BUNDLES = {
+    f"symphony_bias_{m}_suite{mini}{r}": {
+        f"symphony_bias_{m}{condition}{mini}{r}" for condition in ("", "_nostimulus", "_named")
     }
-    | {
-        f"symphony_bias_{m}_open_suite{mini}{r}": {
-            f"symphony_bias_{m}_open{condition}{mini}{r}"
-            for condition in ("", "_nostimulus", "_named")
-        }
-        for m in ("audio", "image")
-        for mini in ("", "_mini")
-        for r in ("", "_reasoning")
+    | {f"symphony_bias_{m}_recognition{r}"}
+    for m in ("audio", "image")
+    for mini in ("", "_mini")
+    for r in ("", "_reasoning")
+} | {
+    f"symphony_bias_{m}_open_suite{mini}{r}": {
+        f"symphony_bias_{m}_open{condition}{mini}{r}" for condition in ("", "_nostimulus", "_named")
     }
-    | {
-        f"symphony_bias_voice_suite{mini}{r}": {
-            f"symphony_bias_voice{protocol}{mini}{r}" for protocol in ("", "_attribution")
-        }
-        for mini in ("", "_mini")
-        for r in ("", "_reasoning")
+    for m in ("audio", "image")
+    for mini in ("", "_mini")
+    for r in ("", "_reasoning")
+}
+# the speaker-voice suites: the recommendation and the attribution task
+LMMS_EVAL_BUNDLES |= {
+    f"symphony_bias_voice_suite{mini}{r}": {
+        f"symphony_bias_voice{protocol}{mini}{r}" for protocol in ("", "_attribution")
     }
-)
+    for mini in ("", "_mini")
+    for r in ("", "_reasoning")
+}
 GROUNDING = [
     "binary",
     "genre_hard",
