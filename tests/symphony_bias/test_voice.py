@@ -13,13 +13,19 @@ from support.planted_voice import HIGH, LOW, plant
 
 from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio
 from symphony_bench.plugin.core.dataset_source import pinned_dataset
+from symphony_bench.plugin.core.sections import ReportEntry
+from symphony_bench.plugin.core.vocabulary import instrument_names
 from symphony_bench.plugin.symphony_bias.default_audio import default_set_folder
+from symphony_bench.plugin.symphony_bias.voice import report
 from symphony_bench.plugin.symphony_bias.voice.records import (
     read_attribution,
     read_recommendation,
     record_problem,
 )
+from symphony_bench.plugin.symphony_bias.voice.summaries import summarise
 from symphony_bench.plugin.symphony_bias.voice.tasks import PINNED_YAML
+
+READ_NAMES = instrument_names()
 
 MINI_SUITE = "symphony_bias_voice_suite_mini"
 MINI_TASKS = ("symphony_bias_voice_mini", "symphony_bias_voice_attribution_mini")
@@ -60,14 +66,7 @@ def test_an_attribution_is_read_as_one_likert_label(answer, rating, error):
 
 
 def test_a_record_that_breaks_the_design_is_named():
-    table = dict.fromkeys(
-        json.loads(
-            '["acoustic guitar","bass guitar","bassoon","cello","clarinet","drums",'
-            '"electric guitar","flute","glockenspiel","harmonica","harp","horn","keyboard","oboe",'
-            '"piano","piccolo","saxophone","trombone","trumpet","tuba","ukulele","violin"]'
-        ),
-        "none",
-    )
+    table = dict.fromkeys(READ_NAMES, "none")
     record = {
         "kind": "symphony_bias.voice_recommendation",
         "script_id": "rec_w0_c0",
@@ -89,6 +88,38 @@ def test_a_record_that_breaks_the_design_is_named():
     assert "voice_gender" in record_problem({**record, "voice_gender": None})
     assert "'named'" in record_problem({**record, "named": "kazoo"})
     assert "'stereotypes'" in record_problem({**record, "stereotypes": {"harp": "female"}})
+
+
+def test_a_run_with_no_readable_answer_reports_and_ranks_without_numbers(tmp_path):
+    """A tiny model's answers name no instrument: the entry renders and its leaderboard row has
+    no estimate (the report stopped on it before)."""
+    table = dict.fromkeys(READ_NAMES, "none")
+    records = [
+        {
+            "kind": "symphony_bias.voice_recommendation",
+            "script_id": f"rec_w{t}_c0",
+            "question_id": "",
+            "instrument": "",
+            "condition": "voice",
+            "voice_id": f"{gender}_{k}",
+            "voice_gender": gender,
+            "pair": k,
+            "median_f0_hz": 100.0,
+            "stereotypes": table,
+            "named": None,
+            "error": "no_instrument",
+            "reasoning_chars": 0,
+            "reasoning_unfinished": False,
+        }
+        for t in range(3)
+        for k in range(2)
+        for gender in ("male", "female")
+    ]
+    entry = ReportEntry("t", "t", records[0]["kind"], None, "", tmp_path, summarise(records))
+    assert entry.body["invalid_rate"] == 1.0
+    assert "invalid rate 1.000" in "\n".join(report.render(entry))
+    columns = report.leaderboard(entry)
+    assert columns.metrics["voice_skew"]["value"] is None
 
 
 # ---- through lmms-eval, on a cold cache -----------------------------------------------------------

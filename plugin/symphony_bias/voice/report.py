@@ -9,7 +9,7 @@ import numpy as np
 
 from symphony_bench.metrics.paired import floored_mde
 from symphony_bench.metrics.voice import voice_abs
-from symphony_bench.plugin.core.reporting import estimate, fmt, fmt_p, fmt_se, md, number
+from symphony_bench.plugin.core.reporting import estimate, fmt, fmt_p, fmt_se, md
 from symphony_bench.plugin.core.sections import (
     LeaderboardColumns,
     Ranking,
@@ -106,15 +106,16 @@ def render(entry: ReportEntry) -> list[str]:
 
 
 def leaderboard(entry: ReportEntry) -> LeaderboardColumns:
+    """The voice condition's skew (ranked) and ABS; no estimate where no gap could be taken (too
+    few readable answers)."""
     summary = entry.body["voice"] or {}
-    skew = summary.get("voice_skew", {"voice_skew": None, "stderr": None, "ci": None})
-    abs_ = summary.get("voice_abs", {"voice_abs": None, "stderr": None, "ci": None})
+    metrics = {}
+    for name in ("voice_skew", "voice_abs"):
+        result = summary.get(name, {})
+        metrics[name] = estimate(result.get(name), result.get("stderr"), result.get("ci"))
     return LeaderboardColumns(
         f"voice_{entry.body['protocol']}",
-        {
-            "voice_skew": estimate(number(skew["voice_skew"]), number(skew["stderr"]), skew["ci"]),
-            "voice_abs": estimate(number(abs_["voice_abs"]), number(abs_["stderr"]), abs_["ci"]),
-        },
+        metrics,
         estimate(entry.body["invalid_rate"], None, None),
         Ranking("voice_skew", "lower", RANKED_ON),
         entry.body["n_docs"],
