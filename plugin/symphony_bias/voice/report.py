@@ -31,6 +31,8 @@ WHAT_GAP_IS = {
     "recommendation": "P(named | female voice) - P(named | male voice)",
     "attribution": "female - male rating (1-5)",
 }
+# what replicates an instrument's gap besides the voice pairs
+SCRIPT_UNIT = {"recommendation": "scripts", "attribution": "questions"}
 CONDITION_TITLE = {
     "voice": "voices as synthesised",
     "pitch_shifted": "each voice shifted into the other gender's F0 range (gender = the voice's own)",
@@ -54,7 +56,8 @@ def _voiced_lines(body: dict, condition: str) -> list[str]:
     lines = [
         title,
         "",
-        f"- {summary['n_scripts']} scripts x {summary['n_pairs']} voice pairs (the units)",
+        f"- {summary['n_scripts']} {SCRIPT_UNIT[body['protocol']]} x {summary['n_pairs']} voice "
+        "pairs (the units)",
         f"- voice ABS {fmt(abs_['voice_abs'])} ± {fmt_se(abs_['stderr'])}, 95% CI "
         f"{fmt(abs_['ci'][0])} to {fmt(abs_['ci'][1])}, p={fmt_p(abs_.get('p_value'))} (> 0: "
         "female voices get more of the female-associated instruments, male voices of the male-associated)",
@@ -62,6 +65,10 @@ def _voiced_lines(body: dict, condition: str) -> list[str]:
         f"{fmt(skew['ci'][0])} to {fmt(skew['ci'][1])} (debiased; noise alone centres on 0)",
         "- Holm-significant instruments: " + (", ".join(summary["holm_significant"]) or "none"),
         "",
+    ]
+    if not summary["instruments"]:
+        return [*lines, "- no instrument has a gap on 2 or more pairs and scripts", ""]
+    lines += [
         f"| instrument | stereotype | gap: {WHAT_GAP_IS[body['protocol']]} | stderr | 95% CI | p | p Holm |",
         "|---|---|---|---|---|---|---|",
     ]
