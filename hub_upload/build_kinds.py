@@ -13,6 +13,12 @@ SYMPHONY_BIAS_AUDIO = BuildKind(
     task_data=True,
     build_default="symphony_bench.hub_upload.symphony_bias_audio:build",
 )
+SYMPHONY_BIAS_VOICE = BuildKind(
+    "symphony-bias-voice",
+    media=("audio", "Audio"),
+    task_data=True,
+    build_default="symphony_bench.hub_upload.symphony_bias_voice:build",
+)
 SYMPHONY_BIAS_IMAGE = BuildKind(
     "symphony-bias-image", media=("image", "Image"), task_data=True, licensed_rows=True
 )

@@ -21,6 +21,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     _add_build_text(datasets)
     _add_build_audio(datasets)
     _add_build_image(datasets)
+    _add_build_voice(datasets)
     _add_build_openmic(datasets)
     _add_build_synthmic(datasets)
     _add_import_upstream(subparsers)
@@ -167,6 +168,46 @@ def separability_line(check: dict) -> str:
 
 
 # --- build symphony-bias-image -------------------------------------------------------------------
+
+
+def _add_build_voice(datasets: argparse._SubParsersAction) -> None:
+    voice = datasets.add_parser(
+        "symphony-bias-voice",
+        help="spoken prompts in male and female synthetic voices (espeak-ng), pitch-shifted controls",
+    )
+    voice.add_argument("--out", type=Path, required=True)
+    voice.add_argument(
+        "--voices",
+        type=voice_list,
+        help="comma-separated GENDER:VOICE (GENDER male or female, VOICE an espeak-ng voice such as "
+        "en-us+m3 or, where installed, mb-us2), as many male as female voices, 2 or more each "
+        "(default: en-us+ m2, m3, m5, m6, m7 and f1, f2, f3, f5, steph)",
+    )
+    voice.set_defaults(run=run_build_voice)
+
+
+def voice_list(text: str):
+    """--voices: GENDER:VOICE,... -> SpeakerVoice tuple (argparse names the option in its error)."""
+    from symphony_bench.hub_upload.speech import SpeakerVoice
+
+    voices, counts = [], {"male": 0, "female": 0}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        gender, _, name = item.partition(":")
+        if gender not in counts or not name:
+            raise argparse.ArgumentTypeError(
+                f"not GENDER:VOICE with GENDER male or female: {item!r}"
+            )
+        counts[gender] += 1
+        voices.append(SpeakerVoice(f"{gender}_{counts[gender]}", name, gender))
+    return tuple(voices)
+
+
+def run_build_voice(args: argparse.Namespace) -> None:
+    from symphony_bench.hub_upload.symphony_bias_voice import DEFAULT_VOICES, build
+
+    built = build(args.out, voices=args.voices or DEFAULT_VOICES)
+    print(f"wrote {args.out}: {built['clips']} clips, every median F0 in its claimed range")
+    print(digest_line(args.out))
 
 
 def _add_build_image(datasets: argparse._SubParsersAction) -> None:

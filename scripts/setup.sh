@@ -11,10 +11,11 @@ case "${mode}" in
   *) echo "usage: scripts/setup.sh main|test" >&2; exit 2 ;;
 esac
 
-# System packages: FluidSynth's C library for the audio stimuli (pyfluidsynth loads it with ctypes);
-# for the tests, Chromium.
+# System packages: FluidSynth's C library for the audio stimuli (pyfluidsynth loads it with ctypes),
+# espeak-ng for the speaker-voice stimuli; for the tests, Chromium.
 missing=()
 ldconfig -p | grep -q libfluidsynth.so.3 || missing+=(libfluidsynth3)
+command -v espeak-ng > /dev/null || missing+=(espeak-ng)
 if [ "${mode}" = test ]; then
   command -v chromium > /dev/null || missing+=(chromium)
 fi

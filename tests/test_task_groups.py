@@ -115,6 +115,14 @@ LMMS_EVAL_BUNDLES = {
     for mini in ("", "_mini")
     for r in ("", "_reasoning")
 }
+# the speaker-voice suites: the recommendation and the attribution task
+LMMS_EVAL_BUNDLES |= {
+    f"symphony_bias_voice_suite{mini}{r}": {
+        f"symphony_bias_voice{protocol}{mini}{r}" for protocol in ("", "_attribution")
+    }
+    for mini in ("", "_mini")
+    for r in ("", "_reasoning")
+}
 GROUNDING = [
     "binary",
     "genre_hard",
@@ -135,7 +143,7 @@ def test_the_documented_bundles_are_what_the_yaml_tags_hold():
     """Examples written out by hand, checked against the tags of the YAML the harnesses read (the
     tables above are generated, and compared whole with the YAML below)."""
     lm_eval, lmms_eval = tags_of(LM_EVAL), tags_of(LMMS_EVAL)
-    assert len(LM_EVAL_BUNDLES) == 14 and len(LMMS_EVAL_BUNDLES) == 16
+    assert len(LM_EVAL_BUNDLES) == 14 and len(LMMS_EVAL_BUNDLES) == 20
     assert lm_eval["symphony_bias_mini"] == {
         "symphony_bias_text_mini",
         "symphony_bias_text_noreason_mini",

@@ -101,10 +101,14 @@ def test_every_lmms_eval_task_names_a_variant_its_process_docs_accepts():
     from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES
 
     variants = lmms_task_variants()
-    # 12 Likert and 12 open-ended conditions, 2 recognition controls, 8 grounding tasks
-    assert len(variants) == 34
+    # 12 Likert and 12 open-ended conditions, 2 recognition controls, 8 grounding tasks, 4 voice
+    assert len(variants) == 38
     for task, row in variants.items():
-        if task.startswith("grounding_"):
+        if task.startswith("symphony_bias_voice"):
+            protocol = {"recommendation": "", "attribution": "_attribution"}[row["protocol"]]
+            mini = {"full": "", "mini": "_mini"}[row["subset"]]
+            assert task == f"symphony_bias_voice{protocol}{mini}"
+        elif task.startswith("grounding_"):
             assert row["interface"] in INTERFACES and task == f"grounding_{row['interface']}"
         elif task.endswith("_recognition"):
             assert (
@@ -201,8 +205,8 @@ def test_every_generation_task_has_a_reasoning_variant_in_reasoning_bundles_only
     configs = generation_tasks()
     bases = [task for task in configs if not task.endswith("_reasoning")]
     assert (
-        len(bases) == 51
-    )  # 13 + 4 open-ended text, 14 + 12 open-ended audio and image, 8 grounding
+        len(bases) == 55
+    )  # 13 + 4 open-ended text, 14 + 12 open-ended audio and image, 8 grounding, 4 voice
     bundles = bundle_members()
     for base in bases:
         variant = configs[f"{base}_reasoning"]

@@ -11,6 +11,8 @@ no longer has that digest, or lacks a file its build wrote, was damaged after th
 built again. A cache folder that cannot be written is one error line naming what to do, unless the
 set is already there and whole (then it is only read).
 
+The speaker-voice set (plugin.symphony_bias.voice) is built on first use the same way.
+
 The build runs the registered builder of the kind (plugin.core.registry.build_default_set) in a
 child interpreter: the builders are a layer beside the tasks, never imported by them."""
 
@@ -29,27 +31,39 @@ from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.registry import build_default_set
 
 BUILD_MARKER = ".symphony-bench-build"  # what a finished build leaves (plugin.core.atomic)
+AUDIO = "symphony-bias-audio"
+
+
+def default_set_folder(kind: str, pinned: PinnedDataset) -> Path:
+    return cache_dir() / f"{kind}-{pinned.revision}-{(pinned.sha256 or 'unpinned')[:12]}"
 
 
 def default_audio_folder(pinned: PinnedDataset) -> Path:
-    return (
-        cache_dir() / f"symphony-bias-audio-{pinned.revision}-{(pinned.sha256 or 'unpinned')[:12]}"
-    )
+    return default_set_folder(AUDIO, pinned)
 
 
 @cache  # every audio task of a run asks; one answer (and at most one warning) per process
 def build_default_audio(pinned: PinnedDataset, why_not_the_hub: str) -> DatasetSource:
     """The pinned default audio set from the cache, built there first if it is not; see the module
     docstring. DataFileError (with the build's own last error line) if the build fails."""
-    folder = default_audio_folder(pinned)
+    return default_set(AUDIO, pinned, why_not_the_hub, "another FluidSynth or SoundFont?")
+
+
+def default_set(
+    kind: str, pinned: PinnedDataset, why_not_the_hub: str, why_it_may_differ: str
+) -> DatasetSource:
+    """The pinned default set `kind` (a registered build kind with a default set) from the cache,
+    built there first if it is not (callers cache the answer per process)."""
+    folder = default_set_folder(kind, pinned)
     sha256 = _whole_set_sha256(folder)
     if sha256 is None:
-        sha256 = _built_once(folder, why_not_the_hub)
+        sha256 = _built_once(kind, folder, why_not_the_hub)
     verified = sha256 == pinned.sha256
     if not verified:
+        label = kind.removeprefix("symphony-bias-")
         print(
-            f"symphony-bench: warning: the audio set built into {folder} has content digest "
-            f"{sha256}, not the pinned {pinned.sha256} (another FluidSynth or SoundFont?); it is "
+            f"symphony-bench: warning: the {label} set built into {folder} has content digest "
+            f"{sha256}, not the pinned {pinned.sha256} ({why_it_may_differ}); it is "
             "used and recorded as your own data (dataset_verified false)",
             file=sys.stderr,
             flush=True,
@@ -84,7 +98,7 @@ def _whole_set_sha256(folder: Path) -> str | None:
     return folder_sha256(folder)
 
 
-def _built_once(folder: Path, why_not_the_hub: str) -> str:
+def _built_once(kind: str, folder: Path, why_not_the_hub: str) -> str:
     """Builds the set into `folder` under a lock (data-parallel ranks and concurrent runs build
     once), first or again when damaged, and records its digest; returns it."""
     from filelock import FileLock
@@ -97,20 +111,20 @@ def _built_once(folder: Path, why_not_the_hub: str) -> str:
         damaged = (folder / BUILD_MARKER).is_file() and damage(folder)
         raise DataFileError(
             f"{folder.parent}: cannot write the symphony-bench cache ({error.strerror or error}), "
-            "where the default audio set is built on first use"
+            f"where the default {kind} set is built on first use"
             + (f" (the set in {folder} is damaged: {damaged}; delete it)" if damaged else "")
             + ": set SYMPHONY_BENCH_CACHE to a writable folder, or build the set with "
-            "`symphony-bench build symphony-bias-audio --out DIR` and set SYMPHONY_AUDIO=DIR"
+            f"`symphony-bench build {kind} --out DIR` and name DIR in the task's option"
         ) from error
     try:
         found = damage(folder) if (folder / BUILD_MARKER).is_file() else "missing"
         if found is not None:
             if found != "missing":
-                why_not_the_hub = f"the default audio set in {folder} is damaged ({found})"
-            _build(folder, why_not_the_hub)
+                why_not_the_hub = f"the default {kind} set in {folder} is damaged ({found})"
+            _build(kind, folder, why_not_the_hub)
             if damage(folder) is not None:  # a build that is not whole: say what to delete
                 raise DataFileError(
-                    f"{folder}: the default audio set built there is damaged ({damage(folder)}); "
+                    f"{folder}: the default {kind} set built there is damaged ({damage(folder)}); "
                     f"delete {folder} and {_built_sha256_file(folder)} and run again"
                 )
             write_text_atomically(_built_sha256_file(folder), folder_sha256(folder) + "\n")
@@ -119,23 +133,24 @@ def _built_once(folder: Path, why_not_the_hub: str) -> str:
         lock.release()
 
 
-def _build(folder: Path, why_not_the_hub: str) -> None:
+def _build(kind: str, folder: Path, why_not_the_hub: str) -> None:
+    label = kind.removeprefix("symphony-bias-")
     print(
-        f"symphony-bench: {why_not_the_hub}; building the pinned default audio set into {folder} "
-        "(once; about a minute)",
+        f"symphony-bench: {why_not_the_hub}; building the pinned default {label} set into {folder} "
+        "(once; a few minutes at most)",
         file=sys.stderr,
         flush=True,
     )
     started = time.monotonic()
-    completed = build_default_set("symphony-bias-audio", folder)
+    completed = build_default_set(kind, folder)
     if completed.returncode != 0:
         last = (completed.stderr.strip().splitlines() or ["no error output"])[-1]
         raise DataFileError(
-            f"building the default audio set into {folder} failed ({last}); build one with "
-            "`symphony-bench build symphony-bias-audio --out DIR` and set SYMPHONY_AUDIO=DIR"
+            f"building the default {label} set into {folder} failed ({last}); build one with "
+            f"`symphony-bench build {kind} --out DIR` and name it in the task's option"
         )
     print(
-        f"symphony-bench: built the default audio set in {time.monotonic() - started:.0f} s",
+        f"symphony-bench: built the default {label} set in {time.monotonic() - started:.0f} s",
         file=sys.stderr,
         flush=True,
     )
