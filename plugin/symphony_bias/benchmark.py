@@ -1,5 +1,5 @@
-"""Symphony-Bias in the registry (entry point `symphony_bench.benchmarks`: symphony_bias); light,
-the command line reads it at start."""
+"""Symphony-Bias in the registry (entry points `symphony_bench.benchmarks`: symphony_bias and
+symphony_bias_voice); light, the command line reads it at start."""
 
 from __future__ import annotations
 
@@ -18,4 +18,10 @@ BENCHMARK = Benchmark(
     package="symphony_bench.plugin.symphony_bias",
     section="symphony_bench.plugin.symphony_bias.report:SECTION",
     report_options=(HUMAN_RATINGS,),
+)
+# the speaker-voice benchmark: a part of this package with a report section of its own
+# (entry point symphony_bias_voice)
+VOICE_BENCHMARK = Benchmark(
+    package="symphony_bench.plugin.symphony_bias",
+    section="symphony_bench.plugin.symphony_bias.voice.report:SECTION",
 )

@@ -125,6 +125,7 @@ def test_the_package_registers_its_benchmarks_and_builders():
     assert {name: b.package for name, b in benchmarks().items()} == {
         "grounding": "symphony_bench.plugin.grounding",
         "symphony_bias": "symphony_bench.plugin.symphony_bias",
+        "symphony_bias_voice": "symphony_bench.plugin.symphony_bias",
     }
     assert {kind: b.kind for kind, b in build_kinds().items()} == {
         kind: kind
@@ -133,6 +134,7 @@ def test_the_package_registers_its_benchmarks_and_builders():
             "symphony-bias-audio",
             "symphony-bias-image",
             "symphony-bias-text",
+            "symphony-bias-voice",
             "synthmic",
         )
     }

@@ -100,7 +100,7 @@ def test_a_damaged_cached_set_is_built_again(harm, monkeypatch, capsys):
     folder = default_audio.default_audio_folder(PINNED)
     builds = []
 
-    def build(out, why_not_the_hub):
+    def build(kind, out, why_not_the_hub):
         builds.append(why_not_the_hub)
         built_set(out)
 
