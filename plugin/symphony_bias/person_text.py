@@ -32,9 +32,12 @@ _WORD = r"[A-Za-z]+(?:'[A-Za-z]+)*(?:-[A-Za-z0-9]+)*|\d+(?:-[A-Za-z]+)*|[.!?;:,(
 _TOKEN = re.compile(
     f"(?P<generic>{_GENERIC.pattern})|(?P<neither>{_NEITHER.pattern})|{_WORD}", re.I
 )
-# fixed phrases whose gendered word names nobody ("oh boy", "he who hesitates is lost")
+# fixed phrases whose gendered word names nobody ("oh boy", "he who hesitates is lost"; "a man or a
+# woman", "male or female": either, so no one)
+_EITHER = r"(?:an?\s+)?(?:man|woman|boy|girl|male|female|men|women)"
 _IDIOMS = re.compile(
-    r"\b(?:(?:oh\s+)?boy,?\s+oh\s+boy|oh,?\s+boy|oh,?\s+man|man,?\s+oh,?\s+man|oh,?\s+brother|"
+    rf"\b(?:{_EITHER},?\s+(?:or|nor)\s+{_EITHER}|"
+    r"(?:oh\s+)?boy,?\s+oh\s+boy|oh,?\s+boy|oh,?\s+man|man,?\s+oh,?\s+man|oh,?\s+brother|"
     r"oh\s+my\s+god|he\s+who\s+\w+|mother\s+nature|father\s+time|lady\s+luck|mother\s+tongue|"
     r"old\s+man\s+winter|no\s+man's\s+land|man-made|every\s+man\s+for\s+himself)\b",
     re.IGNORECASE,
