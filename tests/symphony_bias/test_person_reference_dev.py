@@ -164,6 +164,12 @@ def test_a_draft_with_no_markers_is_unfinished_reasoning():
             "no_reference",
         ),
         ("Oh boy, the musician thought, and played on.", "A musician plays.", "no_reference"),
+        ("Man or woman, the musician played on.", "A musician plays.", "no_reference"),
+        # a player of another instrument than the scenario's is someone else
+        ("The saxophonist, a man, sat down.", "A traveller plays a harp.", "no_reference"),
+        ("The harpist, a man, sat down.", "A traveller plays a harp.", "male"),
+        ("The drummer, a man, sat down.", "A traveller tunes an instrument.", "male"),
+        ("I can't say if the musician is a man or a woman.", "A musician plays.", "refused"),
         ("He aquí una historia: la viajera tocó.", "A traveller plays.", "unreadable"),
         ("He played la la la and smiled.", "A traveller plays.", "male"),
     ],
