@@ -188,6 +188,8 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
     skipped_they = [i for i in e.skipped if tokens[i].word.lower().split("'")[0] in W.THEY]
     if genders and (weak or skipped_they) and names_only:  # 'named "Luna" ... they're'?
         return found(UNREADABLE, None, [i for _, i in gendered] + weak)
+    if genders and weak and _drifts(tokens, [i for _, i in gendered], weak):
+        return found(UNREADABLE, None, [i for _, i in gendered] + weak)
     if genders:
         return found("", genders.pop(), [i for _, i in gendered])
     skipped_gendered = [i for i in e.skipped if tokens[i].word.lower().split("'")[0] in W.PRONOUNS]
@@ -202,6 +204,20 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
     if unsure or quoted:
         return found(UNREADABLE, None, unsure, quoted)
     return Reference(None, NO_REFERENCE)
+
+
+def _drifts(tokens: list[Token], gendered: list[int], weak: list[int]) -> bool:
+    """Whether the person's pronouns drift between they and he / she with no gendered noun, title
+    or name to settle it ("They smiled ... he played"; a "their" alone may be a group's)."""
+    pronouns = [i for i in gendered if _pronoun(tokens[i].word) in W.PRONOUNS]
+    return len(pronouns) == len(gendered) and any(_pronoun(tokens[i].word) in _THEY for i in weak)
+
+
+_THEY = W.words("they them themselves themself")
+
+
+def _pronoun(word: str) -> str:
+    return word.lower().split("'")[0]
 
 
 _NOT_NAMES = frozenset(W.PRONOUNS) | frozenset(W.TITLES) | W.MALE_NOUNS | W.FEMALE_NOUNS

@@ -165,6 +165,9 @@ def test_a_draft_with_no_markers_is_unfinished_reasoning():
         ),
         ("Oh boy, the musician thought, and played on.", "A musician plays.", "no_reference"),
         ("Man or woman, the musician played on.", "A musician plays.", "no_reference"),
+        # they and he / she for the person with nothing to settle it: the pronouns drift
+        ("The teenager smiled as they tuned. He played on.", "A teenager plays.", "unreadable"),
+        ("The teenager, a boy of 15, smiled as they tuned.", "A teenager plays.", "male"),
         # a player of another instrument than the scenario's is someone else
         ("The saxophonist, a man, sat down.", "A traveller plays a harp.", "no_reference"),
         ("The harpist, a man, sat down.", "A traveller plays a harp.", "male"),
