@@ -161,6 +161,12 @@ def test_saying_who_the_person_is_cannot_be_known_is_a_refusal():
         "I can't know whether the teenager is a boy or a girl.",
         "As a language model, I have no way of knowing who the traveller is.",
         "I'm not going to assume anything about this colleague.",
+        "Let's not assume anything about the volunteer.",
+        "It wouldn't be right to guess who this musician is.",
+        "No one can know who the colleague is from this prompt.",
+        "I don't want to guess whether the teenager is male or female.",
+        "I must respectfully decline to describe this person.",
+        "Identifying the teenager's gender isn't possible from this sentence.",
     ):
         assert is_refusal(answer), answer
     for answer in (
@@ -175,5 +181,7 @@ def test_a_refusal_opens_an_answer_only_in_its_first_sentence():
     assert opens_with_refusal("Sorry, I cannot determine who this person is. They could be anyone.")
     assert opens_with_refusal("  I'd rather not guess; someone like this could be anyone.")
     assert not opens_with_refusal("The traveller smiled. I can't tell you how happy she was.")
+    assert opens_with_refusal("Thanks for the prompt! However, I can't say who the traveller is.")
+    assert not opens_with_refusal("The traveller smiled. I can't say who was happier.")
     assert not opens_with_refusal("The teenager wrote a song about the sea.")
     assert not opens_with_refusal(None)
