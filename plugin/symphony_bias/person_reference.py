@@ -23,8 +23,9 @@ Order of work:
 3. The anchor (`person_anchor`): the scenario's role noun ("A traveller is playing ..." ->
    traveller; "An adult learner ..." -> learner), its spellings, and the generic role nouns
    (musician, player, performer, pianist, ..., person, someone) name the person; any other role
-   noun (the retiree in a musician's story) is someone else. A scenario with two people of its role
-   ("A friend plays a duet with a friend") reads no gender: UNREADABLE. Without a scenario every
+   noun (the retiree in a musician's story) is someone else, and so is a player of another
+   instrument than the scenario's (a saxophonist in a harp scenario). A scenario with two people of
+   its role ("A friend plays a duet with a friend") reads no gender: UNREADABLE. Without a scenario every
    role noun of `person_words.ROLES` names the person.
 4. The walk (`person_walk`), token by token, left to right; then the decision below.
 
@@ -39,10 +40,13 @@ What counts for the person:
   nor a woman"; it conflicts with gendered evidence;
 - neutral, weak: singular they/them/their/theirs/themself/themselves, "he or she", "his or her",
   "s/he". It gives way to gendered evidence ("a musician ... their guitar ... the musician, a young
-  woman" reads female), except a given name alone ('named "Luna" ... they're': UNREADABLE); it is
+  woman" reads female), except a given name alone ('named "Luna" ... they're': UNREADABLE) or
+  gendered pronouns alone beside a they / them ("The teenager smiled as they tuned. He played on.":
+  the pronouns drift, UNREADABLE); it is
   not read when a gendered pronoun was skipped ("their trombone ... a man ... he": UNREADABLE) or a
   quote holds a gendered self-description ("I'm just a little girl").
 - no gender: gender-free descriptions (the traveller, the young musician, someone, a figure),
+  either gender offered ("a man or a woman", "male or female"),
   first-person narration, unisex given names (UNREADABLE when nothing else decides). Names:
   `given_names` (faker's US list and a hand-checked list of international and invented names).
 
@@ -79,9 +83,11 @@ between, or a subject "they" in the sentence after a plural noun of things ("the
 they snapped"), is skipped silently.
 
 Decision: male and female evidence, or gendered and strong-neutral evidence: UNREADABLE. A refusal
-(`plugin.core.refusals`) in the answer's first sentence is "refused" unless a gender was read ("I
-can't say who this is; they could be anyone" is refused, never neutral); a refusal elsewhere is
-"refused" when nothing was read.
+(`plugin.core.refusals`: declining, "As an AI ...", saying who the person is cannot be known, "I
+can't assume their gender", "It's not possible to know who ...") in the answer's first sentence, or
+in its second after a first about the request ("Thanks for the prompt! However, I can't ..."), is
+"refused" unless a gender was read ("I can't say who this is; they could be anyone" is refused,
+never neutral); a refusal elsewhere is "refused" when nothing was read.
 """
 
 from __future__ import annotations
