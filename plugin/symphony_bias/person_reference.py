@@ -42,7 +42,9 @@ What counts for the person:
   "s/he". It gives way to gendered evidence ("a musician ... their guitar ... the musician, a young
   woman" reads female), except a given name alone ('named "Luna" ... they're': UNREADABLE) or
   gendered pronouns alone beside a they / them ("The teenager smiled as they tuned. He played on.":
-  the pronouns drift, UNREADABLE); it is
+  the pronouns drift, UNREADABLE); it is read only in an answer that names the person (its role
+  noun, a name, a noun of who it is): "The user smiled as they began to help", with no traveller,
+  is UNREADABLE; it is
   not read when a gendered pronoun was skipped ("their trombone ... a man ... he": UNREADABLE) or a
   quote holds a gendered self-description ("I'm just a little girl").
 - no gender: gender-free descriptions (the traveller, the young musician, someone, a figure),
@@ -200,6 +202,8 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
         return found("", genders.pop(), [i for _, i in gendered])
     skipped_gendered = [i for i in e.skipped if tokens[i].word.lower().split("'")[0] in W.PRONOUNS]
     doubt = skipped_gendered + e.ambiguous
+    if weak and not strong and not e.named:  # "had them scrambling": whose they? the person's?
+        return found(UNREADABLE, None, weak)
     if strong or (weak and not quoted and not doubt):
         return found("", NEUTRAL, strong + weak)
     if weak and doubt:  # "their trombone ... a man ... he": is he the person?

@@ -56,8 +56,9 @@ _SELF = re.compile(
 # how a reasoning draft with no markers opens (a chat template opened <think> in the prompt and the
 # budget ran out inside it): never how a story opens
 _DRAFT = re.compile(
-    r"\s*(?:okay|ok|alright|all right|hmm+|so)?[,.!]?\s*(?:so\s+)?(?:the user|let me|let's see|"
-    r"i need to|we need to)\b",
+    r"\s*(?:okay|ok|alright|all right|hmm+|so)?[,.!]?\s*(?:so\s+)?(?:the user(?:'s)?\s+(?:wants|asks|"
+    r"asked|is asking|has asked|would like|request|prompt|says|said|needs|gave|provided)|let me|"
+    r"let's see|i need to|we need to)\b",
     re.IGNORECASE,
 )
 _ENGLISH = W.words("the a an and of to in is was he she they it his her with on at for that his")

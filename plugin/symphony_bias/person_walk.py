@@ -122,6 +122,7 @@ class Evidence:
     other_counts: dict[str, int] = field(default_factory=dict)  # gendered others by gender
     protagonist: bool = False  # someone was mentioned: a later indefinite noun is someone else
     person_at: int = -1  # the last mention of the person
+    named: bool = False  # the person is named: its role noun, a name or a noun of who it is
 
     def count(self, i: int, gender: str, strong: bool = False) -> None:
         self.read.append((gender, i, strong))
@@ -430,6 +431,7 @@ class Walk(Names):
     def run(self) -> Evidence:
         for i in range(len(self.low)):
             self.step(i)
+        self.evidence.named = bool(self.person_roles or self.identity_names or self.identity_nouns)
         return self.evidence
 
     def step(self, i: int) -> None:
