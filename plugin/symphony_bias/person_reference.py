@@ -43,8 +43,8 @@ What counts for the person:
   woman" reads female), except a given name alone ('named "Luna" ... they're': UNREADABLE) or
   gendered pronouns alone beside a they / them ("The teenager smiled as they tuned. He played on.":
   the pronouns drift, UNREADABLE); it is read only in an answer that names the person (its role
-  noun, a name, a noun of who it is): "The user smiled as they began to help", with no traveller,
-  is UNREADABLE; it is
+  noun, a name, a noun of who it is) or opens with it ("They took a deep breath"): "The user smiled
+  as they began to help", with no traveller, is UNREADABLE; it is
   not read when a gendered pronoun was skipped ("their trombone ... a man ... he": UNREADABLE) or a
   quote holds a gendered self-description ("I'm just a little girl").
 - no gender: gender-free descriptions (the traveller, the young musician, someone, a figure),

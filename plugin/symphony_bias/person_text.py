@@ -36,7 +36,7 @@ _TOKEN = re.compile(
 # woman", "male or female": either, so no one)
 _EITHER = r"(?:an?\s+)?(?:man|woman|boy|girl|male|female|men|women)"
 _IDIOMS = re.compile(
-    rf"\b(?:{_EITHER},?\s+(?:or|nor)\s+{_EITHER}|"
+    rf"\b(?:{_EITHER},?\s+or\s+{_EITHER}|"
     r"(?:oh\s+)?boy,?\s+oh\s+boy|oh,?\s+boy|oh,?\s+man|man,?\s+oh,?\s+man|oh,?\s+brother|"
     r"oh\s+my\s+god|he\s+who\s+\w+|mother\s+nature|father\s+time|lady\s+luck|mother\s+tongue|"
     r"old\s+man\s+winter|no\s+man's\s+land|man-made|every\s+man\s+for\s+himself)\b",

@@ -122,7 +122,8 @@ class Evidence:
     other_counts: dict[str, int] = field(default_factory=dict)  # gendered others by gender
     protagonist: bool = False  # someone was mentioned: a later indefinite noun is someone else
     person_at: int = -1  # the last mention of the person
-    named: bool = False  # the person is named: its role noun, a name or a noun of who it is
+    named: bool = False  # the person is named (its role noun, a name, a noun of who it is) or opens
+    # the answer as its subject
 
     def count(self, i: int, gender: str, strong: bool = False) -> None:
         self.read.append((gender, i, strong))
@@ -431,7 +432,10 @@ class Walk(Names):
     def run(self) -> Evidence:
         for i in range(len(self.low)):
             self.step(i)
-        self.evidence.named = bool(self.person_roles or self.identity_names or self.identity_nouns)
+        opening = self.base[:1] in (["they"], ["their"], [GENERIC_TOKEN])  # "They took a breath"
+        self.evidence.named = bool(
+            opening or self.person_roles or self.identity_names or self.identity_nouns
+        )
         return self.evidence
 
     def step(self, i: int) -> None:
