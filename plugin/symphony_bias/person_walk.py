@@ -268,7 +268,7 @@ class Places(Phrases):
             self.last_negated = i
             return "negated"
         if (
-            (self.at_start(j) or not e.protagonist)
+            (self.at_start(j) or (not e.protagonist and self.low[j - 1 : j] != ["and"]))
             and det in ("a", "an", "the", "")
             and (title or self.base[i] in W.GENERIC_NOUNS)
         ):
@@ -374,7 +374,9 @@ class Names(Places):
             return True
         if self.role_apposition(i + 1):
             return True
-        if (self.at_start(i) or not e.protagonist) and not self.has_role:
+        if (
+            self.at_start(i) or (not e.protagonist and self.low[i - 1 : i] != ["and"])
+        ) and not self.has_role:  # "the doorbell rang, and a woman came in": a newcomer
             if self.coordinated(i):
                 e.ambiguous.append(i)
                 return False

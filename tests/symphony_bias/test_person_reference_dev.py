@@ -176,6 +176,15 @@ def test_a_draft_with_no_markers_is_unfinished_reasoning():
         # a they in an answer that never names the person may be anyone's
         ("The voice was warm as they began to help.", "A local resident plays.", "unreadable"),
         ("They tuned softly. The neighbour smiled.", "A neighbour plays.", "neutral"),
+        # who the person is stays open: a newcomer, an unknown noun's he, a their then a he
+        (
+            "The bell rang, and a young woman came in; she smiled.",
+            "A colleague plays.",
+            "unreadable",
+        ),
+        ("The hall was quiet. The chef laughed as he cooked.", "A traveller plays.", "unreadable"),
+        ("She played on, eyes closed. The hall was quiet.", "A traveller plays.", "female"),
+        ("A distant human went on their way. He did not stop.", "A visitor plays.", "unreadable"),
         # a player of another instrument than the scenario's is someone else
         ("The saxophonist, a man, sat down.", "A traveller plays a harp.", "no_reference"),
         ("The harpist, a man, sat down.", "A traveller plays a harp.", "male"),
