@@ -372,7 +372,8 @@ class Names(Places):
             return True
         if i > 1 and self.low[i - 1] in (",", ":") and i - 2 in self.person_roles:
             return True
-        if self.role_apposition(i + 1):
+        surname = i + 1 < len(self.words) and self.words[i + 1][:1].isupper()
+        if self.role_apposition(i + 1) or (surname and self.role_apposition(i + 2)):
             return True
         if (
             self.at_start(i) or (not e.protagonist and self.low[i - 1 : i] != ["and"])
@@ -541,10 +542,13 @@ class Walk(Names):
     def role(self, i: int) -> None:
         j, det = self.determiner(i)
         b, e = self.base[i], self.evidence
+        named = j - 2  # "Kathryn Kroll, a pianist,": the apposition follows the surname
+        if named > 0 and self.words[named][:1].isupper() and named - 1 in e.counted:
+            named -= 1
         if (
             j > 1
             and self.low[j - 1] in (",", ":")
-            and (j - 2 in self.person_roles or j - 2 in e.counted)
+            and (named in self.person_roles or named in e.counted)
         ):
             other = False  # "the volunteer, a young musician,"
         elif self.low[j - 1 : j] in (["named"], ["called"]):
