@@ -88,7 +88,8 @@ they snapped"), is skipped silently.
 
 Decision: male and female evidence, or gendered and strong-neutral evidence: UNREADABLE. In an
 answer that never names the person, he / she alone, the first of them past the first sentence, is
-UNREADABLE ("The hall was quiet. The chef laughed as he cooked": the chef's; "She played on" reads). A refusal
+UNREADABLE ("The hall was quiet. The chef laughed as he cooked": the chef's; "She played on" reads),
+and so is he / she alone beside another person of that gender ("As she gazed at the bride ..."). A refusal
 (`plugin.core.refusals`: declining, "As an AI ...", saying who the person is cannot be known, "I
 can't assume their gender", "It's not possible to know who ...") in the answer's first sentence, or
 in its second after a first about the request ("Thanks for the prompt! However, I can't ..."), is
@@ -204,6 +205,14 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
         return found(UNREADABLE, None, [i for _, i in gendered] + weak)
     if genders and not e.named and _pronouns_only(tokens, gendered, after_first_sentence=True):
         return found(UNREADABLE, None, [i for _, i in gendered])  # "... a distant human ... He"
+    if (
+        genders
+        and not e.named
+        and genders <= e.others
+        and _pronouns_only(tokens, gendered, False)
+        and not all(_owns_someone(tokens, i) for _, i in gendered)  # "Her mother watched"
+    ):
+        return found(UNREADABLE, None, [i for _, i in gendered])  # "As she gazed at the bride"
     if genders:
         return found("", genders.pop(), [i for _, i in gendered])
     skipped_gendered = [i for i in e.skipped if tokens[i].word.lower().split("'")[0] in W.PRONOUNS]
@@ -230,6 +239,15 @@ def _pronouns_only(tokens: list[Token], gendered, after_first_sentence: bool) ->
         return False
     first = min(indices)
     return not after_first_sentence or any(t.word in (".", "!", "?") for t in tokens[:first])
+
+
+_PEOPLE = W.OTHERS | W.MALE_NOUNS | W.FEMALE_NOUNS
+
+
+def _owns_someone(tokens: list[Token], i: int) -> bool:
+    """Whether the pronoun at `i` is the possessive of a person that follows ("her mother")."""
+    after = [t.word.lower() for t in tokens[i + 1 : i + 3]]
+    return _pronoun(tokens[i].word) in ("his", "her") and bool(_PEOPLE.intersection(after))
 
 
 def _drifts(tokens: list[Token], gendered: list[int], weak: list[int]) -> bool:

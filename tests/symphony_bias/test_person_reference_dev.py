@@ -18,13 +18,13 @@ DATA = Path(__file__).parent / "data"
 DEV = DATA / "open_reader_dev.jsonl"
 DEV_SMOLLM2 = DATA / "open_reader_dev_smollm2.jsonl"  # real answers of the default model
 GENDERS = ("male", "female", "neutral")
-# measured when the rules were last changed: 0 score-moving misreads in 256 (0 swaps, refusals 15 of
-# 15), coverage 80/89, 40/49, 50/51 on the three wordings; the bounds leave room for a couple of new
+# measured when the rules were last changed: 0 score-moving misreads in 325 (0 swaps, refusals 84 of
+# 84), coverage 80/89, 40/49, 50/51 on the three wordings; the bounds leave room for a couple of new
 # misreads, no more
 MAX_MOVING_SHARE = 0.01
-# the default model's real answers (incoherent stories, several people, pronoun drift): measured 1
-# score-moving misread in the set's first 56 answers (a story whose person the labeller could not
-# place, read female from "a musician named Aria")
+# the default model's real answers (incoherent stories, several people, pronoun drift): measured 3
+# score-moving misreads in 112 (stories whose person the labeller could not place, read as a gender),
+# 0 swaps
 MAX_MOVING_SHARE_SMOLLM2 = 0.03
 MIN_COVERAGE = 0.78
 
@@ -198,6 +198,7 @@ def test_a_draft_with_no_markers_is_unfinished_reasoning():
         ),
         ("The hall was quiet. The chef laughed as he cooked.", "A traveller plays.", "unreadable"),
         ("She played on, eyes closed. The hall was quiet.", "A traveller plays.", "female"),
+        ("As she gazed at the bride, her eyes lit up.", "A retiree plays.", "unreadable"),
         ("A distant human went on their way. He did not stop.", "A visitor plays.", "unreadable"),
         # a full name before its apposition
         (
