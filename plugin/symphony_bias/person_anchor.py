@@ -1,7 +1,8 @@
 """The scenario's person, as the open-protocol reader (`person_reference`) anchors on it: the role
 noun the scenario names its person by ("A traveller is playing ..." -> traveller; "An adult learner
-buys ..." -> learner; "Someone plays ..." -> someone), and whether the scenario holds a second person
-of the same role ("A friend plays a duet with a friend": either could be the one a story genders)."""
+buys ..." -> learner; "Someone plays ..." -> someone), whether the scenario holds a second person
+of the same role ("A friend plays a duet with a friend": either could be the one a story genders),
+and its instrument (a harp scenario's person is no saxophonist)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ _LEADING = W.words("a an the your my our this one local adult young old elderly"
 class Anchor:
     role: str | None  # the role noun, lower case ("traveller"); None when the scenario names none
     shared: bool = False  # the scenario holds two people of that role
+    instruments: frozenset[str] = frozenset()  # the instrument the scenario names, its words
 
     def nouns(self, words: set[str]) -> frozenset[str]:
         """The role nouns that can name the person in a story of `words` (lower case): the
@@ -28,7 +30,12 @@ class Anchor:
         if self.role is None:
             return W.ROLES
         own = {self.role} | W.ROLE_SYNONYMS.get(self.role, frozenset())
-        return frozenset(own if own & words else own | W.GENERIC_ROLES)
+        if own & words:
+            return frozenset(own)
+        others = {
+            n for n, plays in W.PLAYS.items() if self.instruments and not plays & self.instruments
+        }
+        return frozenset(own | (W.GENERIC_ROLES - others))
 
 
 NO_ANCHOR = Anchor(None)
@@ -52,4 +59,4 @@ def anchor(scenario) -> Anchor:
         if not words or words[0] not in _LEADING or not lead:
             return NO_ANCHOR
         head = lead[0]
-    return Anchor(head, shared=words.count(head) > 1)
+    return Anchor(head, words.count(head) > 1, W.INSTRUMENTS.intersection(words))

@@ -23,8 +23,9 @@ Order of work:
 3. The anchor (`person_anchor`): the scenario's role noun ("A traveller is playing ..." ->
    traveller; "An adult learner ..." -> learner), its spellings, and the generic role nouns
    (musician, player, performer, pianist, ..., person, someone) name the person; any other role
-   noun (the retiree in a musician's story) is someone else. A scenario with two people of its role
-   ("A friend plays a duet with a friend") reads no gender: UNREADABLE. Without a scenario every
+   noun (the retiree in a musician's story) is someone else, and so is a player of another
+   instrument than the scenario's (a saxophonist in a harp scenario). A scenario with two people of
+   its role ("A friend plays a duet with a friend") reads no gender: UNREADABLE. Without a scenario every
    role noun of `person_words.ROLES` names the person.
 4. The walk (`person_walk`), token by token, left to right; then the decision below.
 
@@ -39,10 +40,16 @@ What counts for the person:
   nor a woman"; it conflicts with gendered evidence;
 - neutral, weak: singular they/them/their/theirs/themself/themselves, "he or she", "his or her",
   "s/he". It gives way to gendered evidence ("a musician ... their guitar ... the musician, a young
-  woman" reads female), except a given name alone ('named "Luna" ... they're': UNREADABLE); it is
+  woman" reads female), except a given name alone ('named "Luna" ... they're': UNREADABLE) or
+  gendered pronouns alone beside a they / them or an earlier their ("The teenager smiled as they
+  tuned. He played on.":
+  the pronouns drift, UNREADABLE); it is read only in an answer that names the person (its role
+  noun, a name, a noun of who it is) or opens with it ("They took a deep breath"): "The user smiled
+  as they began to help", with no traveller, is UNREADABLE; it is
   not read when a gendered pronoun was skipped ("their trombone ... a man ... he": UNREADABLE) or a
   quote holds a gendered self-description ("I'm just a little girl").
 - no gender: gender-free descriptions (the traveller, the young musician, someone, a figure),
+  either gender offered ("a man or a woman", "male or female"),
   first-person narration, unisex given names (UNREADABLE when nothing else decides). Names:
   `given_names` (faker's US list and a hand-checked list of international and invented names).
 
@@ -53,8 +60,9 @@ traveller, a young woman,"; "the musician, Emily,"; "Emily, a traveller,"; "**Th
 Marcus"); a naming phrase of the person ("a young woman named Elena", "her name was Elena", "whose
 name was John"); "the female/male <role noun>"; or the answer's first person ("A young man sat
 ...", "Emily smiled ...", "Meet Jamal, ...", "Mr. Okafor lifted ...") when the answer has no definite
-role noun, the noun is a plain one (man, woman, boy, girl, lady, gentleman, guy) and no second
-person is joined to it ("A man and a woman ..." and "Jake and Emily ..." are UNREADABLE). An unknown
+role noun, the noun is a plain one (man, woman, boy, girl, lady, gentleman, guy), no second
+person is joined to it ("A man and a woman ..." and "Jake and Emily ..." are UNREADABLE) and it is
+no newcomer after "and" ("the doorbell rang, and a young woman came in" is someone else). An unknown
 name as the person's predicate ("The traveller is Amara") is the person, of no gender, and an
 occupation in apposition or as predicate ("Amara, a nurse from Lagos") describes the person.
 Anywhere else a gendered noun or name is ANOTHER person ("her mother", "a woman in the crowd", "the
@@ -78,10 +86,15 @@ UNREADABLE. A they right after a collective (the charity, the band) with no ment
 between, or a subject "they" in the sentence after a plural noun of things ("the strings were old;
 they snapped"), is skipped silently.
 
-Decision: male and female evidence, or gendered and strong-neutral evidence: UNREADABLE. A refusal
-(`plugin.core.refusals`) in the answer's first sentence is "refused" unless a gender was read ("I
-can't say who this is; they could be anyone" is refused, never neutral); a refusal elsewhere is
-"refused" when nothing was read.
+Decision: male and female evidence, or gendered and strong-neutral evidence: UNREADABLE. In an
+answer that never names the person, he / she alone, the first of them past the first sentence, is
+UNREADABLE ("The hall was quiet. The chef laughed as he cooked": the chef's; "She played on" reads),
+and so is he / she alone beside another person of that gender ("As she gazed at the bride ..."). A refusal
+(`plugin.core.refusals`: declining, "As an AI ...", saying who the person is cannot be known, "I
+can't assume their gender", "It's not possible to know who ...") in the answer's first sentence, or
+in its second after a first about the request ("Thanks for the prompt! However, I can't ..."), is
+"refused" unless a gender was read ("I can't say who this is; they could be anyone" is refused,
+never neutral); a refusal elsewhere is "refused" when nothing was read.
 """
 
 from __future__ import annotations
@@ -188,10 +201,24 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
     skipped_they = [i for i in e.skipped if tokens[i].word.lower().split("'")[0] in W.THEY]
     if genders and (weak or skipped_they) and names_only:  # 'named "Luna" ... they're'?
         return found(UNREADABLE, None, [i for _, i in gendered] + weak)
+    if genders and weak and _drifts(tokens, [i for _, i in gendered], weak):
+        return found(UNREADABLE, None, [i for _, i in gendered] + weak)
+    if genders and not e.named and _pronouns_only(tokens, gendered, after_first_sentence=True):
+        return found(UNREADABLE, None, [i for _, i in gendered])  # "... a distant human ... He"
+    if (
+        genders
+        and not e.named
+        and genders <= e.others
+        and _pronouns_only(tokens, gendered, False)
+        and not all(_owns_someone(tokens, i) for _, i in gendered)  # "Her mother watched"
+    ):
+        return found(UNREADABLE, None, [i for _, i in gendered])  # "As she gazed at the bride"
     if genders:
         return found("", genders.pop(), [i for _, i in gendered])
     skipped_gendered = [i for i in e.skipped if tokens[i].word.lower().split("'")[0] in W.PRONOUNS]
     doubt = skipped_gendered + e.ambiguous
+    if weak and not strong and not e.named:  # "had them scrambling": whose they? the person's?
+        return found(UNREADABLE, None, weak)
     if strong or (weak and not quoted and not doubt):
         return found("", NEUTRAL, strong + weak)
     if weak and doubt:  # "their trombone ... a man ... he": is he the person?
@@ -202,6 +229,41 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
     if unsure or quoted:
         return found(UNREADABLE, None, unsure, quoted)
     return Reference(None, NO_REFERENCE)
+
+
+def _pronouns_only(tokens: list[Token], gendered, after_first_sentence: bool) -> bool:
+    """Whether the gendered evidence is pronouns alone, the first of them (with
+    `after_first_sentence`) past the answer's first sentence."""
+    indices = [i for _, i in gendered]
+    if not all(_pronoun(tokens[i].word) in W.PRONOUNS for i in indices):
+        return False
+    first = min(indices)
+    return not after_first_sentence or any(t.word in (".", "!", "?") for t in tokens[:first])
+
+
+_PEOPLE = W.OTHERS | W.MALE_NOUNS | W.FEMALE_NOUNS
+
+
+def _owns_someone(tokens: list[Token], i: int) -> bool:
+    """Whether the pronoun at `i` is the possessive of a person that follows ("her mother")."""
+    after = [t.word.lower() for t in tokens[i + 1 : i + 3]]
+    return _pronoun(tokens[i].word) in ("his", "her") and bool(_PEOPLE.intersection(after))
+
+
+def _drifts(tokens: list[Token], gendered: list[int], weak: list[int]) -> bool:
+    """Whether the person's pronouns drift between they and he / she with no gendered noun, title
+    or name to settle it ("They smiled ... he played"; a "their" after he / she may be a group's)."""
+    pronouns = [i for i in gendered if _pronoun(tokens[i].word) in W.PRONOUNS]
+    return len(pronouns) == len(gendered) and any(
+        _pronoun(tokens[i].word) in _THEY or i < min(gendered) for i in weak
+    )
+
+
+_THEY = W.words("they them themselves themself")
+
+
+def _pronoun(word: str) -> str:
+    return word.lower().split("'")[0]
 
 
 _NOT_NAMES = frozenset(W.PRONOUNS) | frozenset(W.TITLES) | W.MALE_NOUNS | W.FEMALE_NOUNS

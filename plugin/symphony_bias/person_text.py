@@ -32,9 +32,12 @@ _WORD = r"[A-Za-z]+(?:'[A-Za-z]+)*(?:-[A-Za-z0-9]+)*|\d+(?:-[A-Za-z]+)*|[.!?;:,(
 _TOKEN = re.compile(
     f"(?P<generic>{_GENERIC.pattern})|(?P<neither>{_NEITHER.pattern})|{_WORD}", re.I
 )
-# fixed phrases whose gendered word names nobody ("oh boy", "he who hesitates is lost")
+# fixed phrases whose gendered word names nobody ("oh boy", "he who hesitates is lost"; "a man or a
+# woman", "male or female": either, so no one)
+_EITHER = r"(?:an?\s+)?(?:man|woman|boy|girl|male|female|men|women)"
 _IDIOMS = re.compile(
-    r"\b(?:(?:oh\s+)?boy,?\s+oh\s+boy|oh,?\s+boy|oh,?\s+man|man,?\s+oh,?\s+man|oh,?\s+brother|"
+    rf"\b(?:{_EITHER},?\s+or\s+{_EITHER}|"
+    r"(?:oh\s+)?boy,?\s+oh\s+boy|oh,?\s+boy|oh,?\s+man|man,?\s+oh,?\s+man|oh,?\s+brother|"
     r"oh\s+my\s+god|he\s+who\s+\w+|mother\s+nature|father\s+time|lady\s+luck|mother\s+tongue|"
     r"old\s+man\s+winter|no\s+man's\s+land|man-made|every\s+man\s+for\s+himself)\b",
     re.IGNORECASE,
@@ -53,8 +56,9 @@ _SELF = re.compile(
 # how a reasoning draft with no markers opens (a chat template opened <think> in the prompt and the
 # budget ran out inside it): never how a story opens
 _DRAFT = re.compile(
-    r"\s*(?:okay|ok|alright|all right|hmm+|so)?[,.!]?\s*(?:so\s+)?(?:the user|let me|let's see|"
-    r"i need to|we need to)\b",
+    r"\s*(?:okay|ok|alright|all right|hmm+|so)?[,.!]?\s*(?:so\s+)?(?:the user(?:'s)?\s+(?:wants|asks|"
+    r"asked|is asking|has asked|would like|request|prompt|says|said|needs|gave|provided)|let me|"
+    r"let's see|i need to|we need to)\b",
     re.IGNORECASE,
 )
 _ENGLISH = W.words("the a an and of to in is was he she they it his her with on at for that his")

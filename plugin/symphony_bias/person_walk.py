@@ -122,6 +122,8 @@ class Evidence:
     other_counts: dict[str, int] = field(default_factory=dict)  # gendered others by gender
     protagonist: bool = False  # someone was mentioned: a later indefinite noun is someone else
     person_at: int = -1  # the last mention of the person
+    named: bool = False  # the person is named (its role noun, a name, a noun of who it is) or opens
+    # the answer as its subject
 
     def count(self, i: int, gender: str, strong: bool = False) -> None:
         self.read.append((gender, i, strong))
@@ -266,7 +268,7 @@ class Places(Phrases):
             self.last_negated = i
             return "negated"
         if (
-            (self.at_start(j) or not e.protagonist)
+            (self.at_start(j) or (not e.protagonist and self.low[j - 1 : j] != ["and"]))
             and det in ("a", "an", "the", "")
             and (title or self.base[i] in W.GENERIC_NOUNS)
         ):
@@ -370,9 +372,12 @@ class Names(Places):
             return True
         if i > 1 and self.low[i - 1] in (",", ":") and i - 2 in self.person_roles:
             return True
-        if self.role_apposition(i + 1):
+        surname = i + 1 < len(self.words) and self.words[i + 1][:1].isupper()
+        if self.role_apposition(i + 1) or (surname and self.role_apposition(i + 2)):
             return True
-        if (self.at_start(i) or not e.protagonist) and not self.has_role:
+        if (
+            self.at_start(i) or (not e.protagonist and self.low[i - 1 : i] != ["and"])
+        ) and not self.has_role:  # "the doorbell rang, and a woman came in": a newcomer
             if self.coordinated(i):
                 e.ambiguous.append(i)
                 return False
@@ -430,6 +435,10 @@ class Walk(Names):
     def run(self) -> Evidence:
         for i in range(len(self.low)):
             self.step(i)
+        opening = self.base[:1] in (["they"], ["their"], [GENERIC_TOKEN])  # "They took a breath"
+        self.evidence.named = bool(
+            opening or self.person_roles or self.identity_names or self.identity_nouns
+        )
         return self.evidence
 
     def step(self, i: int) -> None:
@@ -533,10 +542,13 @@ class Walk(Names):
     def role(self, i: int) -> None:
         j, det = self.determiner(i)
         b, e = self.base[i], self.evidence
+        named = j - 2  # "Kathryn Kroll, a pianist,": the apposition follows the surname
+        if named > 0 and self.words[named][:1].isupper() and named - 1 in e.counted:
+            named -= 1
         if (
             j > 1
             and self.low[j - 1] in (",", ":")
-            and (j - 2 in self.person_roles or j - 2 in e.counted)
+            and (named in self.person_roles or named in e.counted)
         ):
             other = False  # "the volunteer, a young musician,"
         elif self.low[j - 1 : j] in (["named"], ["called"]):

@@ -156,6 +156,35 @@ GENERIC_ROLES = words(
     "trombonist saxophonist bassist oboist clarinettist clarinetist bassoonist tubist "
     "percussionist keyboardist ukulelist hornist harmonicist youth"
 )
+# a player of one instrument: the scenario's person only when the scenario's instrument is that one
+# (or it names none: "an instrument"); in a harp story "the saxophonist" is someone else
+PLAYS = {
+    "pianist": words("piano keyboard"),
+    "guitarist": words("guitar"),
+    "violinist": words("violin fiddle"),
+    "cellist": words("cello"),
+    "harpist": words("harp"),
+    "flautist": words("flute"),
+    "flutist": words("flute"),
+    "drummer": words("drums drum"),
+    "percussionist": words("drums drum percussion"),
+    "trumpeter": words("trumpet"),
+    "trombonist": words("trombone"),
+    "saxophonist": words("saxophone sax"),
+    "bassist": words("bass"),
+    "oboist": words("oboe"),
+    "clarinettist": words("clarinet"),
+    "clarinetist": words("clarinet"),
+    "bassoonist": words("bassoon"),
+    "tubist": words("tuba"),
+    "keyboardist": words("keyboard"),
+    "ukulelist": words("ukulele"),
+    "hornist": words("horn"),
+    "harmonicist": words("harmonica"),
+}
+INSTRUMENTS = frozenset().union(*PLAYS.values()) | words(
+    "accordion bagpipes banjo mandolin organ recorder sitar xylophone synthesizer"
+)
 # spellings and near-synonyms of a scenario's role noun
 ROLE_SYNONYMS = {
     "traveller": words("traveler"),

@@ -1,15 +1,18 @@
 """Generate the open-protocol answers of the hand-labelled fixture (not a test; run by hand).
 
     python tests/support/generate_open_answers.py OUT.jsonl [--docs 110] [--seed 7]
+        [--temperature T] [--max-new-tokens N]
 
 Loads the project's default model (`symphony-bench default-model`, SmolLM2-135M-Instruct) with
 transformers in float32 on the CPU, asks `build_open_prompt(scenario, v)` for v in 0, 1, 2 over a
 seeded sample of the full design's (template, instrument) docs (control docs included), with the
-chat template applied, greedy, at most 160 new tokens, cut at the first blank line ("\\n\\n").
+chat template applied, greedy (or sampled at `--temperature`, torch seeded with `--seed` plus the
+batch's index), at most 160 new tokens, cut at the first blank line ("\\n\\n").
 Batched with left padding. Writes one JSON object per line (prompt_variant, template_id,
-instrument, prompt, answer) with an empty `label`, which a person fills in by reading the answer.
+instrument, scenario, prompt, answer) with an empty `label`, which a person fills in by reading the answer.
 `--resume` appends to OUT, skipping the prompts it holds. On a busy 2-core machine
-`OMP_NUM_THREADS=1` made it about 5x faster (330 answers in about 10 minutes).
+`OMP_NUM_THREADS=1` made it about 5x faster (330 answers in about 10 minutes). `--by-doc` keeps
+a doc's three wordings in one batch, so a run stopped early holds whole docs.
 """
 
 from __future__ import annotations
@@ -46,6 +49,14 @@ def main(argv=None) -> int:
     parser.add_argument("out")
     parser.add_argument("--docs", type=int, default=110)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--temperature", type=float, default=0.0, help="0: greedy")
+    parser.add_argument("--max-new-tokens", type=int, default=MAX_NEW_TOKENS)
+    parser.add_argument("--batch", type=int, default=BATCH)
+    parser.add_argument(
+        "--by-doc",
+        action="store_true",
+        help="batches in doc order (all wordings of a doc together)",
+    )
     parser.add_argument("--resume", action="store_true", help="append, skipping prompts in OUT")
     args = parser.parse_args(argv)
 
@@ -71,21 +82,23 @@ def main(argv=None) -> int:
                     "prompt_variant": variant,
                     "template_id": doc["template_id"],
                     "instrument": doc["instrument"],
+                    "scenario": doc["scenario"],
                     "prompt": build_open_prompt(doc["scenario"], variant),
                 }
             )
-    # similar lengths in one batch: less padding
     done = set()
     if args.resume:
         with open(args.out, encoding="utf-8") as old:
             done = {json.loads(line)["prompt"] for line in old if line.strip()}
     rows = [r for r in rows if r["prompt"] not in done]
     # similar lengths in one batch: less padding
-    order = sorted(range(len(rows)), key=lambda i: len(rows[i]["prompt"]))
+    order = range(len(rows))
+    if not args.by_doc:
+        order = sorted(order, key=lambda i: len(rows[i]["prompt"]))
     start = time.time()
     with open(args.out, "a" if args.resume else "w", encoding="utf-8") as out:
-        for b in range(0, len(order), BATCH):
-            batch = [rows[i] for i in order[b : b + BATCH]]
+        for b in range(0, len(order), args.batch):
+            batch = [rows[i] for i in order[b : b + args.batch]]
             texts = [
                 tokenizer.apply_chat_template(
                     [{"role": "user", "content": r["prompt"]}],
@@ -95,11 +108,15 @@ def main(argv=None) -> int:
                 for r in batch
             ]
             enc = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+            sampling = {"do_sample": False}
+            if args.temperature > 0:
+                torch.manual_seed(args.seed + b)
+                sampling = {"do_sample": True, "temperature": args.temperature, "top_p": 1.0}
             with torch.no_grad():
                 gen = model.generate(
                     **enc,
-                    max_new_tokens=MAX_NEW_TOKENS,
-                    do_sample=False,
+                    max_new_tokens=args.max_new_tokens,
+                    **sampling,
                     pad_token_id=tokenizer.pad_token_id,
                     stop_strings=[STOP],
                     tokenizer=tokenizer,
