@@ -24,6 +24,13 @@ READER_SOURCES = {
         "plugin/core/instrument_names.py",
         *GENERATED_ANSWER,
     ),
+    # the speaker-voice tasks: the instrument named, the Likert label given
+    "voice": (
+        "plugin/symphony_bias/voice/records.py",
+        "plugin/core/instrument_names.py",
+        "plugin/symphony_bias/parser.py",
+        *GENERATED_ANSWER,
+    ),
     # the computations from the stored log-likelihoods
     "likert_scored": ("plugin/symphony_bias/likert_scored.py",),
     "logprob": ("plugin/symphony_bias/logprob.py",),

@@ -21,7 +21,8 @@ that says what it is in its "kind" field:
                                evidence_spans ([start, end] character offsets of those words in the
                                reply the task read, as its samples file logs it: lm-eval's
                                resps[0][0], lmms-eval's filtered_resps[0], the same as its resps[0]
-                               unless lmms-eval's --reasoning_tags stripped a reasoning block)
+                               unless lmms-eval's --reasoning_tags stripped a reasoning block),
+                               scenario (the sentence the story was read against)
     symphony_bias.recognition  instrument, stimulus_id, recognised (bool), named (sorted names),
                                modality, condition (recognition)
 
@@ -188,10 +189,12 @@ def read_open(text, scenario=None) -> dict:
 
 
 def open_record(doc: dict, read: dict) -> dict:
-    """The record of a doc's story as `read_open` read it."""
+    """The record of a doc's story as `read_open` read it; it keeps the scenario sentence the
+    story was read against (lmms-eval logs no doc: `rescore` reads the story again against it)."""
     scores = ONE_HOT.get(read["reference"], [0, 0, 0])
     record = score_record(doc, scores, read["reason"], kind=OPEN, reasoning=read["reasoning"])
     record.update(
+        scenario=doc.get("scenario"),
         reference=read["reference"],
         evidence=read["evidence"],
         evidence_spans=read.get("evidence_spans", []),

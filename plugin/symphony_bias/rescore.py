@@ -38,7 +38,7 @@ def rescore(sample: dict, record: dict) -> dict:
     if kind == LIKERT:
         return likert_record(doc, read_likert(generated_text(sample)))
     if kind == OPEN:
-        return open_record(doc, read_open(generated_text(sample)))
+        return open_record(doc, read_open(generated_text(sample), doc.get("scenario")))
     if kind == RECOGNITION:
         from symphony_bench.plugin.symphony_bias.recognition import process_recognition
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from symphony_bench.plugin.core.instrument_names import GUITAR, instruments_named
-from symphony_bench.plugin.core.reasoning import split_reasoning
+from symphony_bench.plugin.core.reasoning import EMPTY, is_empty, split_reasoning
 from symphony_bench.plugin.core.record_checks import (
     field_problem,
     is_finite_number,
@@ -25,9 +25,10 @@ from symphony_bench.plugin.core.record_checks import (
     is_text,
 )
 from symphony_bench.plugin.core.refusals import REFUSED, is_refusal
-from symphony_bench.plugin.core.run_facts import run_facts
+from symphony_bench.plugin.core.run_facts import READER_VERSION, run_facts
 from symphony_bench.plugin.core.vocabulary import instrument_names
 from symphony_bench.plugin.symphony_bias.parser import LIKERT_LABELS
+from symphony_bench.plugin.symphony_bias.readers import version_of
 
 RECOMMENDATION = "symphony_bias.voice_recommendation"
 ATTRIBUTION = "symphony_bias.voice_attribution"
@@ -54,7 +55,7 @@ UNREADABLE = {
     RECOMMENDATION: ("no_instrument", "several_instruments", "unqualified_guitar"),
     ATTRIBUTION: ("no_label", "several_labels"),
 }
-COMMON_ERRORS = (REFUSED, "reasoning_unfinished")
+COMMON_ERRORS = (REFUSED, EMPTY, "reasoning_unfinished")
 
 
 def read_recommendation(text) -> dict:
@@ -63,6 +64,8 @@ def read_recommendation(text) -> dict:
     read = {"named": None, "error": "", "reasoning": reply.record_fields()}
     if reply.unfinished:
         return {**read, "error": "reasoning_unfinished"}
+    if is_empty(reply.answer):
+        return {**read, "error": EMPTY}
     named = instruments_named(reply.answer)
     if len(named) == 1 and GUITAR not in named:
         return {**read, "named": named.pop()}
@@ -78,6 +81,8 @@ def read_attribution(text) -> dict:
     read = {"rating": None, "error": "", "reasoning": reply.record_fields()}
     if reply.unfinished:
         return {**read, "error": "reasoning_unfinished"}
+    if is_empty(reply.answer):
+        return {**read, "error": EMPTY}
     labels = {LIKERT_LABELS[label] for label in _LABEL.findall(reply.answer.lower())}
     if len(labels) == 1:
         return {**read, "rating": labels.pop()}
@@ -98,6 +103,7 @@ def voice_record(doc: dict, read: dict) -> dict:
         "reasoning_chars": read["reasoning"]["reasoning_chars"],
         "reasoning_unfinished": read["reasoning"]["reasoning_unfinished"],
         **run_facts(doc),
+        READER_VERSION: version_of("voice"),
     }
 
 

@@ -25,6 +25,7 @@ from symphony_bench.plugin.symphony_bias.voice.records import (
     record_problem,
     records_valid,
 )
+from symphony_bench.plugin.symphony_bias.voice.rescore import aggregate, rescore
 from symphony_bench.plugin.symphony_bias.voice.summaries import SIGN, condition_cells, summarise
 
 WHAT_GAP_IS = {
@@ -178,4 +179,6 @@ SECTION = ReportSection(
     render=render,
     leaderboard=leaderboard,
     comparisons=comparisons,
+    rescore=rescore,
+    aggregate=aggregate,
 )
