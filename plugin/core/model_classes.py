@@ -8,7 +8,9 @@ answers. Harness-free: the classes are known by their module and name, found on 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from symphony_bench.plugin.core.errors import announce
 
@@ -114,3 +116,60 @@ def refuse_known_failures(attached: bool) -> None:
     )
     announce(error)
     raise error
+
+
+@dataclass(frozen=True)
+class LoadsOnCuda:
+    """A stock class that loads its model onto CUDA unless `argument` is `spared`: without CUDA it
+    stops while loading, before lmms-eval builds any task (so before doc_to_visual can object)."""
+
+    adapter: str
+    argument: str
+    default: str
+    spared: str
+
+
+LOADS_ON_CUDA = {"qwen2_audio": LoadsOnCuda("symphony_qwen2_audio", "device_map", "cuda", "auto")}
+_LMMS_EVAL_PROGRAMS = {"lmms-eval", "lmms_eval"}
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    for index, token in enumerate(argv):
+        if token == name and index + 1 < len(argv):
+            return argv[index + 1]
+        if token.startswith(f"{name}="):
+            return token.split("=", 1)[1]
+    return None
+
+
+def _is_lmms_eval_command(argv: list[str]) -> bool:
+    program = Path(argv[0]) if argv else Path()
+    return program.name in _LMMS_EVAL_PROGRAMS or (
+        program.name == "__main__.py" and program.parent.name == "lmms_eval"
+    )
+
+
+def refuse_stock_class_that_cannot_load(argv: list[str], cuda: Callable[[], bool]) -> None:
+    """In an `lmms-eval` command asking for a stock class that would load onto CUDA on a machine
+    without it: announce the one line naming the adapter and exit 1. Called when lmms-eval reads
+    our model entry points, which it does before it loads the model; the tasks come after it."""
+    loads = LOADS_ON_CUDA.get(_option(argv, "--model") or "")
+    if loads is None or not _is_lmms_eval_command(argv):
+        return
+    model_args = dict(
+        item.split("=", 1)
+        for item in (_option(argv, "--model_args") or "").split(",")
+        if "=" in item
+    )
+    value = model_args.get(loads.argument, loads.default)
+    if value == loads.spared or cuda():
+        return
+    stock = _option(argv, "--model")
+    announce(
+        UnsupportedModelClass(
+            f"lmms-eval's {stock} cannot run on this machine without CUDA (with {loads.argument}="
+            f"{value} it loads the model onto 'cuda' and stops on 'Found no NVIDIA driver'): run "
+            f"--model {loads.adapter} with the same --model_args and device=cpu (docs/model-classes.md)"
+        )
+    )
+    raise SystemExit(1)

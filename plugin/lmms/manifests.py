@@ -1,7 +1,22 @@
 """Entry point payload of the `lmms_eval.models` group: our model names, without importing the
 model classes (lmms-eval imports a class only when its model is requested)."""
 
+import sys
+
 from lmms_eval.models.registry_v2 import ModelManifest
+
+from symphony_bench.plugin.core.model_classes import refuse_stock_class_that_cannot_load
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+# lmms-eval reads these entry points when it starts, before it loads the model: the last point
+# where a stock class that fails while loading can be stopped with a line naming our adapter
+refuse_stock_class_that_cannot_load(sys.argv, _cuda)
 
 MODEL_MANIFESTS = (
     ModelManifest(

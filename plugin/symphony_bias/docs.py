@@ -43,6 +43,7 @@ from symphony_bench.plugin.symphony_bias.scenarios import (
     scenario_set_sha256,
     select_scenarios,
 )
+from symphony_bench.plugin.symphony_bias.stimulus_ids import stimulus_id_of
 
 PROTOCOLS = ("likert", "logprob", "open")
 CONDITIONS = ("named", "stimulus", "no_stimulus")
@@ -149,7 +150,7 @@ def _shown(design: Design, table: dict[str, Stereotype], stimuli: list[dict] | N
                 f"{design.modality} docs with condition {design.condition!r} need stimuli"
             )
         return [
-            Shown(instruments[s["instrument"]], table[s["instrument"]], s["stimulus_id"], s)
+            Shown(instruments[s["instrument"]], table[s["instrument"]], stimulus_id_of(s), s)
             for s in stimuli
         ]
     named = [

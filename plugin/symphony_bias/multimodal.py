@@ -50,6 +50,7 @@ from symphony_bench.plugin.symphony_bias.records import (
     read_likert,
     read_open,
 )
+from symphony_bench.plugin.symphony_bias.stimulus_ids import image_id_fields, stimulus_id_of
 
 
 @dataclass(frozen=True)
@@ -140,11 +141,12 @@ def stimuli(modality: Modality) -> list[dict]:
     if unknown:
         raise DataFileError(f"{source.folder}: instruments not among the 22: {unknown}")
     origins = stimulus_origins(table, modality.name)
+    id_fields = image_id_fields if modality.name == "image" else _plain_id
     given = given_options((*TEXT_OPTIONS, STIMULUS_OPTIONS[modality.name]))
     return [
         {
             "instrument": instrument,
-            "stimulus_id": stimulus_id,
+            **id_fields(stimulus_id),
             "stimulus_index": index,
             "stimulus_source": str(source.folder),
             "stimulus_origin": origin,
@@ -155,6 +157,10 @@ def stimuli(modality: Modality) -> list[dict]:
             zip(instruments, ids, origins, strict=True)
         )
     ]
+
+
+def _plain_id(stimulus_id: str) -> dict[str, str]:
+    return {"stimulus_id": stimulus_id}
 
 
 def stimulus_origins(table: datasets.Dataset, modality_name: str) -> list[str]:
@@ -197,10 +203,10 @@ def likert_docs(variant: datasets.Dataset) -> datasets.Dataset:
 def _stimulus_row(doc: dict, modality_name: str) -> dict:
     modality = MODALITIES[modality_name]
     row = stimulus_table(doc["stimulus_source"], modality_name)[doc["stimulus_index"]]
-    if row[modality.id_column] != doc["stimulus_id"]:
+    if row[modality.id_column] != stimulus_id_of(doc):
         raise DataFileError(
             f"{doc['stimulus_source']}: row {doc['stimulus_index']} is {row[modality.id_column]!r}, "
-            f"expected {doc['stimulus_id']!r} (the set changed after the docs were built)"
+            f"expected {stimulus_id_of(doc)!r} (the set changed after the docs were built)"
         )
     return row
 
@@ -213,7 +219,7 @@ def audio_visual(doc: dict) -> list[dict]:
     if not doc["attach"]:
         return []
     row = _stimulus_row(doc, "audio")
-    where = f"{doc['stimulus_source']}: clip {doc['stimulus_id']}"
+    where = f"{doc['stimulus_source']}: clip {stimulus_id_of(doc)}"
     return checked_audio_input(row["audio"]["bytes"], row["pcm_sha256"], where)
 
 
@@ -225,7 +231,7 @@ def image_visual(doc: dict) -> list[Image.Image]:
     if not doc["attach"]:
         return []
     row = _stimulus_row(doc, "image")
-    where = f"{doc['stimulus_source']}: image {doc['stimulus_id']}"
+    where = f"{doc['stimulus_source']}: image {stimulus_id_of(doc)}"
     data = checked_image_bytes(row["image"]["bytes"], row["sha256"], where)
     return [ImageOps.exif_transpose(Image.open(io.BytesIO(data))).convert("RGB")]
 

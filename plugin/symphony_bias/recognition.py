@@ -15,6 +15,7 @@ from symphony_bench.plugin.symphony_bias.multimodal import MODALITIES, stimuli
 from symphony_bench.plugin.symphony_bias.readers import version_of
 from symphony_bench.plugin.symphony_bias.records import RECOGNITION
 from symphony_bench.plugin.symphony_bias.scenarios import scenario_facts
+from symphony_bench.plugin.symphony_bias.stimulus_ids import stimulus_id_of
 
 RECOGNITION_METRICS = ("recognition_accuracy", "recognition_accuracy_stderr")
 # the recognition YAMLs' `until`: an answer is read up to it even where a model class ignores it
@@ -53,7 +54,7 @@ def recognition_record(doc: dict, answer: str) -> dict:
     return {
         "kind": RECOGNITION,
         "instrument": doc["instrument"],
-        "stimulus_id": doc["stimulus_id"],
+        "stimulus_id": stimulus_id_of(doc),
         "recognised": recognises(first_line, doc["instrument"]),
         "named": sorted(instruments_named(first_line)),
         # an answer of nothing but whitespace recognises nothing: invalid, reason "empty"

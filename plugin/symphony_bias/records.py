@@ -66,6 +66,7 @@ from symphony_bench.plugin.symphony_bias.parser import parse_reply
 from symphony_bench.plugin.symphony_bias.person_reference import read_reply
 from symphony_bench.plugin.symphony_bias.readers import version_of
 from symphony_bench.plugin.symphony_bias.scenarios import CONTROL, scenario_facts
+from symphony_bench.plugin.symphony_bias.stimulus_ids import stimulus_id_of
 
 LIKERT = "symphony_bias.likert"
 LOGPROB = "symphony_bias.logprob"
@@ -139,7 +140,7 @@ def score_record(
         "stereotype": doc["stereotype"],
         "error": error,
         "scores": list(scores),
-        "stimulus_id": doc.get("stimulus_id"),
+        "stimulus_id": stimulus_id_of(doc),
         # the text tasks' docs name their instrument in the text; the audio and image docs say so
         "modality": doc.get("modality", "text"),
         "condition": doc.get("condition", "named"),

@@ -20,6 +20,7 @@ from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 from symphony_bench.plugin.core.vocabulary import load_instruments
 from symphony_bench.plugin.symphony_bias import multimodal
 from symphony_bench.plugin.symphony_bias.docs import Design
+from symphony_bench.plugin.symphony_bias.stimulus_ids import stimulus_id_of
 
 
 @pytest.fixture
@@ -150,7 +151,7 @@ def test_the_multimodal_task_shows_rotated_and_cut_out_images_upright_on_white(
     out = build(source, tmp_path / "out")
     monkeypatch.setenv("SYMPHONY_IMAGE", str(out))
     docs = {
-        doc["stimulus_id"]: doc
+        stimulus_id_of(doc): doc
         for doc in multimodal.condition_docs(
             Design(modality="image", condition="stimulus", subset="mini")
         )

@@ -10,13 +10,16 @@ import subprocess
 import sys
 
 import pytest
+from support.harness import executable, run_cli, tasks_path
 
 from symphony_bench.plugin.core import model_classes
+from symphony_bench.plugin.core.errors import forget_announced
 from symphony_bench.plugin.core.model_classes import (
     KNOWN_FAILURES,
     UnsupportedModelClass,
     refuse_known_failures,
 )
+from symphony_bench.plugin.devtools.tiny_models import build_tiny_qwen2_audio
 
 
 def model_class(path: str, base: type | None = None) -> type:
@@ -98,3 +101,67 @@ def test_classes_that_run_the_docs_and_no_model_pass():
     ):
         assert model_class(path)().generate_until(attached=False) == "answer"
     refuse_known_failures(attached=False)  # called outside any model (a test building docs)
+
+
+LMMS_EVAL = ["/venv/bin/lmms-eval", "--tasks", "t"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [*LMMS_EVAL, "--model", "qwen2_audio", "--model_args", "pretrained=x"],
+        [*LMMS_EVAL, "--model=qwen2_audio", "--model_args=pretrained=x,device_map=cuda:0"],
+        ["/x/lmms_eval/__main__.py", "--model", "qwen2_audio", "--model_args", "device_map=cpu"],
+    ],
+)
+def test_stock_qwen2_audio_that_would_load_onto_cuda_is_stopped_before_it_loads(argv, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        model_classes.refuse_stock_class_that_cannot_load(argv, cuda=lambda: False)
+    assert stopped.value.code == 1
+    assert "run --model symphony_qwen2_audio with the same --model_args and device=cpu" in (
+        capsys.readouterr().err
+    )
+    forget_announced()
+
+
+@pytest.mark.parametrize(
+    ("argv", "cuda"),
+    [
+        ([*LMMS_EVAL, "--model", "qwen2_audio", "--model_args", "device_map=auto"], False),
+        ([*LMMS_EVAL, "--model", "qwen2_audio", "--model_args", "pretrained=x"], True),
+        ([*LMMS_EVAL, "--model", "symphony_qwen2_audio", "--model_args", "pretrained=x"], False),
+        (["/venv/bin/pytest", "--model", "qwen2_audio"], False),
+    ],
+)
+def test_other_classes_arguments_and_commands_are_left_to_load(argv, cuda):
+    model_classes.refuse_stock_class_that_cannot_load(argv, cuda=lambda: cuda)
+
+
+@pytest.mark.e2e
+def test_stock_qwen2_audio_on_a_cpu_stops_naming_the_adapter_through_lmms_eval(tmp_path):
+    """Stock qwen2_audio loads onto 'cuda' before lmms-eval builds a task: lmms-eval stopped with
+    torch's raw 'Found no NVIDIA driver' before any of our task code ran."""
+    tiny = build_tiny_qwen2_audio(tmp_path / "tiny-qwen2-audio")
+    done = run_cli(
+        [
+            executable("lmms-eval"),
+            "--model",
+            "qwen2_audio",
+            "--model_args",
+            f"pretrained={tiny}",
+            "--tasks",
+            "symphony_bias_audio_mini",
+            "--include_path",
+            str(tasks_path("lmms-eval")),
+            "--output_path",
+            str(tmp_path / "run"),
+        ],
+        cwd=tmp_path,
+        env={"CUDA_VISIBLE_DEVICES": ""},
+    )
+    lines = [line for line in re.split(r"[\r\n]", done.stderr) if line.strip()]
+    assert done.returncode != 0
+    assert lines[-1].startswith("symphony-bench: error: lmms-eval's qwen2_audio cannot run"), lines[
+        -3:
+    ]
+    assert "--model symphony_qwen2_audio with the same --model_args and device=cpu" in lines[-1]

@@ -138,6 +138,19 @@ def test_planted_answers_replayed_through_lmms_eval_match_independent_computatio
                 assert row["abs"] == pytest.approx(gas.loc[name, "abs"], abs=1e-9), (task, name)
 
     recognition_task = f"symphony_bias_{modality}_recognition"
+    # the controls attach nothing and log no media; every record names its stimulus by the set's id
+    for suffix in ("_nostimulus_mini", "_named_mini"):
+        samples = read_lmms_samples(output, f"symphony_bias_{modality}{suffix}")
+        assert [s["input_media"] for s in samples if "input_media" in s] == []
+    set_ids = set(
+        multimodal.stimulus_table(str(source), modality)[multimodal.MODALITIES[modality].id_column]
+    )
+    for task, metric in (
+        (f"symphony_bias_{modality}_mini", "mean_abs"),
+        (f"symphony_bias_{modality}_nostimulus_mini", "mean_abs"),
+        (recognition_task, "recognition_accuracy"),
+    ):
+        assert {s[metric]["stimulus_id"] for s in read_lmms_samples(output, task)} == set_ids, task
     expected_accuracy = len(planted["recognised"]) / planted["n_stimuli"]
     assert results[recognition_task]["recognition_accuracy,none"] == pytest.approx(
         expected_accuracy
