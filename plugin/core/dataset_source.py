@@ -29,6 +29,7 @@ from pathlib import Path
 
 import yaml
 
+from symphony_bench.plugin.core.built_sets import checked_build, snapshot_damage
 from symphony_bench.plugin.core.dataset_digest import folder_sha256
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.task_folders import TASKS_DIR
@@ -137,6 +138,7 @@ def _named(
 ) -> DatasetSource:
     folder = Path(value).expanduser()
     if folder.is_dir():
+        checked_build(folder)
         source = _with_digest(DatasetSource(folder, value), locate)
         return replace(source, verified=source.sha256 == pinned.sha256)
     if not is_repo_id(value):
@@ -184,13 +186,35 @@ def _checked_against_pin(
 @lru_cache(maxsize=16)
 def fetch(repo_id: str, revision: str) -> DatasetSource | str:
     """The dataset repo at `revision`, from the Hub or (offline) the local Hugging Face cache; else
-    why not. Asked once per process, failures included: every task of a group shares the answer."""
+    why not. A cached copy whose files changed or went missing is downloaded again, once. Asked once
+    per process, failures included: every task of a group shares the answer."""
+    folder = _snapshot(repo_id, revision, force_download=False)
+    if isinstance(folder, str):
+        return folder
+    damaged = snapshot_damage(folder)
+    if damaged is not None and not isinstance(
+        _snapshot(repo_id, revision, force_download=True), str
+    ):
+        damaged = snapshot_damage(folder)
+    if damaged is not None:
+        return (
+            f"the local Hugging Face cache's copy of the dataset {repo_id} at revision {revision} "
+            f"is damaged ({damaged}) and could not be downloaded again; delete {folder.parents[1]} "
+            "and run again with the Hub reachable"
+        )
+    return DatasetSource(folder, repo_id, revision, commit=folder.name)
+
+
+def _snapshot(repo_id: str, revision: str, force_download: bool) -> Path | str:
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
     try:
-        folder = Path(snapshot_download(repo_id, repo_type="dataset", revision=revision))
+        return Path(
+            snapshot_download(
+                repo_id, repo_type="dataset", revision=revision, force_download=force_download
+            )
+        )
     except (HfHubHTTPError, LocalEntryNotFoundError, OSError, ValueError) as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         return f"cannot load the dataset {repo_id} at revision {revision} from the Hub or the local cache ({reason})"
-    return DatasetSource(folder, repo_id, revision, commit=folder.name)

@@ -23,7 +23,8 @@ import time
 from functools import cache
 from pathlib import Path
 
-from symphony_bench.plugin.core.atomic import recorded_files, write_text_atomically
+from symphony_bench.plugin.core.atomic import write_text_atomically
+from symphony_bench.plugin.core.built_sets import damage, recorded_sha256_file
 from symphony_bench.plugin.core.cache import cache_dir
 from symphony_bench.plugin.core.dataset_digest import folder_sha256
 from symphony_bench.plugin.core.dataset_source import DatasetSource, PinnedDataset
@@ -71,25 +72,6 @@ def default_set(
     return DatasetSource(folder, str(folder), sha256=sha256, verified=verified)
 
 
-def _built_sha256_file(folder: Path) -> Path:
-    return folder.with_name(folder.name + ".sha256")
-
-
-def damage(folder: Path) -> str | None:
-    """What is wrong with a finished build of the set in `folder` (a file its build wrote missing,
-    content that is not what the build recorded), or None when it is whole."""
-    try:
-        missing = [name for name in recorded_files(folder) or [] if not (folder / name).is_file()]
-        if missing:
-            return f"{len(missing)} of its files are missing ({missing[0]}...)"
-        recorded = _built_sha256_file(folder)
-        if recorded.is_file() and folder_sha256(folder) != recorded.read_text().strip():
-            return "its content changed after it was built"
-    except (OSError, ValueError, DataFileError) as error:
-        return f"it cannot be read ({error})"
-    return None
-
-
 def _whole_set_sha256(folder: Path) -> str | None:
     """The digest of a finished, undamaged build in `folder` (read without writing anything); None
     when there is none to use."""
@@ -125,9 +107,9 @@ def _built_once(kind: str, folder: Path, why_not_the_hub: str) -> str:
             if damage(folder) is not None:  # a build that is not whole: say what to delete
                 raise DataFileError(
                     f"{folder}: the default {kind} set built there is damaged ({damage(folder)}); "
-                    f"delete {folder} and {_built_sha256_file(folder)} and run again"
+                    f"delete {folder} and {recorded_sha256_file(folder)} and run again"
                 )
-            write_text_atomically(_built_sha256_file(folder), folder_sha256(folder) + "\n")
+            write_text_atomically(recorded_sha256_file(folder), folder_sha256(folder) + "\n")
         return folder_sha256(folder)
     finally:
         lock.release()

@@ -3,7 +3,9 @@ folder or repo id, else (text tasks) the embedded data, else the pinned repo, ve
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -20,6 +22,7 @@ from symphony_bench.plugin.core.dataset_source import (
     task_yaml,
 )
 from symphony_bench.plugin.core.errors import DataFileError
+from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
 from symphony_bench.plugin.core.text_set import embedded_text_sha256
 
 HOW = "build it locally with `symphony-bench build example --out DIR`"
@@ -286,3 +289,70 @@ def test_a_pin_names_its_digest_as_sha256_hex_or_none(tmp_path, monkeypatch):
             pinned_dataset("x/t.yaml")
     finally:
         pinned_dataset.cache_clear()
+
+
+@pytest.fixture
+def cached_pin(offline_empty_cache, folders, pin):
+    """The pinned repo as the local Hugging Face cache holds it offline: its parquet file a link
+    into blobs/, the blob named by its SHA-256. Returns (the repo's cache folder, the blob)."""
+    import huggingface_hub.constants
+
+    repo = Path(huggingface_hub.constants.HF_HUB_CACHE) / "datasets--symphony-bench--example"
+    data = (folders["pinned"] / "data" / "test-00000-of-00001.parquet").read_bytes()
+    blob = repo / "blobs" / hashlib.sha256(data).hexdigest()
+    blob.parent.mkdir(parents=True)
+    blob.write_bytes(data)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "v1.0").write_text(COMMIT)
+    linked = repo / "snapshots" / COMMIT / "data" / "test-00000-of-00001.parquet"
+    linked.parent.mkdir(parents=True)
+    linked.symlink_to(Path("../../../blobs") / blob.name)
+    return repo, blob
+
+
+def test_the_pin_is_read_offline_from_a_whole_cached_snapshot(cached_pin, pin):
+    source = resolve(None, pin, HOW)
+    assert source.verified and source.commit == COMMIT
+
+
+@pytest.mark.parametrize(
+    ("harm", "found"),
+    [
+        (lambda blob: blob.write_bytes(blob.read_bytes()[:-9]), "changed after it was downloaded"),
+        (lambda blob: blob.unlink(), "is missing from the cache"),
+    ],
+)
+def test_a_damaged_cached_snapshot_that_cannot_be_downloaded_again_says_what_to_delete(
+    cached_pin, pin, harm, found
+):
+    repo, blob = cached_pin
+    harm(blob)
+    with pytest.raises(DataFileError) as error:
+        resolve(None, pin, HOW)
+    message = str(error.value)
+    assert f"data/test-00000-of-00001.parquet {found}" in message
+    assert "is damaged (" in message and f"delete {repo} and run again" in message
+    assert message.endswith(HOW) and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("harm", "found"),
+    [
+        (lambda parquet: parquet.unlink(), "1 of its files are missing"),
+        (lambda parquet: parquet.write_bytes(b"PAR1 cut short"), "it cannot be read"),
+    ],
+)
+def test_a_damaged_built_set_says_what_to_delete_and_how_to_build_it_again(
+    tmp_path, pin, hub, harm, found
+):
+    out = write_hub_folder(
+        tmp_path / "built", [{"name": "harp"}], card_front_matter("Example", "cc0-1.0")
+    )
+    harm(out / "data" / "test-00000-of-00001.parquet")
+    with pytest.raises(DataFileError) as error:
+        resolve(str(out), pin, HOW)
+    message = str(error.value)
+    assert message.startswith(f"{out}: the set built there is damaged ({found}")
+    assert message.endswith(
+        f"delete {out} and build it again with `symphony-bench build KIND --out {out}`"
+    )

@@ -79,7 +79,7 @@ def plant(modality: str, responses_path: Path) -> dict:
             plan = _plan(doc, doc_id, recognised)
             values = (plan["male"], plan["female"], plan["non_binary"])
             response = (
-                _likert_json(values, "planted") if plan["valid"] else "I would rather not guess."
+                _likert_json(values, "planted") if plan["valid"] else "Hmm, interesting question."
             )
             rows.append({"task": task, "doc_id": doc_id, "response": response})
             plans.append(
