@@ -93,14 +93,23 @@ def open_folder(folder: Path, expected: str, config: str | None = None) -> datas
 
     The rows loaded are the rows the folder's files hold (the content its digest was taken of): a
     cache entry left by other files under the same path and modification time (files copied with
-    `cp -p`, `rsync -a`, `tar -x`) is rebuilt from the files."""
+    `cp -p`, `rsync -a`, `tar -x`) is rebuilt from the files. A datasets cache that cannot be
+    written is one error naming it."""
     try:
         dataset = load_hub_dataset(folder, config=config)
         expected_sha256 = config_sha256(folder, config or DEFAULT_CONFIG)
         if _loaded_sha256(dataset) != expected_sha256:
             dataset = load_hub_dataset(folder, config=config, download_mode="force_redownload")
-    except FileNotFoundError as error:
-        raise DataFileError(f"{folder}: not {expected} ({error})") from error
+    except OSError as error:
+        cache = Path(datasets.config.HF_DATASETS_CACHE)
+        if error.filename and Path(str(error.filename)).is_relative_to(cache):
+            raise DataFileError(
+                f"{folder}: the datasets library cannot write its cache {cache} "
+                f"({error.strerror or error}); set HF_DATASETS_CACHE to a writable folder"
+            ) from error
+        if isinstance(error, FileNotFoundError):
+            raise DataFileError(f"{folder}: not {expected} ({error})") from error
+        raise
     if _loaded_sha256(dataset) != expected_sha256:
         raise DataFileError(
             f"{folder}: the rows the datasets library loaded differ from the rows its parquet files hold, "

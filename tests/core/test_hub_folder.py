@@ -74,3 +74,16 @@ def test_a_folder_without_the_split_is_one_error_naming_it(tmp_path, private_dat
         open_folder(tmp_path / "set", "a set")
     with pytest.raises(DataFileError, match=r"no data/test-\*\.parquet"):
         folder_sha256(tmp_path / "set")
+
+
+def test_a_datasets_cache_that_cannot_be_written_is_one_error_naming_it(tmp_path, monkeypatch):
+    (tmp_path / "a-file").write_text("")  # the cache's parent is a file: nothing can be made there
+    cache = tmp_path / "a-file" / "hf-datasets"
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", str(cache))
+    write_rows(tmp_path / "set" / "data" / SHARD, ["harp"])
+    with pytest.raises(DataFileError) as error:
+        open_folder(tmp_path / "set", "a set")
+    assert str(error.value) == (
+        f"{tmp_path / 'set'}: the datasets library cannot write its cache {cache} (Not a "
+        "directory); set HF_DATASETS_CACHE to a writable folder"
+    )
