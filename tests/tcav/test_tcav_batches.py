@@ -70,6 +70,7 @@ def test_whisper_batches_any_lengths_and_gives_the_one_at_a_time_embeddings(tmp_
     assert len({row.tobytes() for row in alone}) == len(CLIPS)  # the clips differ
 
 
+@pytest.mark.slow  # ~10 s: importing wav2vec2 from transformers
 def test_unpadded_encoders_batch_equal_lengths_only_and_give_the_same_embeddings(
     tmp_path, monkeypatch
 ):
