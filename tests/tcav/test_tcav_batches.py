@@ -4,12 +4,14 @@ counts tracks."""
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 import pytest
 import soundfile
 from support.tcav import tiny_whisper, tone, write_tracks
 
-from symphony_bench.plugin.tcav import cache, encoders
+from symphony_bench.plugin.tcav import cache, command, encoders
 from symphony_bench.plugin.tcav.encoders import Encoder
 from symphony_bench.plugin.tcav.metadata import read_metadata
 
@@ -165,3 +167,14 @@ def test_progress_counts_tracks_and_the_cache_ignores_the_batch_size(
     for other in (1, 3, 8):
         cache.embed_tracks(metadata, "org/e", folder, log=print, batch_size=other)
     assert len(embedded) == 6 and len(counters) == 1
+
+
+def test_batch_size_defaults_to_eight_and_must_be_positive(capsys):
+    embed = ["tcav", "embed", "--metadata", "m.csv", "--encoder", "e", "--cache", "c"]
+    root = argparse.ArgumentParser(prog="symphony-bench")
+    command.add_commands(root.add_subparsers(dest="command", required=True))
+    assert root.parse_args(embed).batch_size == 8
+    assert root.parse_args([*embed, "--batch-size", "32"]).batch_size == 32
+    with pytest.raises(SystemExit):
+        root.parse_args([*embed, "--batch-size", "0"])
+    assert "argument --batch-size: expected a whole number >= 1" in capsys.readouterr().err
