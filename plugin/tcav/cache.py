@@ -14,8 +14,14 @@ import numpy as np
 from symphony_bench.plugin.core.atomic import refuse_overlap, staged_directory
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.progress import progress
-from symphony_bench.plugin.tcav.defaults import DEFAULT_MAX_SECONDS
-from symphony_bench.plugin.tcav.encoders import Encoder, encoder_name, load_audio, load_encoder
+from symphony_bench.plugin.tcav.defaults import DEFAULT_BATCH_SIZE, DEFAULT_MAX_SECONDS
+from symphony_bench.plugin.tcav.encoders import (
+    Encoder,
+    embed_group,
+    encoder_name,
+    load_audio,
+    load_encoder,
+)
 from symphony_bench.plugin.tcav.metadata import Metadata
 
 INDEX_FILE = "index.json"
@@ -73,9 +79,12 @@ def embed_tracks(
     max_seconds: float | None = DEFAULT_MAX_SECONDS,
     force: bool = False,
     log=print,
+    batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> Path:
     """Embed every track into CACHE/<name>.npy (float32, rows in metadata order) unless the cache
-    already holds this encoder for the same tracks and audio files. Returns the .npy path."""
+    already holds this encoder for the same tracks and audio files. Returns the .npy path.
+    `batch_size` tracks are loaded at a time and embedded in as few batches as the encoder allows
+    (encoders.embed_group); it changes no embedding, so it is not part of the cache's fingerprint."""
     _check_audio(metadata)
     name = name or encoder_name(source)
     cache = Path(cache)
@@ -95,7 +104,7 @@ def embed_tracks(
         )
         return cache / index["encoders"][name]["file"]
     encoder = load_encoder(source, device, trust_remote_code)
-    matrix = _embed_all(metadata, encoder, max_seconds)
+    matrix = _embed_all(metadata, encoder, max_seconds, batch_size)
     kept = {k: v for k, v in index["encoders"].items() if k != name} if same_tracks else {}
     if index["encoders"] and not same_tracks:
         log(
@@ -125,12 +134,17 @@ def embed_tracks(
     return cache / entry["file"]
 
 
-def _embed_all(metadata: Metadata, encoder: Encoder, max_seconds) -> np.ndarray:
+def _embed_all(metadata: Metadata, encoder: Encoder, max_seconds, batch_size: int) -> np.ndarray:
     rows = []
-    with progress(len(metadata.audio), "embedding tracks") as counter:
-        for path in metadata.audio:
-            rows.append(encoder.embed(load_audio(path, encoder.sample_rate, max_seconds)))
-            counter.update()
+    paths = list(metadata.audio)
+    with progress(len(paths), "embedding tracks") as counter:
+        for start in range(0, len(paths), batch_size):
+            waves = [
+                load_audio(path, encoder.sample_rate, max_seconds)
+                for path in paths[start : start + batch_size]
+            ]
+            rows.extend(embed_group(encoder, waves))
+            counter.update(len(waves))
     matrix = np.stack(rows).astype(np.float32)
     if not np.all(np.isfinite(matrix)):
         raise ValueError(f"encoder {encoder.source!r} produced NaN or infinite embeddings")

@@ -54,6 +54,13 @@ def add_commands(subparsers) -> None:
         help="encode the first N seconds (0: all)",
     )
     embed.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=defaults.DEFAULT_BATCH_SIZE,
+        help="tracks embedded together (Whisper: any; other encoders: clips of equal length; "
+        "the embeddings are the same for any batch size)",
+    )
+    embed.add_argument(
         "--force", action="store_true", help="recompute even if the cache is current"
     )
     embed.set_defaults(run=_embed_command)
@@ -240,6 +247,7 @@ def _embed_command(args: argparse.Namespace) -> None:
         args.max_seconds or None,
         args.force,
         log=lambda m: print(m, file=sys.stderr),
+        batch_size=args.batch_size,
     )
     print(path)
 

@@ -5,6 +5,11 @@ Whisper pads every clip to 30 s of log-mel frames. The paper's code averages the
 the embedding; here only the encoder frames that cover real audio are averaged: a clip of n samples
 fills ceil(n / hop) mel frames, and each encoder frame spans (input frames / output frames) = 2 mel
 frames (20 ms), so the first ceil(ceil(n / hop) / 2) encoder frames are kept.
+
+Batches never change an embedding: Whisper's clips are all padded to 30 s, so any clips share a
+batch; the other transformers encoders see unpadded clips, so a batch holds clips of one length
+only (padding with an attention mask would change what the convolutions see); MuQ runs one clip
+at a time (its batched forward is not checked here).
 """
 
 from __future__ import annotations
@@ -50,12 +55,42 @@ def valid_encoder_frames(
     return max(1, min(output_frames, math.ceil(audio_frames * output_frames / input_frames)))
 
 
+ANY_LENGTH = "any length"  # one batch may mix clip lengths: the encoder pads every clip alike
+EQUAL_LENGTH = "equal length"  # one batch holds clips of one length: no padding changes a number
+ONE_CLIP = "one clip"  # no batching: the encoder's batched forward is not known to be equal
+
+
 @dataclass
 class Encoder:
     source: str
     sample_rate: int
     pooling: str  # how the embedding is made, for the cache index
-    embed: Callable[[np.ndarray], np.ndarray]  # mono waveform at sample_rate -> (d,)
+    embed_batch: Callable[[list[np.ndarray]], np.ndarray]  # waveforms at sample_rate -> (n, d)
+    batching: str = ONE_CLIP
+
+    def embed(self, wave: np.ndarray) -> np.ndarray:
+        return self.embed_batch([wave])[0]
+
+
+def embed_group(encoder: Encoder, waves: list[np.ndarray]) -> list[np.ndarray]:
+    """The embeddings of `waves`, in their order, in as few batches as `encoder.batching` allows
+    while every embedding stays the one its clip gets alone."""
+    if encoder.batching == ANY_LENGTH:
+        batches = [list(range(len(waves)))]
+    elif encoder.batching == EQUAL_LENGTH:
+        by_length: dict[int, list[int]] = {}
+        for position, wave in enumerate(waves):
+            by_length.setdefault(wave.size, []).append(position)
+        batches = list(by_length.values())
+    else:
+        batches = [[position] for position in range(len(waves))]
+    rows: list[np.ndarray] = [np.empty(0)] * len(waves)
+    for batch in batches:
+        for position, row in zip(
+            batch, encoder.embed_batch([waves[p] for p in batch]), strict=True
+        ):
+            rows[position] = row
+    return rows
 
 
 def load_encoder(source: str, device: str = "cpu", trust_remote_code: bool = False) -> Encoder:
@@ -79,19 +114,24 @@ def _whisper_encoder(source: str, device: str) -> Encoder:
     extractor = WhisperFeatureExtractor.from_pretrained(source)
     encoder = WhisperModel.from_pretrained(source).get_encoder().to(device).eval()
 
-    def embed(wave: np.ndarray) -> np.ndarray:
+    def embed_batch(waves: list[np.ndarray]) -> np.ndarray:
         features = extractor(
-            wave, sampling_rate=extractor.sampling_rate, return_tensors="pt"
+            waves, sampling_rate=extractor.sampling_rate, return_tensors="pt"
         ).input_features
         with torch.inference_mode():
-            hidden = encoder(features.to(device)).last_hidden_state[0]
-        valid = valid_encoder_frames(
-            wave.size, extractor.hop_length, features.shape[-1], hidden.shape[0]
-        )
-        return hidden[:valid].mean(dim=0).float().cpu().numpy()
+            hidden = encoder(features.to(device)).last_hidden_state
+        pooled = [
+            frames[
+                : valid_encoder_frames(
+                    wave.size, extractor.hop_length, features.shape[-1], hidden.shape[1]
+                )
+            ].mean(dim=0)
+            for wave, frames in zip(waves, hidden, strict=True)
+        ]
+        return torch.stack(pooled).float().cpu().numpy()
 
     pooling = "mean of the encoder's last hidden state over the frames covering audio"
-    return Encoder(source, extractor.sampling_rate, pooling, embed)
+    return Encoder(source, extractor.sampling_rate, pooling, embed_batch, ANY_LENGTH)
 
 
 def _hidden_state_encoder(source: str, device: str, trust_remote_code: bool) -> Encoder:
@@ -101,14 +141,14 @@ def _hidden_state_encoder(source: str, device: str, trust_remote_code: bool) -> 
     extractor = AutoFeatureExtractor.from_pretrained(source, trust_remote_code=trust_remote_code)
     model = AutoModel.from_pretrained(source, trust_remote_code=trust_remote_code).to(device).eval()
 
-    def embed(wave: np.ndarray) -> np.ndarray:
-        inputs = extractor(wave, sampling_rate=extractor.sampling_rate, return_tensors="pt")
+    def embed_batch(waves: list[np.ndarray]) -> np.ndarray:
+        inputs = extractor(waves, sampling_rate=extractor.sampling_rate, return_tensors="pt")
         with torch.inference_mode():
-            hidden = model(**{k: v.to(device) for k, v in inputs.items()}).last_hidden_state[0]
-        return hidden.mean(dim=0).float().cpu().numpy()
+            hidden = model(**{k: v.to(device) for k, v in inputs.items()}).last_hidden_state
+        return hidden.mean(dim=1).float().cpu().numpy()
 
     pooling = "mean of the last hidden state over time (one unpadded clip)"
-    return Encoder(source, extractor.sampling_rate, pooling, embed)
+    return Encoder(source, extractor.sampling_rate, pooling, embed_batch, EQUAL_LENGTH)
 
 
 def _muq_encoder(source: str, device: str) -> Encoder:
@@ -123,17 +163,18 @@ def _muq_encoder(source: str, device: str) -> Encoder:
     mulan = kind == "muq-mulan"
     model = (muq.MuQMuLan if mulan else muq.MuQ).from_pretrained(repo).to(device).eval()
 
-    def embed(wave: np.ndarray) -> np.ndarray:
+    def embed_batch(waves: list[np.ndarray]) -> np.ndarray:
+        (wave,) = waves
         wavs = torch.from_numpy(wave).unsqueeze(0).to(device)
         with torch.inference_mode():
             if mulan:
                 output = model(wavs=wavs)[0]
             else:
                 output = model(wavs, output_hidden_states=False).last_hidden_state[0].mean(dim=0)
-        return output.float().cpu().numpy()
+        return output.float().cpu().numpy()[None]
 
     pooling = "MuQ-MuLan audio embedding" if mulan else "mean of MuQ's last hidden state over time"
-    return Encoder(source, 24_000, pooling, embed)
+    return Encoder(source, 24_000, pooling, embed_batch, ONE_CLIP)
 
 
 def encoder_name(source: str) -> str:

@@ -68,11 +68,11 @@ def test_cache_keeps_each_encoder_and_recomputes_only_changed_audio(tmp_path, mo
     embedded = []
 
     def stand_in(source, device, trust_remote_code):
-        def embed(wave):
-            embedded.append(source)
-            return np.array([np.abs(wave).max(), wave.size])
+        def embed_batch(waves):
+            embedded.extend([source] * len(waves))
+            return np.array([[np.abs(wave).max(), wave.size] for wave in waves])
 
-        return Encoder(source, 16_000, "peak and length", embed)
+        return Encoder(source, 16_000, "peak and length", embed_batch)
 
     monkeypatch.setattr(cache, "load_encoder", stand_in)
     soundfile.write(tmp_path / "x.wav", tone(0.5, 16_000, 300.0), 16_000)
