@@ -219,6 +219,12 @@ def _add_build_openmic(datasets: argparse._SubParsersAction) -> None:
         metavar="N",
         help="a clip may serve up to N multilabel_30s rows (default 1; OpenMIC's sparse labels give few one-use items)",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="encode the audio in this many processes (default: one per core; same output)",
+    )
     parser.set_defaults(run=run_build_openmic)
 
 
@@ -227,6 +233,7 @@ def run_build_openmic(args: argparse.Namespace) -> None:
     from symphony_bench.hub_upload.openmic.release import GROUPS_FILE, download_release
     from symphony_bench.hub_upload.openmic.writing import build, empty_config_warning
     from symphony_bench.plugin.core.atomic import refuse_overlap
+    from symphony_bench.plugin.core.workers import available_cores
 
     check_max_clip_uses(args.max_clip_uses)  # both checks before a download
     refuse_overlap(args.out, [args.source])
@@ -239,6 +246,7 @@ def run_build_openmic(args: argparse.Namespace) -> None:
         skip_bad=args.skip_bad,
         groups_file=args.groups or GROUPS_FILE,
         max_clip_uses=args.max_clip_uses,
+        workers=args.workers or available_cores(),
     )
     print(f"wrote {args.out} (seed {args.seed}, max clip uses {args.max_clip_uses})")
     print(digest_line(args.out))
