@@ -129,3 +129,18 @@ def test_the_main_job_script_parses_and_names_every_step():
     steps = int(text.split("steps=", 1)[1].split()[0])
     assert text.count('\nbanner "') == steps - 1  # the model's banner is one of two branches
     assert shutil.which("bash")
+
+
+def test_a_bar_update_shows_before_the_next_one_arrives():
+    out = io.StringIO()
+    chunks = [b"\rRunning loglikelihood requests:   0%|     | 0/1725 [00:00<?, ?it/s]", b""]
+    seen_before_second_read = []
+
+    class Pipe:
+        def read1(self, size):
+            if len(chunks) == 1:
+                seen_before_second_read.append(out.getvalue())
+            return chunks.pop(0)
+
+    job_console.follow(Pipe(), io.BytesIO(), job_console.Console(out, terminal=False), Clock())
+    assert seen_before_second_read == ["  Running loglikelihood requests: 0/1725, 0 s\n"]

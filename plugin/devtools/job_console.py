@@ -99,15 +99,17 @@ class Console:
 
 def follow(stream, log, console: Console, clock=time.monotonic) -> None:
     """Copy `stream` (bytes) to `log`; its lines and tqdm's \\r-updates to `console`."""
-    read = getattr(
-        stream, "read1", stream.read
-    )  # read1: what has arrived, without waiting for more
+    # read1: what has arrived, without waiting for a full buffer
+    read = stream.read1 if hasattr(stream, "read1") else stream.read
     buffer = b""
     while chunk := read(65536):
         log.write(chunk)
         log.flush()
         buffer += chunk
         *pieces, buffer = re.split(rb"[\r\n]", buffer)
+        if buffer.endswith(b"]"):  # a whole bar update: tqdm ends it with the next one's \r
+            pieces.append(buffer)
+            buffer = b""
         for piece in pieces:
             show(piece.decode("utf-8", "replace"), console, clock())
     if buffer:
