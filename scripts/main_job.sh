@@ -8,6 +8,11 @@
 # three reference floors (always-first, random, blind genre prior) through lmms-eval.
 # Writes runs/main/ and runs/grounding/; each step's whole output goes to runs/logs/.
 #
+# lm-eval runs as `symphony-hf` (lm-eval's own command line with that model registered): lm-eval's
+# `hf` model whose log-likelihood requests share a forward pass when one's input is a prefix of
+# another's, so the scored Likert task reads its five labels from one pass per gender context
+# (plugin/symphony_bias/prefix_sharing.py; same values as `hf`).
+#
 # The default model writes no JSON answer (docs/symphony-bias-method.md): its generated Likert tasks
 # run on their first scenario (22 instruments + the control, 2 x 23 docs), which shows the invalid
 # rate and spends no time on 184 more answers that cannot change a number. SYMPHONY_MODEL runs
@@ -49,6 +54,7 @@ report_top() {
 rm -rf runs/main runs/grounding "${logs}"
 mkdir -p "${logs}"
 tasks_path="$(symphony-bench tasks-path)"
+lm_eval=(python -m symphony_bench.plugin.symphony_bias.prefix_sharing)
 if [ -n "${SYMPHONY_MODEL:-}" ]; then
   banner "the model: ${SYMPHONY_MODEL} (a GGUF file is converted once into a cached transformers folder)" \
     "a minute the first time for a small model, seconds after"
@@ -69,12 +75,12 @@ echo "      ${model}"
 
 banner "lm-eval, chat template: generated Likert JSON (${likert_what}), open-ended stories (115 docs), scored Likert (115 docs, 3 genders x 5 labels)" \
   "${minutes}"
-quietly lm_eval_chat lm_eval --model hf --model_args "pretrained=${model},dtype=float32" --device cpu \
+quietly lm_eval_chat "${lm_eval[@]}" --model symphony-hf --model_args "pretrained=${model},dtype=float32" --device cpu \
   --tasks symphony_bias_mini,symphony_bias_open_mini,symphony_bias_likert_scored_mini --include_path "${tasks_path}" \
   --apply_chat_template --batch_size 16 --log_samples --output_path runs/main "${likert_docs[@]}"
 
 banner "lm-eval, no chat template: log-probability of man / woman / non-binary person (115 docs)" "30 s"
-quietly lm_eval_logprob lm_eval --model hf --model_args "pretrained=${model},dtype=float32" --device cpu \
+quietly lm_eval_logprob "${lm_eval[@]}" --model symphony-hf --model_args "pretrained=${model},dtype=float32" --device cpu \
   --tasks symphony_bias_logprob_mini --include_path "${tasks_path}" \
   --batch_size 16 --log_samples --output_path runs/main
 
