@@ -64,6 +64,12 @@ def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
     audio.add_argument("--seed", type=int, default=0)
     audio.add_argument("--clips-per-instrument", type=int, default=5)
     audio.add_argument("--soundfont", type=Path, help=SOUNDFONT_HELP)
+    audio.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="render in this many processes (default: one per core; same output)",
+    )
     origin = audio.add_mutually_exclusive_group()
     origin.add_argument(
         "--recordings",
@@ -131,6 +137,7 @@ def run_build_audio(args: argparse.Namespace) -> None:
     if args.recordings or args.from_openmic:
         return run_build_recorded_audio(args)
     from symphony_bench.hub_upload.symphony_bias_audio import build
+    from symphony_bench.plugin.core.workers import available_cores
 
     check = build(
         args.out,
@@ -138,6 +145,7 @@ def run_build_audio(args: argparse.Namespace) -> None:
         clips_per_instrument=args.clips_per_instrument,
         soundfont=args.soundfont,
         style=args.style,
+        workers=args.workers or available_cores(),
     )
     if args.clips_per_instrument < 2:
         print(f"wrote {args.out}; no separability check (it needs 2 or more clips per instrument)")
