@@ -132,11 +132,11 @@ def encoded(samples, seed: int, name: str) -> dict:
     }
 
 
-def encoded_job(job: tuple[Path, tuple[str, ...], int, str]) -> dict:
-    """One row's audio, encoded: a clip alone (its samples as they are), or a 30 s mix of three
-    clips cut or padded to 10 s each. A top-level function: the worker processes unpickle it."""
-    root, keys, seed, name = job
-    if len(keys) == 1:
+def encoded_job(job: tuple[Path, tuple[str, ...], int, str, bool]) -> dict:
+    """One row's audio, encoded: a clip alone (its samples as they are), or a mix of clips cut or
+    padded to 10 s each. A top-level function: the worker processes unpickle it."""
+    root, keys, seed, name, mix = job
+    if not mix:
         return encoded(clip_audio(root, keys[0]), seed, name)
     return encoded(np.concatenate([segment(clip_audio(root, key)) for key in keys]), seed, name)
 
@@ -301,8 +301,8 @@ def write_configs(
                 rows_of_clip[row["sample_key"]].append((config, row))
         mixes = [(config, row) for config in MIX_CONFIGS for row in plan.rows[config]]
         clips = sorted(rows_of_clip)
-        jobs = [(root, (key,), seed, key) for key in clips]
-        jobs += [(root, tuple(row["source_keys"]), seed, row["item_id"]) for _, row in mixes]
+        jobs = [(root, (key,), seed, key, False) for key in clips]
+        jobs += [(root, tuple(row["source_keys"]), seed, row["item_id"], True) for _, row in mixes]
         audios = ordered_map(encoded_job, jobs, workers, "encoding clips")
         for key in clips:
             audio = next(audios)
