@@ -26,7 +26,7 @@ step=0
 steps=6
 started=$SECONDS
 
-banner() {  # what runs, and roughly how long it takes on a quiet 2-core machine
+banner() {  # what runs, and roughly how long it took on the 2-core machine (load average 2-6)
   step=$((step + 1))
   echo
   echo "[${step}/${steps}] $1"
@@ -61,7 +61,7 @@ if [ -n "${SYMPHONY_MODEL:-}" ]; then
   model="$(symphony-bench default-model "${SYMPHONY_MODEL}" 2>>"${logs}/model.log")"
   likert_docs=()
   likert_what="2 x 115 docs"
-  minutes="a few minutes for a 135M model; longer for larger ones"
+  minutes="20 min or more for a 135M model (every generated Likert doc); longer for larger ones"
 else
   banner "the model: SmolLM2-135M-Instruct (converted once from its GGUF into a cached folder)" \
     "40 s the first time, a second after"
@@ -69,7 +69,7 @@ else
   first_scenario="$(seq -s, 0 22)"
   likert_what="2 x 23 docs: the default model writes no JSON"
   likert_docs=(--samples "{\"symphony_bias_text_mini\": [${first_scenario}], \"symphony_bias_text_noreason_mini\": [${first_scenario}]}")
-  minutes="4 min"
+  minutes="10 min"
 fi
 echo "      ${model}"
 
