@@ -65,6 +65,12 @@ def _add_build_audio(datasets: argparse._SubParsersAction) -> None:
     audio.add_argument("--seed", type=int, default=0)
     audio.add_argument("--clips-per-instrument", type=int, default=5)
     audio.add_argument("--soundfont", type=Path, help=SOUNDFONT_HELP)
+    audio.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="render in this many processes (default: one per core; same output)",
+    )
     origin = audio.add_mutually_exclusive_group()
     origin.add_argument(
         "--recordings",
@@ -132,6 +138,7 @@ def run_build_audio(args: argparse.Namespace) -> None:
     if args.recordings or args.from_openmic:
         return run_build_recorded_audio(args)
     from symphony_bench.hub_upload.symphony_bias_audio import build
+    from symphony_bench.plugin.core.workers import available_cores
 
     check = build(
         args.out,
@@ -139,6 +146,7 @@ def run_build_audio(args: argparse.Namespace) -> None:
         clips_per_instrument=args.clips_per_instrument,
         soundfont=args.soundfont,
         style=args.style,
+        workers=args.workers or available_cores(),
     )
     if args.clips_per_instrument < 2:
         print(f"wrote {args.out}; no separability check (it needs 2 or more clips per instrument)")
@@ -260,6 +268,12 @@ def _add_build_openmic(datasets: argparse._SubParsersAction) -> None:
         metavar="N",
         help="a clip may serve up to N multilabel_30s rows (default 1; OpenMIC's sparse labels give few one-use items)",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="encode the audio in this many processes (default: one per core; same output)",
+    )
     parser.set_defaults(run=run_build_openmic)
 
 
@@ -268,6 +282,7 @@ def run_build_openmic(args: argparse.Namespace) -> None:
     from symphony_bench.hub_upload.openmic.release import GROUPS_FILE, download_release
     from symphony_bench.hub_upload.openmic.writing import build, empty_config_warning
     from symphony_bench.plugin.core.atomic import refuse_overlap
+    from symphony_bench.plugin.core.workers import available_cores
 
     check_max_clip_uses(args.max_clip_uses)  # both checks before a download
     refuse_overlap(args.out, [args.source])
@@ -280,6 +295,7 @@ def run_build_openmic(args: argparse.Namespace) -> None:
         skip_bad=args.skip_bad,
         groups_file=args.groups or GROUPS_FILE,
         max_clip_uses=args.max_clip_uses,
+        workers=args.workers or available_cores(),
     )
     print(f"wrote {args.out} (seed {args.seed}, max clip uses {args.max_clip_uses})")
     print(digest_line(args.out))

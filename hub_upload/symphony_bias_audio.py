@@ -35,8 +35,8 @@ from symphony_bench.plugin.core.audio import (
     stored_loudness,
 )
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
-from symphony_bench.plugin.core.progress import progress
 from symphony_bench.plugin.core.vocabulary import load_instruments
+from symphony_bench.plugin.core.workers import ordered_map
 
 KIND = "symphony-bias-audio"  # the kind of output folder (plugin.core.atomic)
 
@@ -83,42 +83,44 @@ STIMULUS_ORIGIN = {"random": "synth-random", "phrase": "synth-phrase"}
 
 
 def clip_rows(
-    seed: int, clips_per_instrument: int, soundfont: Path, style: str = "random"
+    seed: int, clips_per_instrument: int, soundfont: Path, style: str = "random", workers: int = 1
 ) -> list[dict]:
-    rows = []
-    instruments = load_instruments()
-    with progress(len(instruments) * clips_per_instrument, "rendering clips") as counter:
-        for instrument in instruments:
-            voice = VOICES[instrument.name]
-            for k in range(clips_per_instrument):
-                clip_seed = f"{seed}:{instrument.name}:{k}"
-                notes = STYLES[style](voice, clip_seed)
-                label = f"{instrument.name} (clip seed {clip_seed})"
-                flac = encode_flac(render(voice, notes, soundfont, label=label))
-                audio = decode_audio(flac)  # the samples as stored, for the separability check
-                clip_id = f"{instrument.name.replace(' ', '_')}_{k:02d}"
-                rows.append(
-                    {
-                        "clip_id": clip_id,
-                        "instrument": instrument.name,
-                        "gm_program": -1 if voice.drums else voice.program,
-                        "substitute": voice.substitute,
-                        "notes": json.dumps([note.as_list() for note in notes]),
-                        "seed": clip_seed,
-                        "duration_s": round(len(audio) / SAMPLE_RATE, 3),
-                        "loudness_lufs": stored_loudness(flac, label),
-                        "pcm_sha256": pcm_sha256(flac),
-                        "audio": {"bytes": flac, "path": f"{clip_id}.flac"},
-                        "_samples": audio,
-                        # no column in the random set (the one the audio tasks pin): a set with `notes`
-                        # and no `stimulus_origin` is read as synth-random (multimodal.stimulus_origins)
-                        **(
-                            {"stimulus_origin": STIMULUS_ORIGIN[style]} if style != "random" else {}
-                        ),
-                    }
-                )
-                counter.update()
-    return rows
+    """Every instrument's clips, rendered in `workers` processes (a clip depends only on its own
+    seed: the rows are the same for any number of workers)."""
+    jobs = [
+        (seed, instrument.name, k, soundfont, style)
+        for instrument in load_instruments()
+        for k in range(clips_per_instrument)
+    ]
+    return list(ordered_map(clip_row, jobs, workers, "rendering clips"))
+
+
+def clip_row(job: tuple[int, str, int, Path, str]) -> dict:
+    """One clip's row; a top-level function: the worker processes unpickle it."""
+    seed, name, k, soundfont, style = job
+    voice = VOICES[name]
+    clip_seed = f"{seed}:{name}:{k}"
+    notes = STYLES[style](voice, clip_seed)
+    label = f"{name} (clip seed {clip_seed})"
+    flac = encode_flac(render(voice, notes, soundfont, label=label))
+    audio = decode_audio(flac)  # the samples as stored, for the separability check
+    clip_id = f"{name.replace(' ', '_')}_{k:02d}"
+    return {
+        "clip_id": clip_id,
+        "instrument": name,
+        "gm_program": -1 if voice.drums else voice.program,
+        "substitute": voice.substitute,
+        "notes": json.dumps([note.as_list() for note in notes]),
+        "seed": clip_seed,
+        "duration_s": round(len(audio) / SAMPLE_RATE, 3),
+        "loudness_lufs": stored_loudness(flac, label),
+        "pcm_sha256": pcm_sha256(flac),
+        "audio": {"bytes": flac, "path": f"{clip_id}.flac"},
+        "_samples": audio,
+        # no column in the random set (the one the audio tasks pin): a set with `notes`
+        # and no `stimulus_origin` is read as synth-random (multimodal.stimulus_origins)
+        **({"stimulus_origin": STIMULUS_ORIGIN[style]} if style != "random" else {}),
+    }
 
 
 def separability(rows: list[dict]) -> dict[str, float]:
@@ -243,8 +245,10 @@ def build(
     clips_per_instrument: int = 5,
     soundfont: Path | None = None,
     style: str = "random",
+    workers: int = 1,
 ) -> dict:
-    """Write the dataset folder at `out` (atomically); returns the separability numbers."""
+    """Write the dataset folder at `out` (atomically), the clips rendered in `workers` processes
+    (same bytes for any number); returns the separability numbers."""
     if style not in STYLES:
         raise ValueError(f"style must be one of {sorted(STYLES)}, got {style!r}")
     if clips_per_instrument < 1:
@@ -255,7 +259,7 @@ def build(
     with staged_directory(
         out, KIND, inputs=[soundfont]
     ) as staging:  # refuses a wrong --out before rendering
-        rows = clip_rows(seed, clips_per_instrument, soundfont, style)
+        rows = clip_rows(seed, clips_per_instrument, soundfont, style, workers)
         check = separability(rows) if clips_per_instrument > 1 else NO_SEPARABILITY
         substitutes = "\n".join(
             f"- {name}: {voice.substitute}" for name, voice in VOICES.items() if voice.substitute

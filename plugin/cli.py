@@ -47,9 +47,9 @@ def _tiny_model(args: argparse.Namespace) -> None:
 
 
 def _default_model(args: argparse.Namespace) -> None:
-    from symphony_bench.plugin.devtools.default_model import default_model_path
+    from symphony_bench.plugin.devtools.default_model import default_model_path, local_model_path
 
-    print(default_model_path())
+    print(local_model_path(args.source) if args.source else default_model_path())
 
 
 def _add_own_commands(commands) -> None:
@@ -72,10 +72,18 @@ def _add_own_commands(commands) -> None:
     tiny.add_argument("architecture", choices=sorted(TINY_MODELS))
     tiny.add_argument("--out", type=Path, required=True)
     tiny.set_defaults(run=_tiny_model)
-    commands.add_parser(
+    model = commands.add_parser(
         "default-model",
-        help="print (creating it on first use) the embedded SmolLM2-135M-Instruct folder",
-    ).set_defaults(run=_default_model)
+        help="print (creating it on first use) the embedded SmolLM2-135M-Instruct folder, or the "
+        "folder lm-eval loads for SOURCE",
+    )
+    model.add_argument(
+        "source",
+        type=Path,
+        nargs="?",
+        help="a .gguf file (converted once, cached) or a transformers model folder",
+    )
+    model.set_defaults(run=_default_model)
 
 
 def parser() -> argparse.ArgumentParser:

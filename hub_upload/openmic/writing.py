@@ -50,8 +50,8 @@ from symphony_bench.plugin.core.audio import (
     stored_loudness,
 )
 from symphony_bench.plugin.core.errors import DataFileError
-from symphony_bench.plugin.core.progress import progress
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
+from symphony_bench.plugin.core.workers import ordered_map
 
 SEGMENT_FRAMES = 10 * SAMPLE_RATE
 BATCH_ROWS = 8  # audio rows are large: a batch is 1-5 MB, and memory stays flat
@@ -130,6 +130,15 @@ def encoded(samples, seed: int, name: str) -> dict:
         "loudness_lufs": stored_loudness(flac, name),
         "audio": {"bytes": flac, "path": f"{name}.flac"},
     }
+
+
+def encoded_job(job: tuple[Path, tuple[str, ...], int, str, bool]) -> dict:
+    """One row's audio, encoded: a clip alone (its samples as they are), or a mix of clips cut or
+    padded to 10 s each. A top-level function: the worker processes unpickle it."""
+    root, keys, seed, name, mix = job
+    if not mix:
+        return encoded(clip_audio(root, keys[0]), seed, name)
+    return encoded(np.concatenate([segment(clip_audio(root, key)) for key in keys]), seed, name)
 
 
 def segment(samples):
@@ -260,8 +269,11 @@ class ParquetStream:
             self.writer.close()
 
 
-def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int, int, list]:
-    """Each clip is decoded once for all its 10 s rows; each 30 s row decodes its three clips.
+def write_configs(
+    folder: Path, plan: Plan, root: Path, seed: int, workers: int = 1
+) -> tuple[int, int, list]:
+    """Each clip is decoded once for all its 10 s rows; each 30 s row decodes its three clips; the
+    encoding runs in `workers` processes, the rows are written in plan order whatever their number.
     Returns the bytes of audio written, in all and distinct (by decoded-sample hash), and the
     loudness of each distinct audio."""
     features = config_features()
@@ -288,18 +300,16 @@ def write_configs(folder: Path, plan: Plan, root: Path, seed: int) -> tuple[int,
             for row in plan.rows[config]:
                 rows_of_clip[row["sample_key"]].append((config, row))
         mixes = [(config, row) for config in MIX_CONFIGS for row in plan.rows[config]]
-        with progress(len(rows_of_clip) + len(mixes), "encoding clips") as counter:
-            for key in sorted(rows_of_clip):
-                audio = encoded(clip_audio(root, key), seed, key)
-                for config, row in rows_of_clip[key]:
-                    add(config, row, audio)
-                counter.update()
-            for config, row in mixes:
-                samples = np.concatenate(
-                    [segment(clip_audio(root, key)) for key in row["source_keys"]]
-                )
-                add(config, row, encoded(samples, seed, row["item_id"]))
-                counter.update()
+        clips = sorted(rows_of_clip)
+        jobs = [(root, (key,), seed, key, False) for key in clips]
+        jobs += [(root, tuple(row["source_keys"]), seed, row["item_id"], True) for _, row in mixes]
+        audios = ordered_map(encoded_job, jobs, workers, "encoding clips")
+        for key in clips:
+            audio = next(audios)
+            for config, row in rows_of_clip[key]:
+                add(config, row, audio)
+        for (config, row), audio in zip(mixes, audios, strict=True):
+            add(config, row, audio)
     finally:
         for stream in streams.values():
             stream.close()
@@ -543,10 +553,12 @@ def build(
     skip_bad: bool = False,
     groups_file: Path = GROUPS_FILE,
     max_clip_uses: int = 1,
+    workers: int = 1,
 ) -> dict:
     """Write the five configs at `out` (atomically: on any error nothing is left there; a .tgz source
     is extracted inside the staging folder); a clip serves at most `max_clip_uses` multilabel rows.
-    A config without rows is left out. Returns {"counts", "paper", "baseline_accuracy", "skipped",
+    A config without rows is left out; `workers` processes encode the audio (same bytes for any
+    number). Returns {"counts", "paper", "baseline_accuracy", "skipped",
     "max_clip_uses", "empty"}."""
     check_max_clip_uses(max_clip_uses)
     with staged_directory(out, KIND, inputs=(source, groups_file)) as staging:
@@ -558,7 +570,7 @@ def build(
             plan = checked_plan(release, groups, seed, skip_bad, max_clip_uses)
             if len(empty_configs(plan)) == len(PAPER_COUNTS):
                 raise DataFileError(f"{source}: no clip gives a row in any config")
-            written = write_configs(staging, plan, release.root, seed)
+            written = write_configs(staging, plan, release.root, seed, workers)
         except DataFileError as error:
             raise DataFileError(shown(str(error))) from error
         if skip_bad:

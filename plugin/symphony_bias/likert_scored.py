@@ -14,8 +14,9 @@ assistant turn), and the five labels as continuations: `very low`, `low`, `mediu
 `very high`. No label is a prefix of another, so their probabilities are those of five disjoint
 answers; their softmax is P(label | gender). The doc's score for a gender is the expected Likert value
 sum_k k P(k), which GAS and ABS read as they read a generated rating; the most likely label is
-recorded beside it. 3 x 5 loglikelihood requests per doc; lm-eval's HF backend scores the labels that
-share all but their last token (`low`, `medium`, `high`; `very low`, `very high`) in one forward pass.
+recorded beside it. 3 x 5 loglikelihood requests per doc; lm-eval's `hf` model scores the labels that
+share all but their last token (`low`, `medium`, `high`; `very low`, `very high`) in one forward pass,
+`symphony-hf` (prefix_sharing.py) all five labels of a gender context in one.
 """
 
 from __future__ import annotations

@@ -78,16 +78,21 @@ def test_every_clip_records_the_loudness_of_its_stored_samples(built):
 
 @pytest.mark.e2e
 def test_same_seed_same_pcm_other_seed_other_pcm(built, tmp_path):
-    _, _, rows = built
-    # "again" is built in a fresh process whose C random state differs, to catch process-state leaks
+    folder, _, rows = built
+    # "again" is built in a fresh process whose C random state differs, to catch process-state
+    # leaks, and on two workers: the same bytes as one
     script = (
         "import ctypes, sys; ctypes.CDLL(None).srand(987); "
         "from symphony_bench.hub_upload.symphony_bias_audio import build; "
-        "build(sys.argv[1], seed=3, clips_per_instrument=2)"
+        "build(sys.argv[1], seed=3, clips_per_instrument=2, workers=2)"
     )
     completed = run_cli([sys.executable, "-c", script, str(tmp_path / "again")], cwd=tmp_path)
     assert completed.returncode == 0, completed.stderr
     build(tmp_path / "other", seed=4, clips_per_instrument=2)
+    files = sorted(path.relative_to(folder) for path in folder.rglob("*") if path.is_file())
+    assert any(path.suffix == ".parquet" for path in files)
+    for name in files:
+        assert (tmp_path / "again" / name).read_bytes() == (folder / name).read_bytes(), name
     again, other = decoded_rows(tmp_path / "again"), decoded_rows(tmp_path / "other")
     assert [r["pcm_sha256"] for r in again] == [r["pcm_sha256"] for r in rows]
     assert all(np.array_equal(a["samples"], b["samples"]) for a, b in zip(again, rows, strict=True))

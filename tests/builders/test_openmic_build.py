@@ -744,3 +744,19 @@ def test_the_shipped_groups_cover_every_class_once_with_a_rationale(groups):
     assert sorted(members) == sorted(REAL_CLASS_MAP) and all(
         len(g.members) >= 4 and g.rationale for g in groups.values()
     )
+
+
+@pytest.mark.e2e
+def test_two_workers_write_the_same_bytes_as_one(archive, built, tmp_path):
+    serial, _, _ = built
+    parallel = openmic.build(archive, tmp_path / "parallel", seed=0, workers=2)
+    assert parallel["counts"] == built[1]["counts"]
+    files = sorted(path.relative_to(serial) for path in serial.rglob("*") if path.is_file())
+    assert files == sorted(
+        path.relative_to(tmp_path / "parallel")
+        for path in (tmp_path / "parallel").rglob("*")
+        if path.is_file()
+    )
+    assert any(path.suffix == ".parquet" for path in files)
+    for name in files:
+        assert (serial / name).read_bytes() == (tmp_path / "parallel" / name).read_bytes(), name
