@@ -441,6 +441,7 @@ def test_an_empty_config_is_left_out_of_the_folder_and_card_with_a_warning(tmp_p
             "seed": 0,
             "skip_bad": False,
             "groups": None,
+            "workers": 1,
         },
     )()
     run_build_openmic(args)
