@@ -50,17 +50,7 @@ def render_markdown(result: dict, gate: dict) -> str:
         )
     lines += _gate_lines(gate)
     if result["tasks"]:
-        rows = change_rows(result)
-        gated = {
-            (entry["task"], entry["metric"])
-            for key in ("regressions", "undecided", "checked")
-            for entry in gate[key]
-        }
-        shown = [
-            row
-            for row in rows
-            if (row["task"], row["metric"]) in gated or (row["p"] is not None and row["p"] < ALPHA)
-        ]
+        rows, shown = shown_changes(result, gate)
         lines += ["", shown_heading(rows, shown) + ":", ""]
         lines += _change_table(shown) if shown else ["none"]
         lines += [
@@ -74,6 +64,22 @@ def render_markdown(result: dict, gate: dict) -> str:
             "</details>",
         ]
     return "\n".join(lines) + "\n"
+
+
+def shown_changes(result: dict, gate: dict) -> tuple[list[dict], list[dict]]:
+    """Every change row, and those a summary shows: the gated ones and those with p < ALPHA."""
+    rows = change_rows(result)
+    gated = {
+        (entry["task"], entry["metric"])
+        for key in ("regressions", "undecided", "checked")
+        for entry in gate[key]
+    }
+    shown = [
+        row
+        for row in rows
+        if (row["task"], row["metric"]) in gated or (row["p"] is not None and row["p"] < ALPHA)
+    ]
+    return rows, shown
 
 
 def shown_heading(rows: list[dict], shown: list[dict]) -> str:
@@ -201,17 +207,7 @@ def compare_html(result: dict, gate: dict, flipped: list[dict], markdown_html) -
         blocks += [f"<li>{html.escape(text)}</li>" for text in result["mismatches"]]
         blocks.append("</ul>")
     if result["tasks"]:
-        rows = change_rows(result)
-        gated = {
-            (entry["task"], entry["metric"])
-            for key in ("regressions", "undecided", "checked")
-            for entry in gate[key]
-        }
-        shown = [
-            row
-            for row in rows
-            if (row["task"], row["metric"]) in gated or (row["p"] is not None and row["p"] < ALPHA)
-        ]
+        rows, shown = shown_changes(result, gate)
         blocks += [f"<h2>{html.escape(shown_heading(rows, shown))}</h2>"]
         blocks += [_change_table_html("shown-changes", shown)] if shown else ["<p>none</p>"]
         blocks += _list_html(markdown_html, _notable_lines(result))

@@ -19,31 +19,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+# run as a script: its folder is on the path
+from generate_open_answers import sample_docs
+
 BATCH = 16
 MAX_NEW_TOKENS = 128
 STOP = "\n\n"
 TEMPERATURES = (0.7, 1.0)
-
-
-def sample_docs(n_docs: int, seed: int) -> list[dict]:
-    from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
-
-    unique = {}
-    for doc in build_docs(Design(subset="full")):
-        unique.setdefault((doc["template_id"], doc["instrument"]), doc)
-    keys = sorted(unique)
-    rng = random.Random(seed)
-    controls = [k for k in keys if k[1] == ""]
-    others = [k for k in keys if k[1] != ""]
-    n_controls = max(1, n_docs // 10)
-    chosen = rng.sample(controls, n_controls) + rng.sample(others, n_docs - n_controls)
-    return [unique[k] for k in chosen]
 
 
 def main(argv=None) -> int:
