@@ -13,6 +13,7 @@ from support.harness import executable, read_lmms_results, read_lmms_samples, ru
 
 from symphony_bench.hub_upload import openmic, synthmic
 from symphony_bench.plugin import cli
+from symphony_bench.plugin.core.atomic import BUILD_MARKER
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import load_hub_dataset
 from symphony_bench.plugin.devtools.tiny_models import build_tiny_qwen2_audio
@@ -311,9 +312,13 @@ def test_unset_or_missing_benchmark_is_one_clear_error(monkeypatch, tmp_path):
 
 
 def sparse_copy(benchmark: Path, folder: Path) -> Path:
-    """The benchmark as a build on a sparse release writes it: no multilabel_30s config."""
+    """The benchmark as a build on a sparse release writes it: no multilabel_30s config (and its
+    build marker lists no file of it)."""
     shutil.copytree(benchmark, folder)
     shutil.rmtree(folder / "data" / "multilabel_30s")
+    marker = folder / BUILD_MARKER
+    lines = marker.read_text(encoding="utf-8").splitlines(keepends=True)
+    marker.write_text("".join(line for line in lines if "data/multilabel_30s/" not in line))
     return folder
 
 
