@@ -91,7 +91,8 @@ def _share(*parts: str) -> float:
 
 class PlantedMitigationLM(LM):
     """Planted Likert answers; under `no_stereotypes` every rating moves one step towards medium,
-    under `really_important` a third of the answers are refusals in prose, `ignore_demographics`
+    under `really_important` a third of the answers are prose with no rating (invalid, not refused:
+    the refusal reader would count "I would rather not…" apart), `ignore_demographics`
     changes nothing."""
 
     def __init__(self):
@@ -113,7 +114,7 @@ class PlantedMitigationLM(LM):
     def answer(self, prompt: str) -> str:
         ratings = self.ratings(prompt)
         if ratings is None:
-            return "I would rather not guess anyone's gender."
+            return "Hmm, that is an interesting question."
         return json.dumps({"reason": "planted", **{k: LABELS[v - 1] for k, v in ratings.items()}})
 
     def generate_until(self, requests):
