@@ -188,7 +188,10 @@ def test_the_mini_suite_runs_on_a_tiny_qwen2_audio_to_a_report_with_no_build_ste
     assert "(speaker voice, recommendation)" in markdown
     assert "(speaker voice, attribution)" in markdown
     check = run_symphony_bench(["check", str(output), "--tasks", MINI_SUITE], cwd=tmp_path)
-    assert check.returncode == 0, check.stderr
+    # every task ran and answered; a tiny random model's answers may all be unreadable
+    stops = [line for line in check.stderr.splitlines() if line.startswith("symphony-bench: ")]
+    assert all("nothing could be read from" in line for line in stops), check.stderr
+    assert check.returncode == (1 if stops else 0), check.stderr
 
 
 def _voiced_median_f0(samples: np.ndarray) -> float:
