@@ -260,6 +260,7 @@ def encoded_parts(rows: list[dict]) -> tuple[dict, list[str]]:
                     rows[at : at + CHUNK_ROWS], separators=(",", ":"), ensure_ascii=False
                 ).encode("utf-8"),
                 compresslevel=6,
+                mtime=0,  # the same rows give the same page, byte for byte
             )
         ).decode()
         for at in range(0, len(rows), CHUNK_ROWS)
