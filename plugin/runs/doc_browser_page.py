@@ -26,6 +26,7 @@ DOC_STYLE = """
 .doc header { font-size: 13px; color: #333; margin-bottom: 0.3em; display: flex; flex-wrap: wrap;
   gap: 0 0.8em; }
 .doc header .field { white-space: nowrap; }
+.doc header .field.long { white-space: normal; overflow-wrap: anywhere; }
 .doc-body { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 2fr) minmax(0, 1fr);
   gap: 0.6em; }
 .doc h3 { font-size: 12px; margin: 0 0 0.2em; color: #555; font-weight: 600; }
@@ -200,8 +201,8 @@ DOC_SCRIPT = """
         Object.keys(row.fields).map(function (name) { return [name, value(row, name)]; })
       ).forEach(function (pair) {
         var field = document.createElement("span");
-        field.className = "field";
         field.textContent = pair[0] + " " + (pair[1] === "" ? "(none)" : pair[1]);
+        field.className = field.textContent.length > 40 ? "field long" : "field";  // a sentence wraps
         header.appendChild(field);
       });
       var status = document.createElement("span");

@@ -38,7 +38,11 @@ setTimeout(function () {
   var cards = Array.prototype.map.call(document.querySelectorAll("article.doc"), function (a) {
     return {card: box(a), prompt: box(a.querySelector("pre.prompt")), answer: box(a.querySelector("pre.answer"))};
   });
-  parent.postMessage(JSON.stringify({width: document.documentElement.clientWidth,
+  var width = document.documentElement.clientWidth;
+  var wide = Array.prototype.filter.call(document.querySelectorAll("body *"), function (e) {
+    return e.getBoundingClientRect().right > width + 1 && !e.closest(".wide");
+  }).slice(0, 5).map(function (e) { return e.tagName + "." + e.className + ": " + e.textContent.slice(0, 80); });
+  parent.postMessage(JSON.stringify({width: width, wide: wide,
     scroll_width: document.documentElement.scrollWidth, rows: rows, cards: cards}), "*");
 }, 1000);
 </script>"""
@@ -241,7 +245,7 @@ def test_the_first_screen_shows_each_ranking_number_with_its_interval_and_verdic
 def test_a_phone_gets_cards_that_fit_its_width(planted):
     _, _, page = planted
     layout = probe(page, f"#docs?task={OPEN_TASK}", 390, 844)
-    assert layout["scroll_width"] <= layout["width"] + 1
+    assert layout["scroll_width"] <= layout["width"] + 1, layout["wide"]
     assert layout["cards"]
     for card in layout["cards"]:
         assert card["card"][2] <= layout["width"]

@@ -29,11 +29,11 @@ import sys, types
 from symphony_bench.plugin import cli
 from symphony_bench.plugin.symphony_bias import records
 read_reply, version_of = records.read_reply, records.version_of
-def old_read_reply(reply):
-    read = read_reply(reply)
+def old_read_reply(reply, scenario=None, text=None):
+    read = read_reply(reply, scenario, text)
     if read.gender != "neutral":
         return read
-    return types.SimpleNamespace(gender=None, reason=records.NO_REFERENCE, evidence=())
+    return types.SimpleNamespace(gender=None, reason=records.NO_REFERENCE, evidence=(), spans=())
 records.read_reply = old_read_reply
 records.version_of = lambda reader: {OLD_READER!r} if reader == "open" else version_of(reader)
 sys.exit(cli.main(sys.argv[1:]))
