@@ -38,7 +38,11 @@ h1, h2, h3, p, li, summary { overflow-wrap: anywhere; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 table.decision { font-size: 13px; line-height: 1.3; }
 table.decision td { max-width: 24em; padding: 0.15em 0.4em; }
-table.decision details { display: inline; font-size: 12px; color: #555; }
+table.decision details { display: inline; font-size: 12px; color: #555; margin-left: 0.4em; }
+table.decision summary { display: inline; cursor: pointer; }
+table.decision td:nth-child(4) { min-width: 24em; }
+table.decision td:nth-child(5) { max-width: 14em; }
+table.decision td:first-child { overflow-wrap: anywhere; }
 .ranking { font-weight: 600; }
 .verdict { font-weight: 600; }
 h1 { font-size: 1.5em; margin: 0.2em 0; }
