@@ -36,7 +36,7 @@ import dataclasses
 import functools
 
 import numpy as np
-from scipy import special, stats
+from scipy import integrate, optimize, special, stats
 
 from symphony_bench.metrics.association import (
     DESCRIPTIVE_HEADLINES,
@@ -104,8 +104,29 @@ def detection_power(effect, stderr, df, confidence: float = 0.95) -> np.ndarray:
     )
     t_power = stats.nct.sf(critical, safe_df, shift) + stats.nct.cdf(-critical, safe_df, shift)
     normal_power = stats.norm.sf(critical - shift) + stats.norm.cdf(-critical - shift)
-    # scipy's noncentral t is NaN far out in its tail (shift ~12 at 85 df): the normal there
-    return np.where(finite & np.isfinite(t_power), t_power, normal_power)
+    power = np.where(finite, t_power, normal_power)
+    # scipy's noncentral t is NaN far out in its tail (shift 8-15 at 1 df, ~12 at 85 df)
+    lost = np.flatnonzero(finite & ~np.isfinite(t_power) & np.isfinite(shift))
+    if lost.size:
+        power = np.array(power, dtype=float)
+        arguments = np.broadcast_arrays(shift, safe_df, critical)
+        for index in lost:
+            shift_at, df_at, critical_at = (float(a.flat[index]) for a in arguments)
+            power.flat[index] = _t_power_by_quadrature(shift_at, df_at, critical_at)
+    return power
+
+
+def _t_power_by_quadrature(shift: float, df: float, critical: float) -> float:
+    """P(|T| > critical) for T = (Z + shift) / sqrt(V / df), V ~ chi2(df): the normal's two tails
+    averaged over the chi-square, by adaptive quadrature."""
+
+    def tails(v: float) -> float:
+        scaled = critical * np.sqrt(v / df)
+        return (stats.norm.sf(scaled - shift) + stats.norm.cdf(-scaled - shift)) * stats.chi2.pdf(
+            v, df
+        )
+
+    return float(integrate.quad(tails, 0.0, np.inf, limit=200)[0])
 
 
 def minimum_detectable_effect(
@@ -128,15 +149,17 @@ def minimum_detectable_effect(
 
 @functools.lru_cache(maxsize=4096)
 def _mde_factor(df: float, confidence: float, power: float) -> float:
-    """k(df) / c4(df), by bisection (df = inf: the normal, c4 = 1)."""
-    low, high = 0.0, 30.0
-    for _ in range(50):
-        middle = (low + high) / 2
-        if float(detection_power(middle, 1.0, df, confidence)) >= power:
-            high = middle
-        else:
-            low = middle
-    return float(high / stderr_bias_factor(df))
+    """k(df) / c4(df): k by Brent's method (the power rises with k; df = inf: the normal, c4 = 1),
+    at most 30 (below 1 df no change up to 30 stderrs is found with `power`)."""
+
+    def shortfall(k: float) -> float:
+        return float(detection_power(k, 1.0, df, confidence)) - power
+
+    most = 30.0
+    if shortfall(most) < 0:
+        return float(most / stderr_bias_factor(df))
+    k = optimize.brentq(shortfall, 0.0, most, xtol=1e-13, rtol=4 * np.finfo(float).eps)
+    return float(k / stderr_bias_factor(df))
 
 
 def stderr_bias_factor(df: float) -> float:
