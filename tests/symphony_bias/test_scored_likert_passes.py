@@ -60,16 +60,19 @@ def smollm2_tokenizer_model(tmp_path_factory):
 
 def probed_run(model_class, folder):
     """simple_evaluate of the scored Likert task on the first DOCS docs; returns (sequences the
-    model's forward saw, per doc, the task's samples)."""
+    model's forward saw, per doc, the task's samples, positions it projected on the vocabulary
+    per sequence)."""
     from lm_eval import simple_evaluate
 
     lm = model_class(pretrained=str(folder), dtype="float32", device="cpu", batch_size=16)
     forward = lm.model.forward
-    sequences = []
+    sequences, projected = [], []
 
     def counted(input_ids=None, *args, **kwargs):
         sequences.append(input_ids.shape[0])
-        return forward(input_ids, *args, **kwargs)
+        output = forward(input_ids, *args, **kwargs)
+        projected.append(output.logits.shape[1])
+        return output
 
     lm.model.forward = counted
     results = simple_evaluate(
@@ -80,7 +83,7 @@ def probed_run(model_class, folder):
         log_samples=True,
         apply_chat_template=True,
     )
-    return sum(sequences) / DOCS, results["samples"][TASK]
+    return sum(sequences) / DOCS, results["samples"][TASK], max(projected)
 
 
 def records(samples) -> dict[int, dict]:
@@ -92,10 +95,11 @@ def test_one_pass_per_gender_context_and_the_same_values(smollm2_tokenizer_model
 
     from symphony_bench.plugin.symphony_bias.prefix_sharing import PrefixSharingHFLM
 
-    stock_passes, stock = probed_run(HFLM, smollm2_tokenizer_model)
-    passes, shared = probed_run(PrefixSharingHFLM, smollm2_tokenizer_model)
+    stock_passes, stock, stock_positions = probed_run(HFLM, smollm2_tokenizer_model)
+    passes, shared, positions = probed_run(PrefixSharingHFLM, smollm2_tokenizer_model)
     assert stock_passes == 6  # {low, medium, high} and {very low, very high}, per gender
     assert passes == 3
+    assert stock_positions > 100 and positions <= 8  # the labels' few tokens, not the prompt
     stock_records, shared_records = records(stock), records(shared)
     assert sorted(shared_records) == sorted(stock_records) == list(range(DOCS))
     for doc_id, record in stock_records.items():
