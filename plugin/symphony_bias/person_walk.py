@@ -313,7 +313,9 @@ class Names(Places):
             return
         if w in self.identity_names:
             return
-        if self.names_person(i, naming):
+        if self.speaker_label(i):  # "Raj: Ah, this is ...": a script's speaker
+            e.other(ANY, i)
+        elif self.names_person(i, naming):
             self.identity_names.add(w)
             if gender == UNISEX:
                 e.unisex.append(i)
@@ -322,6 +324,11 @@ class Names(Places):
                 e.count(i, gender)
         else:
             e.other(ANY if gender == UNISEX else {gender}, i)
+
+    def speaker_label(self, i: int) -> bool:
+        """Whether the name at `i` opens a line of a script ("Raj: Ah, ...")."""
+        opens = i == 0 or self.low[i - 1] in (".", "!", "?")
+        return opens and self.low[i + 1 : i + 2] == [":"]
 
     def naming_phrase(self, i: int) -> bool:
         return i > 0 and (
@@ -355,6 +362,7 @@ class Names(Places):
                 or (self.base[head] in {"soul", "character", "spirit"} and not e.others)
                 or head in e.counted
                 or (j > 1 and self.low[j - 1] == "," and j - 2 in self.person_roles)
+                or self.after_copula(j)  # "The person is an entrepreneur named Elena"
             )
         if naming:
             return (
