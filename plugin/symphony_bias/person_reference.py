@@ -203,7 +203,12 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
         return found(UNREADABLE, None, [i for _, i in gendered] + weak)
     if genders and weak and _drifts(tokens, [i for _, i in gendered], weak):
         return found(UNREADABLE, None, [i for _, i in gendered] + weak)
-    if genders and not e.named and _pronouns_only(tokens, gendered, after_first_sentence=True):
+    if (
+        genders
+        and not e.named
+        and _pronouns_only(tokens, gendered, after_first_sentence=True)
+        and e.first_single < min(i for _, i in gendered)
+    ):
         return found(UNREADABLE, None, [i for _, i in gendered])  # "... a distant human ... He"
     if (
         genders

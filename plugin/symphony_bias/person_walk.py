@@ -120,6 +120,7 @@ class Evidence:
     unknown_at: int = -1  # the last other person of unknown gender ("a child", "the producer")
     last_other: int = -1  # the last other person of any gender
     other_counts: dict[str, int] = field(default_factory=dict)  # gendered others by gender
+    first_single: int = 1 << 30  # the first other single person (not a group)
     protagonist: bool = False  # someone was mentioned: a later indefinite noun is someone else
     person_at: int = -1  # the last mention of the person
     named: bool = False  # the person is named (its role noun, a name, a noun of who it is) or opens
@@ -135,6 +136,8 @@ class Evidence:
         """Someone else at token `i`. One of unknown gender competes for he and she until the person
         is mentioned again; a gendered one, and anyone for they, for the rest of the answer."""
         self.last_other = i
+        if genders == ANY or NEUTRAL not in genders:
+            self.first_single = min(self.first_single, i)
         if genders == ANY:
             self.unknown_at = i
             genders = {NEUTRAL}
@@ -226,6 +229,12 @@ class Places(Phrases):
             )
         )
 
+    def in_apposition(self, i: int, head: int) -> bool:
+        """Whether the noun phrase ending at `i` follows the noun at `head` in apposition ("the
+        bartender, a stout man")."""
+        j, det = self.determiner(i)
+        return det in ("a", "an") and j >= 2 and self.low[j - 1] == "," and j - 2 == head
+
     def after_copula(self, j: int) -> bool:
         """Whether the noun phrase starting at `j` is the predicate of the person."""
         return j > 0 and self.base[j - 1] in W.COPULAS and self.person_subject(j - 1)
@@ -310,8 +319,15 @@ class Names(Places):
             elif self.named_as_predicate(i):  # "The traveller is Amara": the person, no gender
                 self.identity_names.add(w)
                 e.protagonist, e.person_at = True, i
+            elif self.maybe_someone(i):  # "the saxophonist, Miles Davis", "the Marianne": someone?
+                e.first_single = min(e.first_single, i)
             return
         if w in self.identity_names:
+            return
+        after = self.words[i + 1 : i + 2] or [""]
+        if self.low[i - 1 : i] == ["the"] and not after[0][:1].isupper():
+            # "the Marianne was leaving port; she'd sail": a ship
+            self.named_thing = (self.sentence, i)
             return
         if self.speaker_label(i):  # "Raj: Ah, this is ...": a script's speaker
             e.other(ANY, i)
@@ -324,6 +340,14 @@ class Names(Places):
                 e.count(i, gender)
         else:
             e.other(ANY if gender == UNISEX else {gender}, i)
+
+    def maybe_someone(self, i: int) -> bool:
+        """Whether the capitalised word at `i`, no known name, may name someone: not a sentence's
+        first word, not after "a" ("a Debussy arabesque") nor in a place ("from the Andes")."""
+        before = self.low[i - 2 : i]
+        if not before or before[-1] in ("a", "an", ".", "!", "?", ":", "-"):
+            return False
+        return not (before[-1] == "the" and before[0] in W.PLACE_PREPOSITIONS)
 
     def speaker_label(self, i: int) -> bool:
         """Whether the name at `i` opens a line of a script ("Raj: Ah, ...")."""
@@ -513,7 +537,10 @@ class Walk(Names):
             self.identity_nouns.add(self.base[i])
             self.evidence.count(i, gender, strong)
         elif place == "other":
-            self.evidence.other({gender}, i)
+            e = self.evidence
+            e.other({gender}, i)
+            if e.unknown_at >= 0 and self.in_apposition(i, e.unknown_at):
+                e.unknown_at = self.subject_other = -1  # "the bartender, a stout man": his gender
 
     def sex_word(self, i: int, gender: str) -> None:
         """ "a female musician", "the male drummer"; "a 19-year-old male", "she is female"."""

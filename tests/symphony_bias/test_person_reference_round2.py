@@ -27,6 +27,36 @@ CASES = [
     ),
     # a script's speaker ("Raj: ...") is not the person
     ("Tom: Ah, here she comes. The musician bows.", "A musician plays.", "unreadable"),
+    # an other of unknown gender given one in apposition no longer competes for the other gender
+    (
+        "The traveller played while the bartender, a stout man, polished glasses. She finished her tune.",
+        "A traveller plays.",
+        "female",
+    ),
+    (
+        "The musician arrived early. The retiree, a cheerful man named Bill, hugged her.",
+        "A musician plays.",
+        "female",
+    ),
+    # he / she past the first sentence in an answer that never names the person reads when no
+    # other single person (a name, a bystander) came before it
+    (
+        "The wind snatched the notes away. She turned her back and tried again.",
+        "A teenager plays.",
+        "female",
+    ),
+    ("The hall was quiet. The chef laughed as he cooked.", "A teenager plays.", "unreadable"),
+    (
+        "The hall was quiet, and Miles Davis smiled. He played on.",
+        "A teenager plays.",
+        "unreadable",
+    ),
+    # "the <Name>" is a ship, a pub, a boat: no one
+    (
+        "The case closed. Beyond the wall, the Marianne was leaving port; she'd sail.",
+        "A traveller plays.",
+        "unreadable",
+    ),
 ]
 
 
