@@ -429,9 +429,13 @@ class Walk(Names):
         self.named_thing = (-10, -1)  # (sentence, token) of a pet, ship or instrument as a subject
         self.supposed = False  # inside "assumed / expected / thought ... " up to "but" or the end
         self.subject_other = -1  # the sentence whose subject is someone of unknown gender
+        self.subject_at = (-10, -1)  # (sentence, token) of the person's role noun as its subject
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
+        if self.subject_continues(i):
+            e.count(i, gender, strong)  # "The retiree had promised herself she would play"
+            return
         if gender in e.others and not (
             e.other_counts.get(gender) == 1 and self.object_of(i, e.last_other)
         ):  # "The bride's mother came over to thank her": her is not the mother
@@ -456,6 +460,24 @@ class Walk(Names):
             ):
                 return  # "the strings were old; they snapped"
         e.count(i, gender, strong)
+
+    def subject_continues(self, i: int) -> bool:
+        """Whether the pronoun at `i` is in a sentence whose subject is the person's role noun, with
+        no one else mentioned between them: then it is the person's, whoever came before."""
+        sentence, at = self.subject_at
+        if sentence != self.sentence or at < self.evidence.last_other:
+            return False
+        b, after = self.base[i], self.low[i + 1 : i + 2]
+        if b in ("herself", "himself"):
+            return True  # "The retiree had promised herself"
+        if b in (
+            "he",
+            "she",
+        ):  # "The student nodded as she began"; never "The traveller bowed; she"
+            return self.low[i - 1] in W.SUBORDINATE_CLAUSE
+        return b == "his" or (  # "the teenager tuned her violin"; not "smiled at her"
+            b == "her" and bool(after) and after[0].isalpha() and after[0] not in W.AFTER_OBJECT
+        )
 
     def someone(self, i: int) -> None:
         """Another person of unknown gender at `i`; as a sentence's subject ("The retiree smiled at
@@ -604,3 +626,5 @@ class Walk(Names):
         else:
             e.protagonist, e.person_at = True, i
             self.person_roles.add(i)
+            if self.sentence_subject(i):
+                self.subject_at = (self.sentence, i)

@@ -146,6 +146,12 @@ SUPPOSING = words(
 )
 # after an object pronoun "her" (not a possessive): "gave her a smile", "told her to play"
 AFTER_OBJECT = words("to up down back again and as when while that with for in on at from")
+# a subject pronoun right after these opens a clause inside its sentence's clause ("The student
+# nodded as she began"): with the person as the sentence's subject and no one else between, it is
+# the person
+SUBORDINATE_CLAUSE = words(
+    "as while when because that until before after since if though although whenever once"
+)
 # a pronoun past these is in another clause than a person mentioned before them ("and" joins
 # verbs of one subject: "a jogger stopped and waved up at him")
 CLAUSE_BREAKS = words(", ; . ! ? : but who while as when whose which because so then")

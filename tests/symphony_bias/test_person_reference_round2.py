@@ -57,6 +57,16 @@ CASES = [
         "A traveller plays.",
         "unreadable",
     ),
+    # in a sentence whose subject is the person, with no one else between: a reflexive, a
+    # possessive, a subject pronoun after "as" / "while" / "that" is the person's
+    (
+        "Margaret tapped her foot. The retiree had promised herself she would play.",
+        "A retiree plays.",
+        "female",
+    ),
+    ("A woman waved. The student nodded as she began.", "A student plays.", "female"),
+    ("A woman waved. The student bowed; she clapped.", "A student plays.", "unreadable"),
+    ("A boy pointed. The traveller knelt beside him.", "A traveller plays.", "unreadable"),
 ]
 
 
