@@ -171,8 +171,10 @@ def _read(text: str, scenario) -> Reference:
     if person_text.is_draft(text):
         return Reference(None, REASONING_UNFINISHED)
     prepared = person_text.prepare(text)
+    if prepared.text.strip().lower().rstrip(".!") in ("no", "nope"):
+        return Reference(None, REFUSED)
     if person_text.is_foreign_script(text) or not person_text.is_english(prepared.tokens):
-        return Reference(None, UNREADABLE)
+        return Reference(None, REFUSED if opens_with_refusal(prepared.text) else UNREADABLE)
     person = anchor(scenario)
     evidence = Walk(prepared.tokens, person).run()
     reference = _decide(evidence, prepared.tokens, prepared.quoted)
