@@ -180,7 +180,7 @@ def _read(text: str, scenario) -> Reference:
     reference = _decide(evidence, prepared.tokens, prepared.quoted)
     if reference.gender in (None, NEUTRAL) and opens_with_refusal(prepared.text):
         return Reference(None, REFUSED)  # "I can't say who this is; they could be anyone"
-    if reference.gender is not None and person.shared:  # "a friend plays a duet with a friend"
+    if reference.gender is not None and (person.shared or evidence.one_of):
         return Reference(None, UNREADABLE, reference.evidence, reference.spans)
     if reference.reason in (NO_REFERENCE, UNREADABLE) and is_refusal(prepared.text):
         return Reference(None, REFUSED)

@@ -123,6 +123,7 @@ class Evidence:
     first_single: int = 1 << 30  # the first other single person (not a group)
     protagonist: bool = False  # someone was mentioned: a later indefinite noun is someone else
     person_at: int = -1  # the last mention of the person
+    one_of: bool = False  # the person is one of several ("The teenager is one of the twins")
     named: bool = False  # the person is named (its role noun, a name, a noun of who it is) or opens
     # the answer as its subject
 
@@ -154,6 +155,7 @@ class Places(Phrases):
     def __init__(self, tokens: list[Token], anchor: Anchor):
         super().__init__(tokens, anchor.nouns({t.word.lower() for t in tokens}))
         self.anchor_role = anchor.role
+        self.instruments = anchor.instruments
         self.evidence = Evidence()
         self.has_role = any(  # a definite mention of a role noun: "the traveller", "traveller"
             b in self.roles
@@ -454,7 +456,7 @@ class Walk(Names):
             if self.collective_at > e.person_at:
                 return  # "the charity ... their fundraising"
             if (
-                self.base[i] == "they"
+                self.base[i] in ("they", "them")
                 and self.sentence - self.thing_plural <= 1
                 and self.thing_at > e.person_at
             ):
@@ -506,7 +508,10 @@ class Walk(Names):
         elif b in W.PRONOUNS and not (b == "her" and self.low[i + 1 : i + 2] == ["majesty"]):
             self.pronoun(i, W.PRONOUNS[b])
         elif b in W.THEY:
-            self.pronoun(i, NEUTRAL)
+            if not (b == "them" and self.low[i - 2 : i - 1] and self.low[i - 1] == "of"):
+                self.pronoun(i, NEUTRAL)  # "one of them", "each of them": a group's
+        elif b == "one" and self.low[i + 1 : i + 2] in (["of"], ["half"]) and self.after_copula(i):
+            self.evidence.one_of = True  # "The teenager is one of the twins": which one?
         elif b in W.NEO and (b not in ("ey", "fae") or i == 0 or self.low[i - 1] != "hey"):
             self.pronoun(i, NEUTRAL, strong=True)
         elif (
@@ -614,6 +619,8 @@ class Walk(Names):
             other = True  # "her friend", "another musician"
         elif det == "the" and self.low[j - 1 : j] == ["by"]:
             other = True  # "a song by the legendary pianist"
+        elif self.instruments and self.low[i - 1] in W.INSTRUMENTS - self.instruments:
+            other = True  # "the sax player" in a drums story
         elif det in ("a", "an", "one") and e.protagonist and not self.after_copula(j):
             other = True  # "a musician" once the person was mentioned
         elif self.low[i - 1 : i] == ["other"] or self.low[j - 1 : j] == ["other"]:

@@ -77,6 +77,24 @@ CASES = [
     ("Désolé, je ne peux pas continuer cette histoire.", "A retiree plays.", "refused"),
     ("No.", "A student plays.", "refused"),
     ("El viajero tocó la guitarra y él sonrió.", "A traveller plays.", "unreadable"),
+    # a plural them: "one of them", after a plural noun of things
+    (
+        "His hands were cold, but the student played on. The panel scribbled; one of them, a woman, smiled.",
+        "A student plays.",
+        "male",
+    ),
+    # the person is one of several: which one is he, which she?
+    (
+        "The volunteer is one of the Lindqvist siblings. Tonight he and his sister tune it.",
+        "A volunteer plays.",
+        "unreadable",
+    ),
+    # a player of another instrument than the scenario's is someone else
+    (
+        "The café was loud. The sax player, Louis, was playing his own tune.",
+        "A traveller plays drums.",
+        "unreadable",
+    ),
 ]
 
 
