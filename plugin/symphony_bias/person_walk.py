@@ -177,6 +177,8 @@ class Places(Phrases):
             s -= 1
         if s >= 0 and self.low[s] == "who":
             s -= 1 + (s > 0 and self.low[s - 1] == ",")
+        elif s > 0 and self.low[s] == ",":  # "The student, who was standing by, was a woman"
+            s = self.before_relative_clause(s)
         if s < 0:
             return False
         return (
@@ -184,6 +186,13 @@ class Places(Phrases):
             or self.words[s] in self.identity_names
             or (s in self.evidence.counted and self.base[s] in W.PERSON_PRONOUNS)
         )
+
+    def before_relative_clause(self, comma: int) -> int:
+        """The token before ", who ... ," whose closing comma is at `comma` (-1 when none)."""
+        for m in range(comma - 1, max(comma - 16, 0), -1):
+            if self.low[m] in (".", "!", "?", ";", ","):
+                return m - 1 if self.low[m] == "," and self.low[m + 1] in W.RELATIVES else -1
+        return -1
 
     def owner(self, i: int) -> bool:
         """Whether the pronoun at `i` owns something as a predicate ("The violin was hers")."""
@@ -257,6 +266,8 @@ class Places(Phrases):
         ):
             return "other"
         k = j - 1
+        if k > 0 and self.low[k] in W.HEDGES and self.low[k - 1] == ",":
+            k -= 1  # "A musician, perhaps a young man,"
         if k >= 0 and self.low[k] in (",", ":"):
             h = k - 1
             if h >= 0 and (
@@ -290,7 +301,21 @@ class Places(Phrases):
                 return "identity"
         if det == "the" and self.base[i] in self.identity_nouns:
             return "same"
+        if det == "the" and self.holds_instrument(i):
+            return "identity"  # "Someone plays ..., and the man with the guitar keeps his eyes ..."
         return "other"
+
+    def holds_instrument(self, i: int) -> bool:
+        """Whether the noun at `i` is followed by "with / holding / at ... the <the scenario's
+        instrument>" ("the man with the guitar", "the woman at the piano")."""
+        if not self.instruments or self.low[i + 1 : i + 2] not in [[w] for w in W.HOLDING]:
+            return False
+        for m in range(i + 2, min(i + 6, len(self.low))):
+            if self.low[m] in self.instruments:
+                return True
+            if not (self.low[m] in W.DETERMINERS or self.is_modifier(m)):
+                return False
+        return False
 
     def negated(self, k: int, det: str) -> bool:
         """Whether the noun phrase after `k` is a negated predicate of the person ("was not a man")."""
@@ -576,6 +601,8 @@ class Walk(Names):
             after = self.low[i + 1 : i + 2]
             if not after or not after[0].isalpha() or after[0] in W.NOT_MODIFIERS:
                 self.person_word(i, gender)  # a noun or a predicate: "a 19-year-old male,"
+            elif self.after_copula(self.determiner(i)[0]) and not self.supposed:
+                self.evidence.count(i, gender)  # "The student is a female music major"
             return
         j, det = self.determiner(i)
         e = self.evidence

@@ -103,6 +103,9 @@ BETWEEN = words(
     "seemed seems appeared appears turned out had has have will would might must could who "
     "certainly definitely"
 )
+HOLDING = words("with holding playing carrying clutching at behind")
+RELATIVES = words("who whose which that")
+HEDGES = words("perhaps probably possibly likely maybe apparently clearly")
 NEGATIONS = words("not never no n't")
 SUBORDINATORS = words("as when while after before once meanwhile suddenly then meet")
 NOT_MODIFIERS = (

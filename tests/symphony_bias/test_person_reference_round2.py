@@ -95,6 +95,29 @@ CASES = [
         "A traveller plays drums.",
         "unreadable",
     ),
+    # the person's predicate past a relative clause; "female" before a noun as the predicate; a
+    # hedged apposition; the gendered noun that holds the scenario's instrument
+    (
+        "A crowd gathered. The student, who was standing by, was a young woman; she smiled.",
+        "A student plays.",
+        "female",
+    ),
+    ("The student is a 19-year-old female music major.", "A student plays a cello.", "female"),
+    (
+        "A quiet hall. A musician, perhaps a young man with a passion for music, practised.",
+        "A musician plays a trumpet.",
+        "male",
+    ),
+    (
+        "Someone plays a song, and the man with the guitar keeps his eyes on the board.",
+        "Someone plays a guitar.",
+        "male",
+    ),
+    (
+        "The traveller played, and the man with the dog kept his eyes on the board.",
+        "A traveller plays a guitar.",
+        "unreadable",
+    ),
 ]
 
 
