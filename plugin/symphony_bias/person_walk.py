@@ -157,11 +157,13 @@ class Places(Phrases):
         self.anchor_role = anchor.role
         self.instruments = anchor.instruments
         self.evidence = Evidence()
-        self.has_role = any(  # a definite mention of a role noun: "the traveller", "traveller"
+        # a definite mention of a role noun: "the traveller", "traveller"; "his neighbour" of the
+        # scenario's own
+        self.has_role = any(
             b in self.roles
             and not (
                 {self.low[i - 1 : i][0] if i else "", self.low[i - 2] if i > 1 else ""}
-                & W.INDEFINITE
+                & (W.INDEFINITE - W.POSSESSIVES if b == anchor.role else W.INDEFINITE)
             )
             for i, b in enumerate(self.base)
         )

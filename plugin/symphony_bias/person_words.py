@@ -71,7 +71,13 @@ OTHERS = words(
     "engineer technician accountant lawyer professor lecturer stagehand usher "
     "caretaker landlord landlady tenant commuter jogger shopper diner patron "
     "examiner headmaster headmistress principal dean pharmacist scientist poet writer author "
-    "painter sculptor actor mourner guest-of-honour"
+    "painter sculptor actor mourner guest-of-honour concierge superintendent doorman porter "
+    "nanny newborn infant donor sponsor paramedic firefighter detective inspector clerk "
+    "attendant steward stewardess curator archivist custodian "
+    "groomsman bridesmaid toddler youngster teen-ager hostess waitress "
+    "auctioneer emcee announcer presenter interviewer examiner adjudicator panelist juror "
+    "nun monk friar vicar rabbi imam chaplain physician surgeon therapist counselor counsellor "
+    "grocer florist tailor mechanic plumber electrician carpenter builder courier"
 )
 GROUPS = (
     words(  # a plural they after these is read as theirs

@@ -118,6 +118,24 @@ CASES = [
         "A traveller plays a guitar.",
         "unreadable",
     ),
+    # more people of unknown gender (the concierge, a newborn) and the story's first person is
+    # not the person when the role noun is someone's ("His neighbour had been practising")
+    (
+        "The concierge had assumed the pianist was a woman, but when she walked past she saw it was "
+        "in fact a man in his seventies. He played on.",
+        "A local resident plays a piano.",
+        "unreadable",
+    ),
+    (
+        "He played softly. The neighbours had a newborn, and he'd heard her crying all night.",
+        "A neighbour plays a guitar.",
+        "male",
+    ),
+    (
+        "Mr. Okafor could hear the passage again. His neighbour had practised for days; she got further.",
+        "A neighbour rehearses on a piano.",
+        "unreadable",
+    ),
 ]
 
 
