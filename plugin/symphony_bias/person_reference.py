@@ -217,6 +217,10 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
         and not e.named
         and genders <= e.others
         and _pronouns_only(tokens, gendered, False)
+        and (
+            any(e.first_gendered.get(g, 1 << 30) < min(i for _, i in gendered) for g in genders)
+            or len(_pronouns_of(tokens, e.skipped, genders)) >= len(gendered)
+        )
         and not all(_owns_someone(tokens, i) for _, i in gendered)  # "Her mother watched"
     ):
         return found(UNREADABLE, None, [i for _, i in gendered])  # "As she gazed at the bride"
@@ -246,6 +250,16 @@ def _pronouns_only(tokens: list[Token], gendered, after_first_sentence: bool) ->
         return False
     first = min(indices)
     return not after_first_sentence or any(t.word in (".", "!", "?") for t in tokens[:first])
+
+
+def _pronouns_of(tokens: list[Token], indices: list[int], genders: set[str]) -> list[int]:
+    """The pronouns of `genders` among `indices`, but for a possessive before a person ("her
+    granddaughter": whoever's, it is the granddaughter's owner, not a rival)."""
+    return [
+        i
+        for i in indices
+        if W.PRONOUNS.get(_pronoun(tokens[i].word)) in genders and not _owns_someone(tokens, i)
+    ]
 
 
 _PEOPLE = W.OTHERS | W.MALE_NOUNS | W.FEMALE_NOUNS

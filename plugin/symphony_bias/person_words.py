@@ -111,6 +111,8 @@ BETWEEN = words(
 )
 HOLDING = words("with holding playing carrying clutching at behind")
 RELATIVES = words("who whose which that")
+# a noun phrase after these opens a clause as its subject
+CLAUSE_OPENERS = words(". ! ? ; : , and but when as while then until because so after before")
 HEDGES = words("perhaps probably possibly likely maybe apparently clearly")
 NEGATIONS = words("not never no n't")
 SUBORDINATORS = words("as when while after before once meanwhile suddenly then meet")

@@ -136,6 +136,53 @@ CASES = [
         "A neighbour rehearses on a piano.",
         "unreadable",
     ),
+    # an occupation in apposition to the person's name, past a surname and an age, describes the
+    # person ("Walter Bishop, 72, a retired bus driver"; "Dr. Amelia Hart, a pianist and lecturer")
+    (
+        "Walter Bishop, 72, a retired bus driver, took up the trumpet after his wife passed. "
+        "Workers on their break listen, and he plays.",
+        "A retiree plays a trumpet.",
+        "male",
+    ),
+    (
+        "The colleague is Dr. Amelia Hart, a pianist and lecturer. She leads the workshop and the "
+        "beginners play their first chords.",
+        "A colleague plays a piano.",
+        "female",
+    ),
+    # an object pronoun of another's clause does not end that clause ("a patient asked him to
+    # play at her wedding"); it needs the other as the clause's subject ("sat beside the boy and
+    # showed him": the boy is no subject)
+    (
+        "He played between visiting hours. One day a patient asked him to play at her wedding.",
+        "A student plays a cello.",
+        "male",
+    ),
+    # in another's relative clause the pronouns are that person's
+    (
+        "The chapel was empty but for the caretaker, who nodded at the volunteer and swept her "
+        "aisle. He turned the peg.",
+        "A volunteer tunes a cello.",
+        "male",
+    ),
+    # he / she alone opening the story before any other of that gender is the person's; a
+    # possessor ("the bride's mother") is no second woman
+    (
+        "She played as the guests arrived. The bride, her granddaughter, cried.",
+        "A retiree plays a harp.",
+        "female",
+    ),
+    (
+        "As she gazed at the bride, the woman's eyes lit up; her smile spoke of the love she had "
+        "for her friend. She was a bride.",
+        "A friend plays a harp.",
+        "unreadable",
+    ),
+    (
+        "The retiree played a waltz. The bride's mother came over to thank her.",
+        "A retiree plays a piano.",
+        "female",
+    ),
 ]
 
 
