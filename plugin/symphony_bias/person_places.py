@@ -197,13 +197,15 @@ class Places(Phrases):
             b in self.roles
             and not (
                 {self.low[i - 1 : i][0] if i else "", self.low[i - 2] if i > 1 else ""}
-                & (W.INDEFINITE - W.POSSESSIVES if b == anchor.role else W.INDEFINITE)
+                | {self.determiner(i)[1]}  # "a celebrated jazz saxophonist"
             )
+            & (W.INDEFINITE - W.POSSESSIVES if b == anchor.role else W.INDEFINITE)
             for i, b in enumerate(self.base)
         )
         self.person_roles: set[int] = set()  # role nouns read as the person
         self.identity_nouns: set[str] = set()
         self.identity_names: set[str] = set()
+        self.name_parts: set[int] = set()  # the tokens of given names passed (and surnames)
         self.described: set[int] = set()  # other nouns that describe the person ("Amara, a nurse")
         self.last_negated = -100
 
@@ -317,7 +319,7 @@ class Places(Phrases):
                 h in self.person_roles or self.words[h] in self.identity_names or h in e.counted
             ):
                 return "identity"
-        if k >= 0 and self.low[k] in ("but", "rather") and i - self.last_negated < 10:
+        if k >= 0 and self.low[k] in ("but", "rather") and i - self.last_negated < 25:
             return "identity"
         if k >= 0 and det in ("a", "an", "") and self.base[k] in W.COPULAS:
             if self.low[k] not in W.COPULA_NEG and self.person_subject(k):

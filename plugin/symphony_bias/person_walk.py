@@ -23,8 +23,10 @@ class Names(Places):
 
     def maybe_name(self, i: int) -> None:
         w, e = self.words[i], self.evidence
-        if i > 0 and (self.words[i - 1] in self.identity_names or name_gender(self.words[i - 1])):
-            return  # a surname
+        if i - 1 in self.name_parts or (i > 0 and name_gender(self.words[i - 1])):
+            self.name_parts.add(i)
+            return  # a surname, a name's later part ("Nguyen Van Minh")
+        self.name_parts.add(i)
         if i > 0 and self.low[i - 1] in W.PLACE_PREPOSITIONS:
             return  # "from Sydney", "in Madison", "by Chopin": no person
         naming = self.naming_phrase(i)
@@ -118,7 +120,7 @@ class Names(Places):
             )
         if self.named_as_predicate(i):
             return True
-        if i > 1 and self.low[i - 1] in (",", ":") and i - 2 in self.person_roles:
+        if i > 1 and self.low[i - 1] in W.APPOSITION and i - 2 in self.person_roles:
             return True
         surname = i + 1 < len(self.words) and self.words[i + 1][:1].isupper()
         if self.role_apposition(i + 1) or (surname and self.role_apposition(i + 2)):

@@ -109,6 +109,9 @@ BETWEEN = words(
     "seemed seems appeared appears turned out had has have will would might must could who "
     "certainly definitely"
 )
+APPOSITION = frozenset(
+    {",", ":", "\u2014", "\u2013"}
+)  # "the musician, Emily", "the musician—Hana—"
 HOLDING = words("with holding playing carrying clutching at behind")
 RELATIVES = words("who whose which that")
 # a noun phrase after these opens a clause as its subject

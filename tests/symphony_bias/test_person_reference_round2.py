@@ -183,6 +183,29 @@ CASES = [
         "A retiree plays a piano.",
         "female",
     ),
+    # a name of several words; a dash apposition; "a celebrated jazz saxophonist" is indefinite;
+    # "not a man, as ... assumed, but a young woman" across a long aside
+    (
+        "The traveller is Nguyen Van Minh, a trumpeter on his first trip abroad.",
+        "A traveller plays a trumpet.",
+        "male",
+    ),
+    (
+        "The musician\u2014Hana\u2014ran through the etude. The caretaker stacked chairs at the back.",
+        "A musician practises a piano.",
+        "female",
+    ),
+    (
+        "Candice Moreau is a celebrated jazz saxophonist. After the photographers finish, she plays.",
+        "A musician holds a saxophone.",
+        "female",
+    ),
+    (
+        "The neighbour is not a man, as the landlord assumed from the name on the lease, but a young "
+        "woman named Sam who teaches violin. She rehearses.",
+        "A neighbour plays a violin.",
+        "female",
+    ),
 ]
 
 
