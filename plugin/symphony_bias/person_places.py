@@ -150,6 +150,7 @@ class Evidence:
     others: set[str] = field(default_factory=set)  # gendered others: for the whole answer
     unknown_at: int = -1  # the last other person of unknown gender ("a child", "the producer")
     last_other: int = -1  # the last other person of any gender
+    last_other_genders: frozenset[str] = frozenset()  # the genders that one may have
     other_counts: dict[str, int] = field(default_factory=dict)  # gendered others by gender
     first_single: int = 1 << 30  # the first other single person (not a group)
     first_gendered: dict[str, int] = field(default_factory=dict)  # first other of each gender
@@ -169,7 +170,7 @@ class Evidence:
         """Someone else at token `i`. One of unknown gender competes for he and she until the person
         is mentioned again; a gendered one, and anyone for they, for the rest of the answer. A
         `possessor` ("the bride's mother") is not counted as one more of its gender."""
-        self.last_other = i
+        self.last_other, self.last_other_genders = i, frozenset(genders)
         for gender in genders - {NEUTRAL}:
             self.first_gendered.setdefault(gender, i)
         if genders == ANY or NEUTRAL not in genders:
@@ -355,6 +356,8 @@ class Places(Phrases):
         if k < 0:
             return False
         if det in ("a", "an", "") and self.low[k] in W.NEGATIONS | {"n't"}:
+            if k == 0:
+                return True  # "Not a woman, as the clerk had guessed, but a young man: the student"
             c = k - 1
             while c >= 0 and self.low[c] in W.BETWEEN:
                 c -= 1

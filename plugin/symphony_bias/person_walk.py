@@ -156,7 +156,9 @@ class Mentions(Names):
             e.count(i, gender, strong)  # "The retiree had promised herself she would play"
             return
         if gender in e.others and not (
-            e.other_counts.get(gender) == 1 and self.object_of(i, e.last_other)
+            e.other_counts.get(gender) == 1
+            and e.last_other_genders == {gender}
+            and self.object_of(i, e.last_other)
         ):  # "The bride's mother came over to thank her": her is not the mother
             e.skipped.append(i)
             return

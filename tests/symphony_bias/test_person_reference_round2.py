@@ -206,6 +206,21 @@ CASES = [
         "A neighbour plays a violin.",
         "female",
     ),
+    # an object pronoun in the clause of someone of unknown gender is the person's only when the
+    # last other was a person of that gender ("The bride's mother came over to thank her"), not
+    # when a woman stood before ("a woman hums along. The guitarist nods at her")
+    (
+        "Someone plays a folk song, and a woman starts to hum along. The guitarist nods at her.",
+        "Someone plays a guitar.",
+        "unreadable",
+    ),
+    # "Not a woman, as ... guessed, but a young man" opening the answer
+    (
+        "Not a woman, as the clerk had guessed, but a lanky young man: the student was comparing "
+        "recordings. He barely looked up.",
+        "A student compares two recordings of an oboe.",
+        "male",
+    ),
 ]
 
 
