@@ -45,6 +45,8 @@ class Phrases:
             return j, self.low[j]
         if j >= 0 and self.low[j].endswith("'s") and self.base[j] in self.roles:
             return j, "'s"
+        if j > 0 and self.low[j].endswith("'s") and self.base[j] not in W.NOT_POSSESSORS:
+            return self.determiner(j)[0], "'s"  # "the school's quiet drummer"
         return j + 1, ""
 
     def is_modifier(self, j: int) -> bool:
@@ -271,6 +273,8 @@ class Places(Phrases):
         """Whether the noun at `i` is the person's apposition or predicate ("Amara, a nurse",
         "the student is a pharmacist", "Dr. Amelia Hart, a pianist and lecturer")."""
         j, det = self.determiner(i)
+        if det in ("the", "'s") and j > 1 and self.low[j - 1] == ",":
+            return self.is_person(self.named_before(j - 1))  # "Jaden, the school's drummer"
         if det == "" and self.low[j - 1 : j] == ["and"]:
             return j - 2 in self.described or j - 2 in self.person_roles  # "a pianist and lecturer"
         if det not in ("a", "an", ""):

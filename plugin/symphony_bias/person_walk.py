@@ -149,6 +149,8 @@ class Mentions(Names):
         self.supposed = False  # inside "assumed / expected / thought ... " up to "but" or the end
         self.subject_other = -1  # the sentence whose subject is someone of unknown gender
         self.subject_at = (-10, -1)  # (sentence, token) of the person's role noun as its subject
+        self.gendered_sentence = -10  # the last sentence with the person's he / she read
+        self.group_sentence = -10  # the last sentence with a group's they
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
@@ -179,6 +181,9 @@ class Mentions(Names):
         if gender == NEUTRAL and not strong:
             if self.collective_at > e.person_at:
                 return  # "the charity ... their fundraising"
+            if self.plural_they(i):
+                self.group_sentence = self.sentence
+                return  # "She showed them how to strum, and they shrieked"
             if (
                 self.base[i] in ("they", "them")
                 and self.sentence - self.thing_plural <= 1
@@ -186,6 +191,21 @@ class Mentions(Names):
             ):
                 return  # "the strings were old; they snapped"
         e.count(i, gender, strong)
+        if gender != NEUTRAL:
+            self.gendered_sentence = self.sentence
+
+    def plural_they(self, i: int) -> bool:
+        """Whether the they / them / their at `i` is a group's: in a sentence where the person was
+        already he or she (no one is both in one sentence), in the sentence after such a group's
+        they, or with "together", "both", "all", "each other" in its clause."""
+        if self.sentence in (self.gendered_sentence, self.group_sentence + 1):
+            return True
+        for word in self.low[i + 1 : i + 7]:
+            if word in W.CLAUSE_BREAKS:
+                return False
+            if word in W.PLURAL_MARKERS:
+                return True
+        return False
 
     def subject_continues(self, i: int) -> bool:
         """Whether the pronoun at `i` is in a sentence whose subject is the person's role noun, with

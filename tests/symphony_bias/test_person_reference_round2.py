@@ -221,6 +221,27 @@ CASES = [
         "A student compares two recordings of an oboe.",
         "male",
     ),
+    # an apposition with a possessor's determiner ("Jaden, the school's quiet drummer")
+    (
+        "The teenager is Jaden, the school's quiet drummer. When the crowd claps, he grins.",
+        "A teenager plays drums.",
+        "male",
+    ),
+    # a they in a sentence where the person is already she, in the sentence after, or with
+    # "together" is a group's
+    (
+        "The local resident sat on a log while the first-years crowded around. She showed them how "
+        "to strum, and they shrieked with delight. By lunchtime they had learned a song.",
+        "A local resident plays a guitar for pupils.",
+        "female",
+    ),
+    (
+        "He closed his eyes and played. His granddaughter sat beside him, and they played it "
+        "together.",
+        "A retiree plays a piano.",
+        "male",
+    ),
+    ("They tuned the guitar and smiled at the crowd.", "A teenager plays a guitar.", "neutral"),
 ]
 
 
