@@ -151,6 +151,7 @@ class Mentions(Names):
         self.subject_at = (-10, -1)  # (sentence, token) of the person's role noun as its subject
         self.gendered_sentence = -10  # the last sentence with the person's he / she read
         self.group_sentence = -10  # the last sentence with a group's they
+        self.collective_sentence = -10  # the last sentence with a collective noun ("the band")
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
@@ -194,12 +195,32 @@ class Mentions(Names):
         if gender != NEUTRAL:
             self.gendered_sentence = self.sentence
 
+    def thing_as_someone(self, i: int) -> bool:
+        """Whether the pet, ship or instrument at `i` stands where a story may go on with it as he
+        or she: its sentence's or a subordinate clause's subject ("The harp had survived",
+        "where the old steamer lay at anchor"), or a name's apposition ("Daisy, a greyhound")."""
+        j, _ = self.determiner(i)
+        before = self.low[j - 1] if j > 0 else "."
+        after = self.low[i + 1] if i + 1 < len(self.low) else "."
+        return (
+            self.sentence_subject(i)
+            or before in ("where", "while", "when", "as")
+            or (
+                before == ","
+                and j > 1
+                and self.words[j - 2][:1].isupper()
+                and after in W.RELATIVES | {",", ".", "named", "called"}
+            )
+        )
+
     def plural_they(self, i: int) -> bool:
         """Whether the they / them / their at `i` is a group's: in a sentence where the person was
         already he or she (no one is both in one sentence), in the sentence after such a group's
         they, or with "together", "both", "all", "each other" in its clause."""
         if self.sentence in (self.gendered_sentence, self.group_sentence + 1):
             return True
+        if self.base[i] == "them" and self.collective_sentence == self.sentence:
+            return True  # "presents a piece to the government, urging them to ..."
         for word in self.low[i + 1 : i + 7]:
             if word in W.CLAUSE_BREAKS:
                 return False
@@ -287,10 +308,11 @@ class Walk(Mentions):
         elif b in W.GROUPS:
             self.evidence.other({NEUTRAL}, i)
         elif b in W.COLLECTIVES:
+            self.collective_sentence = self.sentence
             j, _ = self.determiner(i)
             if self.low[j - 1 : j] not in [[p] for p in W.PREPOSITIONS]:  # "the charity" as subject
                 self.collective_at = i
-        elif b in W.NAMED_THINGS and self.sentence_subject(i):
+        elif b in W.NAMED_THINGS and not w.endswith("'s") and self.thing_as_someone(i):
             self.named_thing = (self.sentence, i)
         elif b in ("i", "me", "my", "myself", "mine"):
             self.evidence.protagonist = True  # a narrator: the first noun phrase is not the person

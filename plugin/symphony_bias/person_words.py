@@ -155,7 +155,9 @@ NAMED_THINGS = words(
     "dog cat puppy kitten horse pony parrot bird hamster rabbit ship boat yacht vessel car truck "
     "van bike guitar violin viola cello harp piano flute clarinet oboe bassoon trumpet trombone "
     "saxophone sax tuba accordion banjo ukulele drum drums mandolin harmonica organ keyboard "
-    "instrument bass fiddle horn recorder bagpipes sitar lute"
+    "instrument bass fiddle horn recorder bagpipes sitar lute greyhound terrier retriever "
+    "labrador spaniel poodle collie beagle mutt mare stallion steamer ferry schooner liner "
+    "tugboat barge sailboat canoe"
 )
 # a gendered noun after these, up to "but" or the sentence end, is supposed, not said
 SUPPOSING = words(

@@ -242,6 +242,30 @@ CASES = [
         "male",
     ),
     ("They tuned the guitar and smiled at the crowd.", "A teenager plays a guitar.", "neutral"),
+    # a pet or a ship in a name's apposition or a subordinate clause's subject takes she; an
+    # instrument's possessive ("The cello's low voice") is no subject
+    (
+        "The volunteer brought along Daisy, a greyhound who needs a home. She wags her tail.",
+        "A volunteer plays a harmonica.",
+        "unreadable",
+    ),
+    (
+        "The lobby overlooked the harbour, where the old steamer lay at anchor, her lights glowing.",
+        "A local resident plays a saxophone.",
+        "unreadable",
+    ),
+    (
+        "The neighbour began to play. The cello's low voice filled the gym. When she finished, "
+        "nobody moved.",
+        "A neighbour plays a cello.",
+        "female",
+    ),
+    # a them in a sentence with a collective noun is the collective's
+    (
+        "The colleague presents a piece to the government, urging them to act.",
+        "A colleague plays an oboe.",
+        "no_reference",
+    ),
 ]
 
 
