@@ -193,6 +193,7 @@ class Places(Phrases):
     def __init__(self, tokens: list[Token], anchor: Anchor):
         super().__init__(tokens, anchor.nouns({t.word.lower() for t in tokens}), anchor.instruments)
         self.anchor_role = anchor.role
+        self.role_adjectives = W.ROLE_ADJECTIVES.get(anchor.role or "", frozenset())
         self.evidence = Evidence()
         # a definite mention of a role noun: "the traveller", "traveller"; "his neighbour" of the
         # scenario's own
@@ -283,6 +284,18 @@ class Places(Phrases):
             j > 1 and self.low[j - 1] in (",", ":") and self.is_person(self.named_before(j - 1))
         )
 
+    def after_aside(self, comma: int) -> int:
+        """The noun before ", <participle or preposition> ... ," that ends at `comma` ("A weary
+        traveller, lost in the vast expanse of the city," -> traveller); -1 when none."""
+        for m in range(comma - 1, max(comma - 14, 0), -1):
+            if self.low[m] in (".", "!", "?", ";", ":"):
+                return -1
+            if self.low[m] == ",":
+                first = self.low[m + 1]
+                aside = first.endswith(("ed", "ing")) or first in W.ASIDE_OPENERS
+                return m - 1 if aside else -1
+        return -1
+
     def is_person(self, h: int) -> bool:
         return h >= 0 and (
             h in self.person_roles
@@ -324,6 +337,12 @@ class Places(Phrases):
                 h in self.person_roles or self.words[h] in self.identity_names or h in e.counted
             ):
                 return "identity"
+            if det in ("a", "an") and self.is_person(self.after_aside(k)):
+                return "identity"  # "A weary traveller, lost in thought, a man with ..."
+        if det in ("a", "an", "the") and any(
+            self.low[m] in self.role_adjectives for m in range(j, i)
+        ):
+            return "identity"  # "the retired man" of a retiree, "a teenage girl" of a teenager
         if k >= 0 and self.low[k] in ("but", "rather") and i - self.last_negated < 25:
             return "identity"
         if k >= 0 and det in ("a", "an", "") and self.base[k] in W.COPULAS:

@@ -120,6 +120,21 @@ CLAUSE_OPENERS = words(". ! ? ; : , and but when as while then until because so 
 NOT_POSSESSORS = words("he she it that there here who what let where how everyone everybody")
 # a they with these in its clause is a group's ("they played it together", "they were all ...")
 PLURAL_MARKERS = words("together both all each other another")
+# an aside after the person's noun opens with a participle or one of these ("A weary traveller, lost
+# in thought, a man with a heart full of stories")
+ASIDE_OPENERS = words(
+    "with in from at of on perhaps probably once still lost known born seen caught held left hidden"
+)
+# the adjectives of a scenario's role noun: "the retired man" is the retiree, "a teenage girl" the
+# teenager, "a local woman" the local resident
+ROLE_ADJECTIVES = {
+    "retiree": words("retired"),
+    "teenager": words("teenage teen"),
+    "resident": words("local"),
+    "traveller": words("travelling traveling"),
+    "traveler": words("travelling traveling"),
+    "visitor": words("visiting"),
+}
 HEDGES = words("perhaps probably possibly likely maybe apparently clearly")
 NEGATIONS = words("not never no n't")
 SUBORDINATORS = words("as when while after before once meanwhile suddenly then meet")

@@ -266,6 +266,24 @@ CASES = [
         "A colleague plays an oboe.",
         "no_reference",
     ),
+    # the role's adjective on a gendered noun; an apposition after an aside
+    (
+        "As I stood in the kitchen, the music carried on. The retired man, a man in his fifties, "
+        "smiled at me.",
+        "A retiree practises a ukulele.",
+        "male",
+    ),
+    (
+        "A weary traveler, lost in the vast expanse of the station, a man with a heart full of "
+        "stories, plucks the strings as he hums.",
+        "A traveller plays a guitar.",
+        "male",
+    ),
+    (
+        "The traveller played on. A woman in the crowd, perhaps a nurse, smiled; she clapped.",
+        "A traveller plays a guitar.",
+        "unreadable",
+    ),
 ]
 
 
