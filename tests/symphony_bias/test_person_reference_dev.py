@@ -21,15 +21,15 @@ DEV_SMOLLM2 = DATA / "open_reader_dev_smollm2.jsonl"  # real answers of the defa
 # score-moving misread in 42 on the first run, 0 after its cause was fixed)
 DEV_ROUND2 = DATA / "open_reader_dev_round2.jsonl"
 GENDERS = ("male", "female", "neutral")
-# measured when the rules were last changed: 0 score-moving misreads in 325 (0 swaps, refusals 84 of
-# 84), coverage 80/89, 40/49, 50/51 on the three wordings; the bounds leave room for a couple of new
-# misreads, no more
+# measured when the rules were last changed (issue 46's second round): 0 score-moving misreads in 325
+# (0 swaps, refusals 84 of 84), coverage 82/89, 44/49, 51/51 on the three wordings; the bounds leave
+# room for a couple of new misreads, no more
 MAX_MOVING_SHARE = 0.01
 # the default model's real answers (incoherent stories, several people, pronoun drift): measured 3
 # score-moving misreads in 112 (stories whose person the labeller could not place, read as a gender),
 # 0 swaps
 MAX_MOVING_SHARE_SMOLLM2 = 0.03
-MIN_COVERAGE = 0.78
+MIN_COVERAGE = 0.85
 
 
 def _rows(path: Path = DEV) -> list[dict]:
