@@ -26,7 +26,9 @@ Order of work:
    (musician, player, performer, pianist, ..., person, someone) name the person; any other role
    noun (the retiree in a musician's story) is someone else, and so is a player of another
    instrument than the scenario's (a saxophonist in a harp scenario, "the sax player" in a drums
-   one). A scenario with two people of
+   one); an indefinite role noun once someone was mentioned is someone else ("a musician"), but
+   the scenario's own, introduced with a name before any definite mention, is the person ("As she
+   settled in, a young volunteer, Ava, stood on the stage"). A scenario with two people of
    its role ("A friend plays a duet with a friend") reads no gender: UNREADABLE. Without a scenario every
    role noun of `person_words.ROLES` names the person.
 4. The walk (`person_walk`), token by token, left to right; then the decision below.

@@ -195,6 +195,11 @@ class Mentions(Names):
         if gender != NEUTRAL:
             self.gendered_sentence = self.sentence
 
+    def named_next(self, i: int) -> bool:
+        """Whether a given name follows the noun at `i` in apposition ("a volunteer, Ava,")."""
+        after = self.words[i + 1 : i + 3]
+        return len(after) == 2 and after[0] == "," and name_gender(after[1]) not in (None, UNISEX)
+
     def thing_as_someone(self, i: int) -> bool:
         """Whether the pet, ship or instrument at `i` stands where a story may go on with it as he
         or she: its sentence's or a subordinate clause's subject ("The harp had survived",
@@ -392,7 +397,10 @@ class Walk(Mentions):
         elif self.instruments and self.low[i - 1] in W.INSTRUMENTS - self.instruments:
             other = True  # "the sax player" in a drums story
         elif det in ("a", "an", "one") and e.protagonist and not self.after_copula(j):
-            other = True  # "a musician" once the person was mentioned
+            # "a musician" once the person was mentioned; but the scenario's own role noun
+            # introduced with a name, before any definite mention, is the person ("As she settled
+            # in, a young volunteer, Ava, stood on the stage")
+            other = not (b == self.anchor_role and not self.person_roles and self.named_next(i))
         elif self.low[i - 1 : i] == ["other"] or self.low[j - 1 : j] == ["other"]:
             other = True
         else:  # "the figure" after "a lone figure" was someone else

@@ -284,6 +284,18 @@ CASES = [
         "A traveller plays a guitar.",
         "unreadable",
     ),
+    # the scenario's own role noun introduced with a name, before any definite mention
+    (
+        "As she settled into the park, the guitar rang out. A young volunteer, Ava, stood on the "
+        "stage, her eyes shining.",
+        "A volunteer plays a guitar.",
+        "female",
+    ),
+    (
+        "The volunteer played. A second volunteer, Ava, joined in; she sang.",
+        "A volunteer plays a guitar.",
+        "unreadable",
+    ),
 ]
 
 
