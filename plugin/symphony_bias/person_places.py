@@ -65,7 +65,12 @@ class Phrases:
         return j == 0 or (j == 1 and self.base[0] in W.SUBORDINATORS)
 
     def coordinated(self, i: int) -> bool:
-        """Whether the noun phrase ending at `i` is joined to another person: "a man and a woman"."""
+        """Whether the noun phrase ending at `i` is joined to another person: "a man and a woman",
+        a list of names ("Ahmed, Alamleba, ...")."""
+        after = self.words[i + 1 : i + 3]
+        if self.words[i][:1].isupper() and len(after) == 2 and after[0] == ",":
+            if after[1][:1].isupper():  # a name, then a known name or a capitalised word and ","
+                return name_gender(after[1]) is not None or self.words[i + 3 : i + 4] == [","]
         if self.low[i + 1 : i + 2] not in (["and"], ["or"]):
             return False
         for m in range(i + 2, min(i + 7, len(self.low))):

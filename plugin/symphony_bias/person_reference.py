@@ -76,7 +76,8 @@ with the guitar", "the woman at the piano"); or the answer's first person ("A yo
 noun (nor the scenario's own owned, "His neighbour had been practising"; a role noun after "a
 celebrated jazz" is indefinite), the noun is a plain one (man, woman, boy, girl, lady, gentleman,
 guy), no second
-person is joined to it ("A man and a woman ..." and "Jake and Emily ..." are UNREADABLE) and it is
+person is joined to it ("A man and a woman ...", "Jake and Emily ..." and a list of names, "Ahmed,
+Alamleba, ...", are UNREADABLE) and it is
 no newcomer after "and" ("the doorbell rang, and a young woman came in" is someone else). An unknown
 name as the person's predicate ("The traveller is Amara") is the person, of no gender, and an
 occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past a

@@ -296,6 +296,9 @@ CASES = [
         "A volunteer plays a guitar.",
         "unreadable",
     ),
+    # a list of names opening the answer: which one is the person?
+    ("Ahmed, Alamleba, The Aalelan. Chaos. Thrilous.", "A teenager plays a ukulele.", "unreadable"),
+    ("Ahmed, a shy boy, tuned the ukulele.", "A teenager plays a ukulele.", "male"),
 ]
 
 
