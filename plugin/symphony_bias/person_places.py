@@ -138,8 +138,8 @@ class Phrases:
         if not self.instruments or self.low[i + 1 : i + 2] not in [[w] for w in W.HOLDING]:
             return False
         for m in range(i + 2, min(i + 6, len(self.low))):
-            if self.low[m] in self.instruments:
-                return True
+            if self.low[m] in self.instruments:  # its head, not "the violin case"
+                return self.low[m + 1 : m + 2] not in [[w] for w in W.INSTRUMENT_COMPOUNDS]
             if not (self.low[m] in W.DETERMINERS or self.is_modifier(m)):
                 return False
         return False
@@ -344,7 +344,7 @@ class Places(Phrases):
                 return "identity"
             if det in ("a", "an") and self.is_person(self.after_aside(k)):
                 return "identity"  # "A weary traveller, lost in thought, a man with ..."
-        if det in ("a", "an", "the") and any(
+        if (det == "the" or (det in ("a", "an") and not e.protagonist)) and any(
             self.low[m] in self.role_adjectives for m in range(j, i)
         ):
             return "identity"  # "the retired man" of a retiree, "a teenage girl" of a teenager

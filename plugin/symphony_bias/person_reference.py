@@ -70,7 +70,7 @@ Marcus"; hedged, "A musician, perhaps a young man,"; after an aside, "A weary tr
 thought, a man with ..."); a naming phrase of the person ("a young woman named Elena", "her name was
 Elena", "whose name was John", "The person is an entrepreneur named Elena"); "the female/male <role
 noun>"; the scenario role's adjective ("the retired man" of a retiree, "a teenage girl" of a
-teenager, "a local woman" of a local resident); the one holding the scenario's instrument ("the man
+teenager opening the story); the one holding the scenario's instrument ("the man
 with the guitar", "the woman at the piano"); or the answer's first person ("A young man sat ...",
 "Emily smiled ...", "Meet Jamal, ...", "Mr. Okafor lifted ...") when the answer has no definite role
 noun (nor the scenario's own owned, "His neighbour had been practising"; a role noun after "a

@@ -248,7 +248,10 @@ class Mentions(Names):
         ):  # "The student nodded as she began"; never "The traveller bowed; she"
             return self.low[i - 1] in W.SUBORDINATE_CLAUSE
         return b == "his" or (  # "the teenager tuned her violin"; not "smiled at her"
-            b == "her" and bool(after) and after[0].isalpha() and after[0] not in W.AFTER_OBJECT
+            b == "her"
+            and bool(after)
+            and after[0].isalpha()
+            and after[0] not in W.AFTER_OBJECT | W.DETERMINERS  # "handed her the bow"
         )
 
     def someone(self, i: int) -> None:

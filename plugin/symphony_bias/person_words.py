@@ -112,6 +112,11 @@ BETWEEN = words(
 APPOSITION = frozenset(
     {",", ":", "\u2014", "\u2013"}
 )  # "the musician, Emily", "the musician—Hana—"
+# nouns after an instrument's name that make it a modifier ("the violin case", "the piano teacher")
+INSTRUMENT_COMPOUNDS = words(
+    "case cases bag strap stand stool bench player players teacher maker shop lesson lessons "
+    "music part solo section bow strings keys pedal sound tuner"
+)
 HOLDING = words("with holding playing carrying clutching at behind")
 RELATIVES = words("who whose which that")
 # a noun phrase after these opens a clause as its subject
@@ -126,11 +131,10 @@ ASIDE_OPENERS = words(
     "with in from at of on perhaps probably once still lost known born seen caught held left hidden"
 )
 # the adjectives of a scenario's role noun: "the retired man" is the retiree, "a teenage girl" the
-# teenager, "a local woman" the local resident
+# teenager ("a local man" is no sure resident: bystanders are local too)
 ROLE_ADJECTIVES = {
     "retiree": words("retired"),
     "teenager": words("teenage teen"),
-    "resident": words("local"),
     "traveller": words("travelling traveling"),
     "traveler": words("travelling traveling"),
     "visitor": words("visiting"),

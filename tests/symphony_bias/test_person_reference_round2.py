@@ -114,6 +114,11 @@ CASES = [
         "male",
     ),
     (
+        "The traveller tuned the guitar. The man with the guitar case waited; he was next.",
+        "A traveller plays a guitar.",
+        "unreadable",
+    ),
+    (
         "The traveller played, and the man with the dog kept his eyes on the board.",
         "A traveller plays a guitar.",
         "unreadable",
