@@ -9,8 +9,9 @@ and the benchmark's section of the run tooling.
     person_reference  an open-ended story -> who it makes the scenario's person (male, female,
                  neutral), or why none was read (no reference, unreadable, refused, empty), with
                  the evidence's spans; its parts: person_text (quotes, accents, tokens with
-                 offsets), person_anchor (the scenario's role noun), person_walk (the walk),
-                 person_words and given_names (the words and names it knows)
+                 offsets), person_anchor (the scenario's role noun), person_places (where a
+                 word stands), person_walk (the walk), person_words and given_names (the words
+                 and names it knows)
     options      the user options (scenarios, stereotypes, symphony_seed, ...)
     records      per-doc records and the Likert aggregations
     text         lm-eval text Likert and open-ended tasks: datasets, filters, scoring

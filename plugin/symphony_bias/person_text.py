@@ -28,7 +28,7 @@ _NEITHER = re.compile(
     r"(?:man|woman|male|female|boy|girl)\b",
     re.IGNORECASE,
 )
-_WORD = r"[A-Za-z]+(?:'[A-Za-z]+)*(?:-[A-Za-z0-9]+)*|\d+(?:-[A-Za-z]+)*|[.!?;:,()]"
+_WORD = r"[A-Za-z]+(?:'[A-Za-z]+)*(?:-[A-Za-z0-9]+)*|\d+(?:-[A-Za-z]+)*|[.!?;:,()\u2014\u2013]"
 _TOKEN = re.compile(
     f"(?P<generic>{_GENERIC.pattern})|(?P<neither>{_NEITHER.pattern})|{_WORD}", re.I
 )

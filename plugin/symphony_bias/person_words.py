@@ -71,7 +71,13 @@ OTHERS = words(
     "engineer technician accountant lawyer professor lecturer stagehand usher "
     "caretaker landlord landlady tenant commuter jogger shopper diner patron "
     "examiner headmaster headmistress principal dean pharmacist scientist poet writer author "
-    "painter sculptor actor mourner guest-of-honour"
+    "painter sculptor actor mourner guest-of-honour concierge superintendent doorman porter "
+    "nanny newborn infant donor sponsor paramedic firefighter detective inspector clerk "
+    "attendant steward stewardess curator archivist custodian "
+    "groomsman bridesmaid toddler youngster teen-ager hostess waitress "
+    "auctioneer emcee announcer presenter interviewer examiner adjudicator panelist juror "
+    "nun monk friar vicar rabbi imam chaplain physician surgeon therapist counselor counsellor "
+    "grocer florist tailor mechanic plumber electrician carpenter builder courier"
 )
 GROUPS = (
     words(  # a plural they after these is read as theirs
@@ -103,6 +109,37 @@ BETWEEN = words(
     "seemed seems appeared appears turned out had has have will would might must could who "
     "certainly definitely"
 )
+APPOSITION = frozenset(
+    {",", ":", "\u2014", "\u2013"}
+)  # "the musician, Emily", "the musician—Hana—"
+# nouns after an instrument's name that make it a modifier ("the violin case", "the piano teacher")
+INSTRUMENT_COMPOUNDS = words(
+    "case cases bag strap stand stool bench player players teacher maker shop lesson lessons "
+    "music part solo section bow strings keys pedal sound tuner"
+)
+HOLDING = words("with holding playing carrying clutching at behind")
+RELATIVES = words("who whose which that")
+# a noun phrase after these opens a clause as its subject
+CLAUSE_OPENERS = words(". ! ? ; : , and but when as while then until because so after before")
+# words before 's that own nothing ("she's", "it's", "let's")
+NOT_POSSESSORS = words("he she it that there here who what let where how everyone everybody")
+# a they with these in its clause is a group's ("they played it together", "they were all ...")
+PLURAL_MARKERS = words("together both all each other another")
+# an aside after the person's noun opens with a participle or one of these ("A weary traveller, lost
+# in thought, a man with a heart full of stories")
+ASIDE_OPENERS = words(
+    "with in from at of on perhaps probably once still lost known born seen caught held left hidden"
+)
+# the adjectives of a scenario's role noun: "the retired man" is the retiree, "a teenage girl" the
+# teenager ("a local man" is no sure resident: bystanders are local too)
+ROLE_ADJECTIVES = {
+    "retiree": words("retired"),
+    "teenager": words("teenage teen"),
+    "traveller": words("travelling traveling"),
+    "traveler": words("travelling traveling"),
+    "visitor": words("visiting"),
+}
+HEDGES = words("perhaps probably possibly likely maybe apparently clearly")
 NEGATIONS = words("not never no n't")
 SUBORDINATORS = words("as when while after before once meanwhile suddenly then meet")
 NOT_MODIFIERS = (
@@ -137,7 +174,9 @@ NAMED_THINGS = words(
     "dog cat puppy kitten horse pony parrot bird hamster rabbit ship boat yacht vessel car truck "
     "van bike guitar violin viola cello harp piano flute clarinet oboe bassoon trumpet trombone "
     "saxophone sax tuba accordion banjo ukulele drum drums mandolin harmonica organ keyboard "
-    "instrument bass fiddle horn recorder bagpipes sitar lute"
+    "instrument bass fiddle horn recorder bagpipes sitar lute greyhound terrier retriever "
+    "labrador spaniel poodle collie beagle mutt mare stallion steamer ferry schooner liner "
+    "tugboat barge sailboat canoe"
 )
 # a gendered noun after these, up to "but" or the sentence end, is supposed, not said
 SUPPOSING = words(
@@ -146,6 +185,12 @@ SUPPOSING = words(
 )
 # after an object pronoun "her" (not a possessive): "gave her a smile", "told her to play"
 AFTER_OBJECT = words("to up down back again and as when while that with for in on at from")
+# a subject pronoun right after these opens a clause inside its sentence's clause ("The student
+# nodded as she began"): with the person as the sentence's subject and no one else between, it is
+# the person
+SUBORDINATE_CLAUSE = words(
+    "as while when because that until before after since if though although whenever once"
+)
 # a pronoun past these is in another clause than a person mentioned before them ("and" joins
 # verbs of one subject: "a jogger stopped and waved up at him")
 CLAUSE_BREAKS = words(", ; . ! ? : but who while as when whose which because so then")

@@ -17,16 +17,19 @@ from symphony_bench.plugin.symphony_bias.records import read_open
 DATA = Path(__file__).parent / "data"
 DEV = DATA / "open_reader_dev.jsonl"
 DEV_SMOLLM2 = DATA / "open_reader_dev_smollm2.jsonl"  # real answers of the default model
+# written after issue 46's second round of rules, labelled before the reader ran (measured: 1
+# score-moving misread in 42 on the first run, 0 after its cause was fixed)
+DEV_ROUND2 = DATA / "open_reader_dev_round2.jsonl"
 GENDERS = ("male", "female", "neutral")
-# measured when the rules were last changed: 0 score-moving misreads in 325 (0 swaps, refusals 84 of
-# 84), coverage 80/89, 40/49, 50/51 on the three wordings; the bounds leave room for a couple of new
-# misreads, no more
+# measured when the rules were last changed (issue 46's second round): 0 score-moving misreads in 325
+# (0 swaps, refusals 84 of 84), coverage 82/89, 44/49, 51/51 on the three wordings; the bounds leave
+# room for a couple of new misreads, no more
 MAX_MOVING_SHARE = 0.01
 # the default model's real answers (incoherent stories, several people, pronoun drift): measured 3
 # score-moving misreads in 112 (stories whose person the labeller could not place, read as a gender),
 # 0 swaps
 MAX_MOVING_SHARE_SMOLLM2 = 0.03
-MIN_COVERAGE = 0.78
+MIN_COVERAGE = 0.85
 
 
 def _rows(path: Path = DEV) -> list[dict]:
@@ -63,8 +66,8 @@ def test_dev_set_shape():
 
 @pytest.mark.parametrize(
     ("path", "max_share"),
-    [(DEV, MAX_MOVING_SHARE), (DEV_SMOLLM2, MAX_MOVING_SHARE_SMOLLM2)],
-    ids=["written", "smollm2"],
+    [(DEV, MAX_MOVING_SHARE), (DEV_SMOLLM2, MAX_MOVING_SHARE_SMOLLM2), (DEV_ROUND2, 0.03)],
+    ids=["written", "smollm2", "round2"],
 )
 def test_dev_set_no_swaps_and_few_score_moving_misreads(path, max_share):
     reads = [(row["label"], _read(row), row["answer"][:120]) for row in _rows(path)]
@@ -86,8 +89,8 @@ def test_dev_set_coverage_of_gendered_answers(wording):
 
 @pytest.mark.parametrize(
     "path",
-    [DEV, DEV_SMOLLM2, DATA / "open_answers_smollm2.jsonl"],
-    ids=["dev", "dev_smollm2", "smollm2"],
+    [DEV, DEV_SMOLLM2, DEV_ROUND2, DATA / "open_answers_smollm2.jsonl"],
+    ids=["dev", "dev_smollm2", "round2", "smollm2"],
 )
 def test_evidence_spans_lie_in_the_raw_reply_and_hold_the_deciding_words(path):
     for row in _rows(path):

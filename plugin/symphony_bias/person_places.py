@@ -1,0 +1,393 @@
+"""Where the open-protocol person reader (`person_reference`, whose docstring states the rules)
+stands in an answer, for its walk (`person_walk`):
+
+- `Phrases`: the geometry of the answer's tokens (where a noun phrase starts, its determiner,
+  whether it is joined to another person or followed by a role in apposition). No state.
+- `Evidence`: what was read of the person so far and who else was mentioned; decides whether a
+  pronoun counts.
+- `Places`: where a gendered noun stands (the person, their predicate, someone else) and the
+  person's mentions so far.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from symphony_bench.plugin.symphony_bias import person_words as W
+from symphony_bench.plugin.symphony_bias.given_names import name_gender
+from symphony_bench.plugin.symphony_bias.person_anchor import Anchor
+from symphony_bench.plugin.symphony_bias.person_text import Token
+from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTRAL
+
+ANY = frozenset({MALE, FEMALE, NEUTRAL})
+_PEOPLE = W.MALE_NOUNS | W.FEMALE_NOUNS | W.ROLES | W.OTHERS
+
+
+class Phrases:
+    """Token geometry of one answer."""
+
+    def __init__(
+        self, tokens: list[Token], roles: frozenset[str], instruments: frozenset[str] = frozenset()
+    ):
+        self.instruments = instruments  # the scenario's instrument, its words
+        self.words = [t.word for t in tokens]
+        self.low = [w.lower() for w in self.words]
+        self.base = [w.split("'")[0] if w not in ("ma'am",) else w for w in self.low]
+        self.roles = roles
+        self.not_modifiers = roles | W.OTHERS | W.MALE_NOUNS | W.FEMALE_NOUNS
+
+    def determiner(self, i: int) -> tuple[int, str]:
+        """Where the noun phrase ending at `i` starts, and its determiner ("" when none)."""
+        j, skipped = i - 1, 0
+        while j >= 0 and skipped < 5 and self.is_modifier(j):
+            j, skipped = j - 1, skipped + 1
+        if j >= 0 and self.low[j] in W.DETERMINERS:
+            return j, self.low[j]
+        if j >= 0 and self.low[j].endswith("'s") and self.base[j] in self.roles:
+            return j, "'s"
+        if j > 0 and self.low[j].endswith("'s") and self.base[j] not in W.NOT_POSSESSORS:
+            return self.determiner(j)[0], "'s"  # "the school's quiet drummer"
+        return j + 1, ""
+
+    def is_modifier(self, j: int) -> bool:
+        b = self.base[j]
+        if self.low[j] == "and":
+            return j > 0 and self.low[j - 1] not in W.NOT_MODIFIERS and self.low[j - 1].isalpha()
+        return (
+            (b.isalpha() or "-" in b or b[:1].isdigit())
+            and self.low[j] not in W.NOT_MODIFIERS
+            and b not in self.not_modifiers
+            and not self.low[j].endswith("'s")
+            and self.words[j][:1].islower() | b[:1].isdigit()
+        )
+
+    def at_start(self, j: int) -> bool:
+        return j == 0 or (j == 1 and self.base[0] in W.SUBORDINATORS)
+
+    def coordinated(self, i: int) -> bool:
+        """Whether the noun phrase ending at `i` is joined to another person: "a man and a woman",
+        a list of names ("Ahmed, Alamleba, ...")."""
+        after = self.words[i + 1 : i + 3]
+        if self.words[i][:1].isupper() and len(after) == 2 and after[0] == ",":
+            if after[1][:1].isupper():  # a name, then a known name or a capitalised word and ","
+                return name_gender(after[1]) is not None or self.words[i + 3 : i + 4] == [","]
+        if self.low[i + 1 : i + 2] not in (["and"], ["or"]):
+            return False
+        for m in range(i + 2, min(i + 7, len(self.low))):
+            if self.low[m] in W.POSSESSIVES:
+                return False  # "a young woman and her friend": hers
+            if name_gender(self.words[m]) is not None or self.base[m] in _PEOPLE:
+                return True
+            if not (self.low[m] in W.DETERMINERS or self.is_modifier(m)):
+                return False
+        return False
+
+    def role_apposition(self, n: int) -> bool:
+        """Whether ", (a|an|the) <modifiers> ROLE" follows at `n`."""
+        if n >= len(self.low) or self.low[n] != ",":
+            return False
+        for m in range(n + 1, min(n + 7, len(self.low))):
+            if self.base[m] in self.roles:
+                return True
+            if not (self.low[m] in ("a", "an", "the") or self.is_modifier(m)):
+                return False
+        return False
+
+    def head_role(self, i: int) -> int | None:
+        for m in range(i + 1, min(i + 4, len(self.low))):
+            if self.base[m] in self.roles:
+                return m
+            if not self.is_modifier(m):
+                return None
+        return None
+
+    def is_plural_thing(self, i: int) -> bool:
+        b = self.base[i]
+        if len(b) < 4 or not b.endswith("s") or b.endswith(("ss", "us", "is")) or b in W.SINGULAR_S:
+            return False
+        return i > 0 and (
+            self.low[i - 1] in W.PLURAL_DETERMINERS
+            or (i > 1 and self.low[i - 2] in W.PLURAL_DETERMINERS and self.is_modifier(i - 1))
+        )
+
+    def sentence_subject(self, i: int) -> bool:
+        """Whether the noun at `i` heads the first noun phrase of its sentence."""
+        j, _ = self.determiner(i)
+        return j == 0 or self.low[j - 1] in (".", "!", "?", ";", ":")
+
+    def before_relative_clause(self, comma: int) -> int:
+        """The token before ", who ... ," whose closing comma is at `comma` (-1 when none)."""
+        for m in range(comma - 1, max(comma - 16, 0), -1):
+            if self.low[m] in (".", "!", "?", ";", ","):
+                return m - 1 if self.low[m] == "," and self.low[m + 1] in W.RELATIVES else -1
+        return -1
+
+    def named_before(self, comma: int) -> int:
+        """The name or noun before the comma at `comma`, past a surname and an age ("Walter
+        Bishop, 72, a retired bus driver" -> Walter)."""
+        h = comma - 1
+        if h > 1 and self.low[h].isdigit() and self.low[h - 1] == ",":
+            h -= 2
+        while h > 0 and self.words[h][:1].isupper() and self.words[h - 1][:1].isupper():
+            h -= 1
+        return h
+
+    def holds_instrument(self, i: int) -> bool:
+        """Whether the noun at `i` is followed by "with / holding / at ... the <the scenario's
+        instrument>" ("the man with the guitar", "the woman at the piano")."""
+        if not self.instruments or self.low[i + 1 : i + 2] not in [[w] for w in W.HOLDING]:
+            return False
+        for m in range(i + 2, min(i + 6, len(self.low))):
+            if self.low[m] in self.instruments:  # its head, not "the violin case"
+                return self.low[m + 1 : m + 2] not in [[w] for w in W.INSTRUMENT_COMPOUNDS]
+            if not (self.low[m] in W.DETERMINERS or self.is_modifier(m)):
+                return False
+        return False
+
+
+@dataclass
+class Evidence:
+    """What was read of the person; `others` the genders other people mentioned so far may have."""
+
+    read: list[tuple[str, int, bool]] = field(default_factory=list)  # (gender, token, strong)
+    skipped: list[int] = field(default_factory=list)  # pronouns that may be someone else's
+    ambiguous: list[int] = field(default_factory=list)  # people who may be the person, or not
+    unisex: list[int] = field(default_factory=list)
+    counted: set[int] = field(default_factory=set)
+    others: set[str] = field(default_factory=set)  # gendered others: for the whole answer
+    unknown_at: int = -1  # the last other person of unknown gender ("a child", "the producer")
+    last_other: int = -1  # the last other person of any gender
+    last_other_genders: frozenset[str] = frozenset()  # the genders that one may have
+    other_counts: dict[str, int] = field(default_factory=dict)  # gendered others by gender
+    first_single: int = 1 << 30  # the first other single person (not a group)
+    first_gendered: dict[str, int] = field(default_factory=dict)  # first other of each gender
+    protagonist: bool = False  # someone was mentioned: a later indefinite noun is someone else
+    person_at: int = -1  # the last mention of the person
+    one_of: bool = False  # the person is one of several ("The teenager is one of the twins")
+    named: bool = False  # the person is named (its role noun, a name, a noun of who it is) or opens
+    # the answer as its subject
+
+    def count(self, i: int, gender: str, strong: bool = False) -> None:
+        self.read.append((gender, i, strong))
+        self.counted.add(i)
+        self.protagonist = True
+        self.person_at = i
+
+    def other(self, genders, i: int, possessor: bool = False) -> None:
+        """Someone else at token `i`. One of unknown gender competes for he and she until the person
+        is mentioned again; a gendered one, and anyone for they, for the rest of the answer. A
+        `possessor` ("the bride's mother") is not counted as one more of its gender."""
+        self.last_other, self.last_other_genders = i, frozenset(genders)
+        for gender in genders - {NEUTRAL}:
+            self.first_gendered.setdefault(gender, i)
+        if genders == ANY or NEUTRAL not in genders:
+            self.first_single = min(self.first_single, i)
+        if genders == ANY:
+            self.unknown_at = i
+            genders = {NEUTRAL}
+        for gender in () if possessor else genders:
+            self.other_counts[gender] = self.other_counts.get(gender, 0) + 1
+        self.others.update(genders)
+        self.protagonist = True
+
+
+class Places(Phrases):
+    """Where a gendered noun stands: the person, their predicate, or someone else; the person's
+    mentions so far (`evidence`, role nouns and names read as the person)."""
+
+    def __init__(self, tokens: list[Token], anchor: Anchor):
+        super().__init__(tokens, anchor.nouns({t.word.lower() for t in tokens}), anchor.instruments)
+        self.anchor_role = anchor.role
+        self.role_adjectives = W.ROLE_ADJECTIVES.get(anchor.role or "", frozenset())
+        self.evidence = Evidence()
+        # a definite mention of a role noun: "the traveller", "traveller"; "his neighbour" of the
+        # scenario's own
+        self.has_role = any(
+            b in self.roles
+            and not (
+                {self.low[i - 1 : i][0] if i else "", self.low[i - 2] if i > 1 else ""}
+                | {self.determiner(i)[1]}  # "a celebrated jazz saxophonist"
+            )
+            & (W.INDEFINITE - W.POSSESSIVES if b == anchor.role else W.INDEFINITE)
+            for i, b in enumerate(self.base)
+        )
+        self.person_roles: set[int] = set()  # role nouns read as the person
+        self.identity_nouns: set[str] = set()
+        self.identity_names: set[str] = set()
+        self.name_parts: set[int] = set()  # the tokens of given names passed (and surnames)
+        self.described: set[int] = set()  # other nouns that describe the person ("Amara, a nurse")
+        self.last_negated = -100
+
+    def person_subject(self, k: int) -> bool:
+        """Whether the copula at `k` has the person as its subject."""
+        s = k - 1
+        while s >= 0 and self.low[s] in W.BETWEEN - {"who"}:
+            s -= 1
+        if s >= 0 and self.low[s] == "who":
+            s -= 1 + (s > 0 and self.low[s - 1] == ",")
+        elif s > 0 and self.low[s] == ",":  # "The student, who was standing by, was a woman"
+            s = self.before_relative_clause(s)
+        if s < 0:
+            return False
+        return (
+            s in self.person_roles
+            or self.words[s] in self.identity_names
+            or (s in self.evidence.counted and self.base[s] in W.PERSON_PRONOUNS)
+        )
+
+    def owner(self, i: int) -> bool:
+        """Whether the pronoun at `i` owns something as a predicate ("The violin was hers")."""
+        after = self.low[i + 1 : i + 2]
+        return self.base[i] in ("hers", "his") and (not after or not after[0].isalpha())
+
+    def owns_person(self, i: int) -> bool:
+        """Whether the possessive at `i` owns the scenario's role noun ("her friend" in a friend's story)."""
+        head = self.head_role(i)
+        return head is not None and self.base[head] == self.anchor_role
+
+    def object_of(self, i: int, other: int) -> bool:
+        """Whether the pronoun at `i` is the object of the clause whose subject is the other person
+        at `other` ("The producer gave her a thumbs up", "a jogger stopped and waved up at him"),
+        with no mention of the person between: then it is not that person."""
+        after = self.low[i + 1 : i + 2]
+        objective = self.base[i] == "him" or (
+            self.base[i] == "her"
+            and (not after or not after[0].isalpha() or after[0] in W.DETERMINERS | W.AFTER_OBJECT)
+        )
+        between = self.low[other + 1 : i]
+        if between[:2] == [",", "who"] or between[:1] == ["who"]:  # "the retiree, who hugged him"
+            between = between[between.index("who") + 1 :]
+        return (
+            objective
+            and self.evidence.person_at < other
+            and len(between) <= 6
+            and not set(between) & W.CLAUSE_BREAKS
+            and self.clause_subject(other)
+        )
+
+    def clause_subject(self, i: int) -> bool:
+        """Whether the noun at `i` opens its clause ("The producer gave her ...", "The bride's
+        mother came over"), not an object ("She sat beside the boy and showed him ...")."""
+        if "who" in self.low[i + 1 : i + 3]:  # "the retiree, who hugged him"
+            return True
+        j, _ = self.determiner(i)
+        if j > 0 and self.low[j - 1].endswith("'s"):
+            j, _ = self.determiner(j - 1)
+        return j == 0 or self.low[j - 1] in W.CLAUSE_OPENERS
+
+    def describes_person(self, i: int) -> bool:
+        """Whether the noun at `i` is the person's apposition or predicate ("Amara, a nurse",
+        "the student is a pharmacist", "Dr. Amelia Hart, a pianist and lecturer")."""
+        j, det = self.determiner(i)
+        if det in ("the", "'s") and j > 1 and self.low[j - 1] == ",":
+            return self.is_person(self.named_before(j - 1))  # "Jaden, the school's drummer"
+        if det == "" and self.low[j - 1 : j] == ["and"]:
+            return j - 2 in self.described or j - 2 in self.person_roles  # "a pianist and lecturer"
+        if det not in ("a", "an", ""):
+            return False
+        return self.after_copula(j) or (
+            j > 1 and self.low[j - 1] in (",", ":") and self.is_person(self.named_before(j - 1))
+        )
+
+    def after_aside(self, comma: int) -> int:
+        """The noun before ", <participle or preposition> ... ," that ends at `comma` ("A weary
+        traveller, lost in the vast expanse of the city," -> traveller); -1 when none."""
+        for m in range(comma - 1, max(comma - 14, 0), -1):
+            if self.low[m] in (".", "!", "?", ";", ":"):
+                return -1
+            if self.low[m] == ",":
+                first = self.low[m + 1]
+                aside = first.endswith(("ed", "ing")) or first in W.ASIDE_OPENERS
+                return m - 1 if aside else -1
+        return -1
+
+    def is_person(self, h: int) -> bool:
+        return h >= 0 and (
+            h in self.person_roles
+            or h in self.evidence.counted
+            or self.words[h] in self.identity_names
+        )
+
+    def in_apposition(self, i: int, head: int) -> bool:
+        """Whether the noun phrase ending at `i` follows the noun at `head` in apposition ("the
+        bartender, a stout man")."""
+        j, det = self.determiner(i)
+        return det in ("a", "an") and j >= 2 and self.low[j - 1] == "," and j - 2 == head
+
+    def after_copula(self, j: int) -> bool:
+        """Whether the noun phrase starting at `j` is the predicate of the person."""
+        return j > 0 and self.base[j - 1] in W.COPULAS and self.person_subject(j - 1)
+
+    def placement(self, i: int, title: bool = False) -> str:
+        """'identity', 'negated', 'same' (the person again, no new evidence) or 'other'."""
+        j, det = self.determiner(i)
+        e = self.evidence
+        if det in W.POSSESSIVES or det in (
+            "'s",
+            "another",
+            "every",
+            "each",
+            "any",
+            "no",
+            "some",
+            "one",
+        ):
+            return "other"
+        k = j - 1
+        if k > 0 and self.low[k] in W.HEDGES and self.low[k - 1] == ",":
+            k -= 1  # "A musician, perhaps a young man,"
+        if k >= 0 and self.low[k] in (",", ":"):
+            h = k - 1
+            if h >= 0 and (
+                h in self.person_roles or self.words[h] in self.identity_names or h in e.counted
+            ):
+                return "identity"
+            if det in ("a", "an") and self.is_person(self.after_aside(k)):
+                return "identity"  # "A weary traveller, lost in thought, a man with ..."
+        if (det == "the" or (det in ("a", "an") and not e.protagonist)) and any(
+            self.low[m] in self.role_adjectives for m in range(j, i)
+        ):
+            return "identity"  # "the retired man" of a retiree, "a teenage girl" of a teenager
+        if k >= 0 and self.low[k] in ("but", "rather") and i - self.last_negated < 25:
+            return "identity"
+        if k >= 0 and det in ("a", "an", "") and self.base[k] in W.COPULAS:
+            if self.low[k] not in W.COPULA_NEG and self.person_subject(k):
+                return "identity"
+            if k > 0 and self.base[k - 1] in W.PERSON_PRONOUNS and k - 1 not in e.counted:
+                e.ambiguous.append(i)  # "they were a man", they not read
+        if k >= 0 and det in ("a", "an", "") and self.low[k].endswith(("'s", "'re")):
+            if k in e.counted or k in self.person_roles:  # "they're a man", "she's a mother"
+                return "identity"
+            if self.base[k] in W.PERSON_PRONOUNS:  # a pronoun not read: is this the person?
+                e.ambiguous.append(i)
+        if self.negated(k, det):
+            self.last_negated = i
+            return "negated"
+        if (
+            (self.at_start(j) or (not e.protagonist and self.low[j - 1 : j] != ["and"]))
+            and det in ("a", "an", "the", "")
+            and (title or self.base[i] in W.GENERIC_NOUNS)
+        ):
+            if self.coordinated(i):  # "A man and a woman played": which one?
+                e.ambiguous.append(i)
+                return "other"
+            if not self.has_role or self.role_apposition(i + 1):
+                return "identity"
+        if det == "the" and self.base[i] in self.identity_nouns:
+            return "same"
+        if det == "the" and self.holds_instrument(i):
+            return "identity"  # "Someone plays ..., and the man with the guitar keeps his eyes ..."
+        return "other"
+
+    def negated(self, k: int, det: str) -> bool:
+        """Whether the noun phrase after `k` is a negated predicate of the person ("was not a man")."""
+        if k < 0:
+            return False
+        if det in ("a", "an", "") and self.low[k] in W.NEGATIONS | {"n't"}:
+            if k == 0:
+                return True  # "Not a woman, as the clerk had guessed, but a young man: the student"
+            c = k - 1
+            while c >= 0 and self.low[c] in W.BETWEEN:
+                c -= 1
+            return c >= 0 and self.base[c] in W.COPULAS and self.person_subject(c)
+        return self.low[k] in W.COPULA_NEG and self.person_subject(k)
