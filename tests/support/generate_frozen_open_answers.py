@@ -11,7 +11,7 @@ sampling (temperature 0.7 on even docs, 1.0 on odd ones, top-p 1, no top-k), one
 batch of 16 (`--seed` + 1000 x temperature + the batch's first row, stored with each answer), at
 most 128 new tokens (the tasks' limit), cut at the first blank line as the tasks stop. Writes one
 JSON object per line without a label: each is labelled by reading the answer, before any reader
-runs on it (tests/symphony_bias/data/open_reader_frozen.md). `--gguf` loads another instruct
+runs on it (tests/symphony_bias/data/open_reader_frozen_v2.md). `--gguf` loads another instruct
 model's GGUF file instead (transformers' `gguf_file=`), for answers of another model family.
 """
 
