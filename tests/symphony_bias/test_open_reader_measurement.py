@@ -54,8 +54,8 @@ def test_the_report_line_quotes_the_published_numbers(measured):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the reader does not meet issue 46's bar yet (coverage of wording 1 81 %; "
-    "docs/symphony-bias-method.md#how-well-the-reader-reads)",
+    reason="the reader does not meet issue 46's bar yet (coverage of wording 2 79 %, refusals "
+    "read as refused 92 %, one read as neutral; docs/symphony-bias-method.md#how-well-the-reader-reads)",
 )
 def test_the_reader_meets_the_bar_of_issue_46(measured):
     """Issue 46, done when: score-moving misreads at most 1.5 % of the answers with the upper end
