@@ -13,7 +13,8 @@ case "${1:-}" in
     shift
     scripts/setup.sh test
     . .venv/bin/activate
-    python -m pytest -q -n "${SYMPHONY_TEST_WORKERS:-auto}" --dist worksteal "$@"
+    # bytecode written: the suite starts a few hundred Python processes that import the package
+    env -u PYTHONDONTWRITEBYTECODE python -m pytest -q -n "${SYMPHONY_TEST_WORKERS:-auto}" --dist worksteal "$@"
     ;;
   *) echo "usage: ./run.sh main|test" >&2; exit 2 ;;
 esac

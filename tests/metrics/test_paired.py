@@ -398,7 +398,7 @@ def test_at_very_few_df_the_power_rises_with_the_change_and_the_mde_is_found_wit
         stderr_bias_factor,
     )
 
-    power = detection_power(np.linspace(0.0, 30.0, 121), 1.0, df)
+    power = detection_power(np.linspace(0.0, 30.0, 31), 1.0, df)
     assert np.all(np.diff(power) >= 0) and power[0] == pytest.approx(0.05)
     shift = float(minimum_detectable_effect(1.0, df)) * stderr_bias_factor(df)
     rng = np.random.default_rng(int(df * 10))

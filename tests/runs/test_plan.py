@@ -108,9 +108,9 @@ def test_a_floor_above_the_stderr_is_planned_from_as_exact_and_below_it_bounds_t
 
 def delivered_power(pilot_units: int, effect: float, **options) -> float:
     """Normal theory: a pilot of `pilot_units` whose change has sd 1 gives a stderr sqrt(X / df),
-    X ~ chi2(df) (here at 80 of its quantiles); each plans n, whose true power is averaged."""
+    X ~ chi2(df) (here at 40 of its quantiles); each plans n, whose true power is averaged."""
     df = pilot_units - 1
-    stderrs = np.sqrt(stats.chi2.ppf((np.arange(80) + 0.5) / 80, df) / df)
+    stderrs = np.sqrt(stats.chi2.ppf((np.arange(40) + 0.5) / 40, df) / df)
     needed = np.array(
         [units_needed(se, pilot_units, effect, 0.05, 0.8, df, **options) for se in stderrs]
     )
