@@ -69,7 +69,7 @@ else
   first_scenario="$(seq -s, 0 22)"
   likert_what="2 x 23 docs: the default model writes no JSON"
   likert_docs=(--samples "{\"symphony_bias_text_mini\": [${first_scenario}], \"symphony_bias_text_noreason_mini\": [${first_scenario}]}")
-  minutes="10 min"
+  minutes="3 min"
 fi
 echo "      ${model}"
 
