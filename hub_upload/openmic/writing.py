@@ -51,13 +51,15 @@ from symphony_bench.plugin.core.audio import (
 )
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
-from symphony_bench.plugin.core.workers import ordered_map
+from symphony_bench.plugin.core.workers import WorkerPool
 
 SEGMENT_FRAMES = 10 * SAMPLE_RATE
 BATCH_ROWS = 8  # audio rows are large: a batch is 1-5 MB, and memory stays flat
 # 2: random choices keyed by clip, skipped clips' rows dropped (not re-drawn), genre-prior ties excluded
 BUILDER_VERSION = 2
 KIND = "openmic"  # the kind of output folder (plugin.core.atomic)
+# what a worker imports to encode a clip (a second each): done while the archive is read and planned
+ENCODING_MODULES = (__name__, "pyloudnorm", "scipy.signal")
 
 
 # --- audio ---------------------------------------------------------------------------------------
@@ -270,10 +272,10 @@ class ParquetStream:
 
 
 def write_configs(
-    folder: Path, plan: Plan, root: Path, seed: int, workers: int = 1
+    folder: Path, plan: Plan, root: Path, seed: int, pool: WorkerPool
 ) -> tuple[int, int, list]:
     """Each clip is decoded once for all its 10 s rows; each 30 s row decodes its three clips; the
-    encoding runs in `workers` processes, the rows are written in plan order whatever their number.
+    encoding runs in the pool's processes, the rows are written in plan order whatever their number.
     Returns the bytes of audio written, in all and distinct (by decoded-sample hash), and the
     loudness of each distinct audio."""
     features = config_features()
@@ -303,7 +305,7 @@ def write_configs(
         clips = sorted(rows_of_clip)
         jobs = [(root, (key,), seed, key, False) for key in clips]
         jobs += [(root, tuple(row["source_keys"]), seed, row["item_id"], True) for _, row in mixes]
-        audios = ordered_map(encoded_job, jobs, workers, "encoding clips")
+        audios = pool.map(encoded_job, jobs, "encoding clips")
         for key in clips:
             audio = next(audios)
             for config, row in rows_of_clip[key]:
@@ -561,7 +563,10 @@ def build(
     number). Returns {"counts", "paper", "baseline_accuracy", "skipped",
     "max_clip_uses", "empty"}."""
     check_max_clip_uses(max_clip_uses)
-    with staged_directory(out, KIND, inputs=(source, groups_file)) as staging:
+    with (
+        staged_directory(out, KIND, inputs=(source, groups_file)) as staging,
+        WorkerPool(workers, preload=ENCODING_MODULES) as pool,
+    ):
         scratch = scratch_folder(staging)
         shown = member_names(source, scratch)
         try:
@@ -570,7 +575,7 @@ def build(
             plan = checked_plan(release, groups, seed, skip_bad, max_clip_uses)
             if len(empty_configs(plan)) == len(PAPER_COUNTS):
                 raise DataFileError(f"{source}: no clip gives a row in any config")
-            written = write_configs(staging, plan, release.root, seed, workers)
+            written = write_configs(staging, plan, release.root, seed, pool)
         except DataFileError as error:
             raise DataFileError(shown(str(error))) from error
         if skip_bad:

@@ -3,6 +3,7 @@ writes the same bytes for any number of workers."""
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -15,26 +16,56 @@ def available_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _import_all(modules: tuple[str, ...]) -> None:
+    for module in modules:
+        importlib.import_module(module)
+
+
+class WorkerPool:
+    """`workers` processes, started (and importing `preload`) as the pool is made: made before the
+    caller reads and plans its input, their start-up overlaps that work. One worker or fewer: the
+    work runs in this process. A context manager; leaving it stops the processes."""
+
+    def __init__(self, workers: int, preload: tuple[str, ...] = ()):
+        self.executor = None
+        if workers > 1:
+            # spawned, not forked: a fork of a process with threads (pyarrow's...) can deadlock
+            self.executor = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_import_all,
+                initargs=(preload,),
+            )
+            for _ in range(workers):  # a process starts per task while none is idle
+                self.executor.submit(int)
+
+    def map(self, function: Callable, items: Iterable, what: str, chunksize: int = 4) -> Iterator:
+        """function(item) for each item, in order, counted on stderr as `what` (`function` and the
+        items must pickle); an error in one is raised here."""
+        items = list(items)
+        with progress(len(items), what) as counter:
+            results = (
+                map(function, items)
+                if self.executor is None or len(items) <= 1
+                else self.executor.map(function, items, chunksize=chunksize)
+            )
+            for result in results:
+                yield result
+                counter.update()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+
+
 def ordered_map(
     function: Callable, items: Iterable, workers: int, what: str, chunksize: int = 4
 ) -> Iterator:
-    """function(item) for each item, in order, counted on stderr as `what`. `workers` > 1 runs
-    them in that many spawned processes (`function` and the items must pickle); an error in one
-    cancels the rest and is raised here."""
+    """function(item) for each item, in order, in a WorkerPool of `workers` made for this one map;
+    an error in one cancels the rest and is raised here."""
     items = list(items)
-    with progress(len(items), what) as counter:
-        if workers <= 1 or len(items) <= 1:
-            for item in items:
-                yield function(item)
-                counter.update()
-            return
-        # spawned, not forked: a fork of a process with threads (pyarrow's...) can deadlock
-        pool = ProcessPoolExecutor(
-            max_workers=min(workers, len(items)), mp_context=multiprocessing.get_context("spawn")
-        )
-        try:
-            for result in pool.map(function, items, chunksize=chunksize):
-                yield result
-                counter.update()
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+    with WorkerPool(min(workers, len(items))) as pool:
+        yield from pool.map(function, items, what, chunksize)
