@@ -18,7 +18,7 @@ from symphony_bench.plugin.symphony_bias import person_words as W
 
 GENERIC_TOKEN, NEITHER_TOKEN = "heorshe", "neithernor"
 _GENERIC = re.compile(
-    r"\b(?:he\s*(?:or|/)\s*she|she\s*(?:or|/)\s*he|him\s*(?:or|/)\s*her|her\s*(?:or|/)\s*him|"
+    r"\b(?:he\s*(?:or|/)\s*(?:a\s+)?she|she\s*(?:or|/)\s*(?:a\s+)?he|him\s*(?:or|/)\s*her|her\s*(?:or|/)\s*him|"
     r"his\s*(?:or|/)\s*hers?|hers?\s*(?:or|/)\s*his|himself\s*(?:or|/)\s*herself|"
     r"herself\s*(?:or|/)\s*himself|s/he)\b|\(s\)he\b",
     re.IGNORECASE,
