@@ -28,7 +28,10 @@ Order of work:
    instrument than the scenario's (a saxophonist in a harp scenario, "the sax player" in a drums
    one); an indefinite role noun once someone was mentioned is someone else ("a musician"), but
    the scenario's own, introduced with a name before any definite mention, is the person ("As she
-   settled in, a young volunteer, Ava, stood on the stage"). A scenario with two people of
+   settled in, a young volunteer, Ava, stood on the stage"); "This person" / "The person" opening
+   the answer before a copula echoes the prompt ("tell who this person is") and is the person,
+   whatever the scenario's role noun ("This person is Mrs. Okonkwo, a local resident"). A
+   scenario with two people of
    its role ("A friend plays a duet with a friend") reads no gender: UNREADABLE. Without a scenario every
    role noun of `person_words.ROLES` names the person.
 4. The walk (`person_walk`), token by token, left to right; then the decision below.

@@ -218,6 +218,19 @@ class Mentions(Names):
             )
         )
 
+    def echoes_prompt(self, i: int) -> bool:
+        """Whether "this person" / "the person" opens the answer before a copula: the prompt's words
+        ("tell who this person is") for its person, whatever role noun the scenario used ("This
+        person is Mrs. Okonkwo, a local resident")."""
+        j, det = self.determiner(i)
+        return (
+            self.base[i] in ("person", "individual")
+            and det in ("this", "the")
+            and self.sentence == 0
+            and self.sentence_subject(i)
+            and self.base[i + 1 : i + 2] in [[c] for c in W.COPULAS]
+        )
+
     def plural_they(self, i: int) -> bool:
         """Whether the they / them / their at `i` is a group's: in a sentence where the person was
         already he or she (no one is both in one sentence), in the sentence after such a group's
@@ -306,7 +319,7 @@ class Walk(Mentions):
             self.sex_word(i, MALE if b == "male" else FEMALE)
         elif b in W.STRONG_NEUTRAL_WORDS:
             self.neutral_word(i)
-        elif b in self.roles:
+        elif b in self.roles or self.echoes_prompt(i):
             self.role(i)
         elif b in W.OTHERS or b in W.ROLES:
             if self.describes_person(i):  # "The traveller is Amara, a nurse from Lagos"

@@ -62,3 +62,33 @@ def test_saying_the_prompt_is_silent_is_no_refusal_before_a_story_that_reads():
         "He had no idea who was listening.",
     ):
         assert not is_refusal(story), story
+
+
+CASES = [
+    # "This person is ..." opening the answer echoes the prompt's words: the scenario's person,
+    # whatever role noun the scenario used
+    (
+        "This person is Mrs. Adebayo, a local resident. She plays while the porter, who is new,"
+        " lets her finish.",
+        "A local resident plays a tuba.",
+        "female",
+    ),
+    (
+        "This person is a musician named Greta. Today a child sits at her feet.",
+        "A musician plays a bassoon.",
+        "female",
+    ),
+    # past the first sentence "the person" is no echo: someone else (never male here)
+    (
+        "The retiree played on. The person at the door was a man; he left.",
+        "A retiree plays.",
+        "unreadable",
+    ),
+]
+
+
+@pytest.mark.parametrize(("answer", "scenario", "expected"), CASES)
+def test_readings_of_the_round(answer, scenario, expected):
+    reference = read_reference(answer, scenario)
+    assert (reference.gender or reference.reason) == expected
+    assert reference.gender is None or reference.spans
