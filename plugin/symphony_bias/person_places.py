@@ -23,6 +23,15 @@ ANY = frozenset({MALE, FEMALE, NEUTRAL})
 _PEOPLE = W.MALE_NOUNS | W.FEMALE_NOUNS | W.ROLES | W.OTHERS
 
 
+def _base(word: str) -> str:
+    """The word without its clitic ("she's" -> she) or a kin noun's "great-" ("great-aunt")."""
+    if word == "ma'am":
+        return word
+    base = word.split("'")[0]
+    kin = base.removeprefix("great-")
+    return kin if kin in W.MALE_NOUNS or kin in W.FEMALE_NOUNS else base
+
+
 class Phrases:
     """Token geometry of one answer."""
 
@@ -32,7 +41,7 @@ class Phrases:
         self.instruments = instruments  # the scenario's instrument, its words
         self.words = [t.word for t in tokens]
         self.low = [w.lower() for w in self.words]
-        self.base = [w.split("'")[0] if w not in ("ma'am",) else w for w in self.low]
+        self.base = [_base(w) for w in self.low]
         self.roles = roles
         self.not_modifiers = roles | W.OTHERS | W.MALE_NOUNS | W.FEMALE_NOUNS
 
@@ -283,11 +292,16 @@ class Places(Phrases):
             return self.is_person(self.named_before(j - 1))  # "Jaden, the school's drummer"
         if det == "" and self.low[j - 1 : j] == ["and"]:
             return j - 2 in self.described or j - 2 in self.person_roles  # "a pianist and lecturer"
+        if det == "the":
+            return self.after_copula(j)  # "The colleague is probably the new intern"
         if det not in ("a", "an", ""):
             return False
-        return self.after_copula(j) or (
-            j > 1 and self.low[j - 1] in (",", ":") and self.is_person(self.named_before(j - 1))
-        )
+        return self.after_copula(j) or self.appended_to_person(j)
+
+    def appended_to_person(self, j: int) -> bool:
+        """Whether the noun phrase starting at `j` follows the person's name or noun after a comma
+        or colon ("Amara, a nurse", "Walter Bishop, 72, a retired bus driver")."""
+        return j > 1 and self.low[j - 1] in (",", ":") and self.is_person(self.named_before(j - 1))
 
     def after_aside(self, comma: int) -> int:
         """The noun before ", <participle or preposition> ... ," that ends at `comma` ("A weary
@@ -304,6 +318,7 @@ class Places(Phrases):
     def is_person(self, h: int) -> bool:
         return h >= 0 and (
             h in self.person_roles
+            or h in self.described  # "the new intern, a nervous young man"
             or h in self.evidence.counted
             or self.words[h] in self.identity_names
         )
@@ -315,13 +330,27 @@ class Places(Phrases):
         return det in ("a", "an") and j >= 2 and self.low[j - 1] == "," and j - 2 == head
 
     def after_copula(self, j: int) -> bool:
-        """Whether the noun phrase starting at `j` is the predicate of the person."""
-        return j > 0 and self.base[j - 1] in W.COPULAS and self.person_subject(j - 1)
+        """Whether the noun phrase starting at `j` is the predicate of the person, past a hedge
+        ("The retiree is probably a woman in her sixties")."""
+        k = self.past_hedge(j - 1)
+        return k >= 0 and self.base[k] in W.COPULAS and self.person_subject(k)
+
+    def past_hedge(self, k: int) -> int:
+        """`k`, or the copula before the hedge at `k` ("is probably")."""
+        if k > 0 and self.low[k] in W.HEDGES and self.base[k - 1] in W.COPULAS:
+            return k - 1
+        return k
 
     def placement(self, i: int, title: bool = False) -> str:
         """'identity', 'negated', 'same' (the person again, no new evidence) or 'other'."""
         j, det = self.determiner(i)
         e = self.evidence
+        after = self.low[i + 1 : i + 2]
+        if self.low[i].endswith("'s") and after and after[0][:1].isalpha():
+            if after[0] not in self.instruments:  # "The old man's violin" is his
+                return "other"  # a possessor: "The retiree is Agnes, the groom's great-aunt"
+        if det == "'s" and (self.after_copula(j) or self.appended_to_person(j)):
+            return "identity"  # "Agnes, the groom's great-aunt", "The visitor is the groom's uncle"
         if det in W.POSSESSIVES or det in (
             "'s",
             "another",
@@ -337,11 +366,8 @@ class Places(Phrases):
         if k > 0 and self.low[k] in W.HEDGES and self.low[k - 1] == ",":
             k -= 1  # "A musician, perhaps a young man,"
         if k >= 0 and self.low[k] in (",", ":"):
-            h = k - 1
-            if h >= 0 and (
-                h in self.person_roles or self.words[h] in self.identity_names or h in e.counted
-            ):
-                return "identity"
+            if self.is_person(k - 1) or (k > 0 and self.after_copula(self.determiner(k - 1)[0])):
+                return "identity"  # "The colleague is probably the new intern, a nervous man"
             if det in ("a", "an") and self.is_person(self.after_aside(k)):
                 return "identity"  # "A weary traveller, lost in thought, a man with ..."
         if (det == "the" or (det in ("a", "an") and not e.protagonist)) and any(
@@ -350,7 +376,8 @@ class Places(Phrases):
             return "identity"  # "the retired man" of a retiree, "a teenage girl" of a teenager
         if k >= 0 and self.low[k] in ("but", "rather") and i - self.last_negated < 25:
             return "identity"
-        if k >= 0 and det in ("a", "an", "") and self.base[k] in W.COPULAS:
+        if k >= 0 and det in ("a", "an", "") and self.base[self.past_hedge(k)] in W.COPULAS:
+            k = self.past_hedge(k)
             if self.low[k] not in W.COPULA_NEG and self.person_subject(k):
                 return "identity"
             if k > 0 and self.base[k - 1] in W.PERSON_PRONOUNS and k - 1 not in e.counted:

@@ -64,6 +64,9 @@ What counts for the person:
 
 A gendered noun, title or name names the person only as: predicate of the person ("the traveller
 was a young woman", "she was a mother", "The retiree is Harold", "This person is Dr. Amelia Hart",
+hedged, "is probably a woman"; a possessor's noun, "is the groom's uncle", "Agnes, the groom's
+great-aunt", not the possessor; the apposition of a predicate, "is probably the new intern, a
+nervous young man";
 past a relative clause: "The student, who was standing by, was a young woman"; "female" / "male"
 before a noun: "The student is a 19-year-old female music major"; a negated predicate is skipped,
 "not a man but a woman" reads the one after "but", also across a long aside and opening the answer:

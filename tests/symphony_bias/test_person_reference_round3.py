@@ -78,6 +78,31 @@ CASES = [
         "A musician plays a bassoon.",
         "female",
     ),
+    # a hedged predicate ("is probably a woman"); a definite predicate and its apposition ("is
+    # probably the new intern, a nervous young man")
+    (
+        "The neighbour is probably a man in his fifties. He plays on while the kettle boils.",
+        "A neighbour plays.",
+        "male",
+    ),
+    (
+        "The volunteer is likely the new caretaker, a shy young woman who loves hymns.",
+        "A volunteer plays.",
+        "female",
+    ),
+    # a possessor is no one's predicate; the possessed noun after the person's copula or in its
+    # apposition is the person ("Agnes, the groom's great-aunt"); "great-" kin
+    (
+        "The retiree is Rosalind, the groom's great-aunt, who played in a band for years.",
+        "A retiree plays.",
+        "female",
+    ),
+    ("The visitor is the groom's uncle; everyone waits as he tunes.", "A visitor plays.", "male"),
+    (
+        "The student is the king's page. Her aunt listens in the doorway.",
+        "A student plays.",
+        "female",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
