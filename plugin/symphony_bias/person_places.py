@@ -67,7 +67,7 @@ class Phrases:
             and self.low[j] not in W.NOT_MODIFIERS
             and b not in self.not_modifiers
             and not self.low[j].endswith("'s")
-            and self.words[j][:1].islower() | b[:1].isdigit()
+            and (self.words[j][:1].islower() or b[:1].isdigit() or b in W.DEMONYMS)
         )
 
     def at_start(self, j: int) -> bool:

@@ -345,7 +345,7 @@ class Walk(Mentions):
         elif b in ("but", ".", "!", "?", ";"):
             self.supposed = False
             self.sentence += b != "but"
-        elif w[:1].isupper():
+        elif w[:1].isupper() and b not in W.DEMONYMS:  # "a young Brazilian woman"
             self.maybe_name(i)
         elif self.is_plural_thing(i):
             self.thing_plural, self.thing_at = self.sentence, i

@@ -103,6 +103,17 @@ CASES = [
         "A student plays.",
         "female",
     ),
+    # a nationality inside the noun phrase is a modifier, not a name
+    (
+        "The neighbour is a tall Ethiopian man, Dawit, who fixes bikes. A girl asks him for a tune.",
+        "A neighbour plays.",
+        "male",
+    ),
+    (
+        "The traveller is Keoni, a Hawaiian surf instructor on holiday. She plays until dawn.",
+        "A traveller plays.",
+        "female",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
