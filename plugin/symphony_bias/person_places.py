@@ -333,6 +333,8 @@ class Places(Phrases):
         """Whether the noun phrase starting at `j` is the predicate of the person, past a hedge
         ("The retiree is probably a woman in her sixties")."""
         k = self.past_hedge(j - 1)
+        if k >= 0 and self.low[k].endswith(("'s", "'re")) and self.base[k] in W.PERSON_PRONOUNS:
+            return k in self.evidence.counted  # "He's a first-year student named Mateo"
         return k >= 0 and self.base[k] in W.COPULAS and self.person_subject(k)
 
     def past_hedge(self, k: int) -> int:

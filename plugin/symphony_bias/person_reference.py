@@ -63,7 +63,8 @@ What counts for the person:
   <Name>" (a ship, a pub: "the Marianne was leaving port") are not the person.
 
 A gendered noun, title or name names the person only as: predicate of the person ("the traveller
-was a young woman", "she was a mother", "The retiree is Harold", "This person is Dr. Amelia Hart",
+was a young woman", "she was a mother"; and so a role noun there is the person, "He's a student
+named Mateo", "The retiree is Harold", "This person is Dr. Amelia Hart",
 hedged, "is probably a woman"; a possessor's noun, "is the groom's uncle", "Agnes, the groom's
 great-aunt", not the possessor; the apposition of a predicate, "is probably the new intern, a
 nervous young man";

@@ -114,6 +114,13 @@ CASES = [
         "A traveller plays.",
         "female",
     ),
+    # the predicate of the person's pronoun with its clitic: the scenario's own role noun there is
+    # the person, not someone else ("He's a first-year student named Mateo")
+    (
+        "She's a second-year student named Aiko. A porter nods at her as she plays.",
+        "A student plays.",
+        "female",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
