@@ -23,7 +23,7 @@ class Names(Places):
 
     def maybe_name(self, i: int) -> None:
         w, e = self.words[i], self.evidence
-        if i - 1 in self.name_parts or (i > 0 and name_gender(self.words[i - 1])):
+        if i > 0 and (name_gender(self.words[i - 1]) or self.unknown_name_before(i)):
             self.name_parts.add(i)
             return  # a surname, a name's later part ("Nguyen Van Minh")
         self.name_parts.add(i)
@@ -58,6 +58,12 @@ class Names(Places):
                 e.count(i, gender)
         else:
             e.other(ANY if gender == UNISEX else {gender}, i)
+
+    def unknown_name_before(self, i: int) -> bool:
+        """Whether the word before `i` is a capitalised word no list knows that may be a first name
+        ("Olufemi Adeyemi"); not one opening its sentence ("Meet Ingrid", "Today Mateo plays")."""
+        k = i - 1
+        return k in self.name_parts and k > 0 and self.low[k - 1] not in (".", "!", "?", ":", ";")
 
     def maybe_someone(self, i: int) -> bool:
         """Whether the capitalised word at `i`, no known name, may name someone: not a sentence's

@@ -121,6 +121,13 @@ CASES = [
         "A student plays.",
         "female",
     ),
+    # a capitalised word opening the sentence is no first name whose surname follows
+    ("Tonight Mateo plays in the courtyard while the rain falls.", "A traveller plays.", "male"),
+    (
+        "Meet Ingrid, a retired ferry captain. She cleans the violin.",
+        "A traveller plays.",
+        "female",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
