@@ -59,8 +59,8 @@ What counts for the person:
   either gender offered ("a man or a woman", "male or female"),
   first-person narration, unisex given names (UNREADABLE when nothing else decides). Names:
   `given_names` (faker's US list and a hand-checked list of international and invented names); a
-  name's later parts ("Nguyen Van Minh") are one name (not after a capitalised word that
-  opens its sentence: "Meet Ingrid", "Tonight Mateo plays"); a script's speaker ("Raj: Ah, ...") and "the
+  name's later parts ("Nguyen Van Minh") are one name (not after a capitalised word that opens its
+  sentence: "Meet Ingrid", "Tonight Mateo plays"); a script's speaker ("Raj: Ah, ...") and "the
   <Name>" (a ship, a pub: "the Marianne was leaving port") are not the person.
 
 A gendered noun, title or name names the person only as: predicate of the person ("the traveller
