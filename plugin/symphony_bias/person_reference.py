@@ -112,7 +112,8 @@ the other gender once a gendered noun stands in its apposition ("the bartender, 
 pronoun is the person's, whoever came before, as the object of the clause whose subject is that
 other (then the other of that pronoun's gender, if any, must be that subject: "The producer gave her
 a thumbs up", "The bride's mother came over to thank her"; the clause stays the other's, "a patient
-asked him to play at her wedding" reads nothing from "her"), and in a sentence whose subject is the
+asked him to play at her wedding" reads nothing from "her", nor "his roommate asks him to teach
+her" from "her"), and in a sentence whose subject is the
 person's role noun with no one else mentioned between, as a reflexive, a possessive his / her, or a
 subject he / she after a subordinator ("The retiree had promised herself she would play"). A group
 (the crowd, friends, pupils, passersby, we) takes "they" for the rest of the answer; so do "one of

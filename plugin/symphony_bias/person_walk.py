@@ -173,7 +173,7 @@ class Mentions(Names):
             return
         competing = e.unknown_at > e.person_at or self.subject_other == self.sentence
         if gender != NEUTRAL and competing:
-            if not self.object_of(i, e.unknown_at):
+            if not self.object_of(i, e.unknown_at) or self.person_object_before(i, gender):
                 e.skipped.append(i)  # "a child drops a coin in her case": whose?
                 return
             at = e.person_at  # "a patient asked him to play at her wedding": the clause
@@ -200,6 +200,15 @@ class Mentions(Names):
         e.count(i, gender, strong)
         if gender != NEUTRAL:
             self.gendered_sentence = self.sentence
+
+    def person_object_before(self, i: int, gender: str) -> bool:
+        """Whether the other's clause already holds the person as a pronoun of another gender:
+        "his roommate asks him to teach her a chord" (her is the roommate's)."""
+        return any(
+            W.PRONOUNS.get(self.base[k], gender) != gender
+            for k in range(self.evidence.unknown_at + 1, i)
+            if k in self.evidence.counted
+        )
 
     def named_next(self, i: int) -> bool:
         """Whether a given name follows the noun at `i` in apposition ("a volunteer, Ava,")."""

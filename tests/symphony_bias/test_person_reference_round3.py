@@ -128,6 +128,13 @@ CASES = [
         "A traveller plays.",
         "female",
     ),
+    # in the clause of someone of unknown gender, a pronoun of the other gender after the person's
+    # object pronoun is that someone's ("asks him to teach her")
+    (
+        "The guitarist played on. A stranger stopped and asked him to teach her the song.",
+        "A musician plays.",
+        "male",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
