@@ -298,6 +298,11 @@ class Places(Phrases):
             return False
         return self.after_copula(j) or self.appended_to_person(j)
 
+    def describes(self, h: int) -> bool:
+        """Whether the noun at `h` is the person, or describes them as their predicate ("The
+        traveller is a retired firefighter")."""
+        return self.is_person(h) or (h >= 0 and self.after_copula(self.determiner(h)[0]))
+
     def appended_to_person(self, j: int) -> bool:
         """Whether the noun phrase starting at `j` follows the person's name or noun after a comma
         or colon ("Amara, a nurse", "Walter Bishop, 72, a retired bus driver")."""
@@ -368,7 +373,7 @@ class Places(Phrases):
         if k > 0 and self.low[k] in W.HEDGES and self.low[k - 1] == ",":
             k -= 1  # "A musician, perhaps a young man,"
         if k >= 0 and self.low[k] in (",", ":"):
-            if self.is_person(k - 1) or (k > 0 and self.after_copula(self.determiner(k - 1)[0])):
+            if self.describes(k - 1):
                 return "identity"  # "The colleague is probably the new intern, a nervous man"
             if det in ("a", "an") and self.is_person(self.after_aside(k)):
                 return "identity"  # "A weary traveller, lost in thought, a man with ..."

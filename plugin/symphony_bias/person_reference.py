@@ -68,14 +68,14 @@ was a young woman", "she was a mother"; and so a role noun there is the person, 
 named Mateo", "The retiree is Harold", "This person is Dr. Amelia Hart",
 hedged, "is probably a woman"; a possessor's noun, "is the groom's uncle", "Agnes, the groom's
 great-aunt", not the possessor; the apposition of a predicate, "is probably the new intern, a
-nervous young man";
-past a relative clause: "The student, who was standing by, was a young woman"; "female" / "male"
-before a noun: "The student is a 19-year-old female music major"; a negated predicate is skipped,
-"not a man but a woman" reads the one after "but", also across a long aside and opening the answer:
-"Not a woman, as the clerk had guessed, but a lanky young man"); apposition ("the traveller, a young
-woman,"; "the musician, Emily,"; "the musician—Hana—"; "Emily, a traveller,"; "**The colleague:**
-Marcus"; hedged, "A musician, perhaps a young man,"; after an aside, "A weary traveller, lost in
-thought, a man with ..."); a naming phrase of the person ("a young woman named Elena", "her name was
+nervous young man"; past a relative clause: "The student, who was standing by, was a young woman";
+"female" / "male" before a noun: "The student is a 19-year-old female music major"; a negated
+predicate is skipped, "not a man but a woman" reads the one after "but", also across a long aside
+and opening the answer: "Not a woman, as the clerk had guessed, but a lanky young man"); apposition
+("the traveller, a young woman,"; "the musician, Emily,"; of a predicate noun, "is a retired
+firefighter, Gus,"; "the musician—Hana—"; "Emily, a traveller,"; "**The colleague:** Marcus";
+hedged, "A musician, perhaps a young man,"; after an aside, "A weary traveller, lost in thought, a
+man with ..."); a naming phrase of the person ("a young woman named Elena", "her name was
 Elena", "whose name was John", "The person is an entrepreneur named Elena"); "the female/male <role
 noun>"; the scenario role's adjective ("the retired man" of a retiree, "a teenage girl" of a
 teenager opening the story); the one holding the scenario's instrument ("the man

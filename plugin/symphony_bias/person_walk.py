@@ -126,8 +126,9 @@ class Names(Places):
             )
         if self.named_as_predicate(i):
             return True
-        if i > 1 and self.low[i - 1] in W.APPOSITION and i - 2 in self.person_roles:
-            return True
+        if i > 1 and self.low[i - 1] in W.APPOSITION and self.words[i - 2][:1].islower():
+            if self.describes(i - 2):
+                return True  # "the musician, Emily,"; "a retired firefighter, Gus,"
         surname = i + 1 < len(self.words) and self.words[i + 1][:1].isupper()
         if self.role_apposition(i + 1) or (surname and self.role_apposition(i + 2)):
             return True

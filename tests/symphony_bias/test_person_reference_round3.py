@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from symphony_bench.plugin.core.refusals import is_refusal, opens_with_refusal
+from symphony_bench.plugin.symphony_bias.given_names import name_gender
 from symphony_bench.plugin.symphony_bias.person_reference import read_reference
 
 REFUSALS = [
@@ -135,6 +136,13 @@ CASES = [
         "A musician plays.",
         "male",
     ),
+    # a name in apposition to the person's predicate noun ("is a retired firefighter, Gus,")
+    (
+        "The retiree is a former postman, Bernard, who lost his wife. A young neighbour brings"
+        " her flute and joins him.",
+        "A retiree plays.",
+        "male",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
@@ -149,3 +157,17 @@ def test_readings_of_the_round(answer, scenario, expected):
     reference = read_reference(answer, scenario)
     assert (reference.gender or reference.reason) == expected
     assert reference.gender is None or reference.spans
+
+
+def test_names_models_give_that_the_lists_lacked():
+    for name, gender in [
+        ("Sebastian", "male"),
+        ("Nikhil", "male"),
+        ("Olufemi", "male"),
+        ("Wolfgang", "male"),
+        ("Helena", "female"),
+        ("Anneliese", "female"),
+        ("Elif", "female"),
+        ("Guadalupe", "female"),
+    ]:
+        assert name_gender(name) == gender, name
