@@ -62,12 +62,28 @@ class Phrases:
         b = self.base[j]
         if self.low[j] == "and":
             return j > 0 and self.low[j - 1] not in W.NOT_MODIFIERS and self.low[j - 1].isalpha()
+        if self.acronym(j):
+            return True
+        lower = self.words[j][:1].islower() or b[:1].isdigit()
         return (
             (b.isalpha() or "-" in b or b[:1].isdigit())
             and self.low[j] not in W.NOT_MODIFIERS
             and b not in self.not_modifiers
             and not self.low[j].endswith("'s")
-            and (self.words[j][:1].islower() or b[:1].isdigit() or b in W.DEMONYMS)
+            # a nationality: "a young Brazilian woman", "a French-horn student"
+            and (lower or b.split("-")[0] in W.DEMONYMS)
+        )
+
+    def acronym(self, j: int) -> bool:
+        """Whether the word at `j` is an acronym before a lower-case noun ("the office's HR
+        manager", "the firm's IT administrator")."""
+        after = self.words[j + 1 : j + 2]
+        return (
+            self.words[j].isupper()
+            and 1 < len(self.words[j]) < 5
+            and self.words[j].isalpha()
+            and bool(after)
+            and after[0][:1].islower()
         )
 
     def at_start(self, j: int) -> bool:

@@ -95,10 +95,10 @@ and lecturer"; with a possessor: "Jaden, the school's quiet drummer"). A person 
 Anywhere else a gendered noun or name is ANOTHER person ("her mother", "a woman in the crowd", "the
 bartender, a stout man"), and so are gender-free people introduced as others ("a child", "her
 teacher", "the gardener", "another musician"). A capitalised word after a preposition ("from
-Sydney", "in Madison", "by Chopin") names no one, nor does a nationality, an adjective inside a
-noun phrase ("a young Brazilian woman", "a Nigerian engineering student"). A noun phrase inside a supposition ("everyone
-assumed the neighbour was a man, but ...", up to "but" or the sentence end) is not read: only what
-follows.
+Sydney", "in Madison", "by Chopin") names no one, nor does a nationality or an acronym inside a
+noun phrase ("a young Brazilian woman", "a French-horn student", "the office's HR manager"). A
+noun phrase inside a supposition ("everyone assumed the neighbour was a man, but ...", up to "but"
+or the sentence end) is not read: only what follows.
 
 Other people and pronouns: a possessive determiner before another person is the person's ("her
 mother" reads female, "his audience" male), except before the scenario's own role noun ("Her friend

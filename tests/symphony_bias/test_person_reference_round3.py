@@ -143,6 +143,18 @@ CASES = [
         "A retiree plays.",
         "male",
     ),
+    # an acronym or a nationality's compound modifies the noun ("the office's HR manager", "a
+    # French-horn student")
+    (
+        "The colleague is the firm's IT administrator, a cheerful young woman.",
+        "A colleague plays.",
+        "female",
+    ),
+    (
+        "The musician is a French-horn student, Sebastian. A caretaker gives him a tip.",
+        "A musician plays.",
+        "male",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
