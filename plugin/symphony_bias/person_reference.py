@@ -106,9 +106,12 @@ laughed" in a friend's story: whose friend? UNREADABLE). A gendered other person
 named Jake) makes every later pronoun of that gender someone else's ("The traveller played. A woman
 in the crowd smiled; she clapped." reads nothing from "she"); a possessor ("the bride's mother") is
 no second person of its gender. An other of unknown gender (a child, the producer, the concierge)
-competes for he and she until the person is mentioned again, and for the rest of its own relative
-clause ("the caretaker, who nodded at the volunteer and swept her aisle"), and stops competing for
-the other gender once a gendered noun stands in its apposition ("the bartender, a stout man"). A
+competes for he and she until the person is mentioned again (but a he / she opening the sentence
+after one whose subject was the person, with that other only a preposition's object and no child,
+continues the subject: "The colleague borrows a violin from a friend. She hasn't played since"),
+and for the rest of its own relative clause ("the caretaker, who nodded at the volunteer and swept
+her aisle"), and stops competing for the other gender once a gendered noun stands in its
+apposition ("the bartender, a stout man"). A
 pronoun is the person's, whoever came before, as the object of the clause whose subject is that
 other (then the other of that pronoun's gender, if any, must be that subject: "The producer gave her
 a thumbs up", "The bride's mother came over to thank her"; the clause stays the other's, "a patient

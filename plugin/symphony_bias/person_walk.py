@@ -18,6 +18,10 @@ from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTR
 __all__ = ["Evidence", "Walk"]
 
 
+# others whom a story often follows with a subject pronoun of their own, after being played to
+_YOUNG = W.words("child kid baby toddler infant youngster pupil student boy girl")
+
+
 class Names(Places):
     """Given names: which name the person, which someone else, which nobody (a place, a work)."""
 
@@ -159,6 +163,7 @@ class Mentions(Names):
         self.gendered_sentence = -10  # the last sentence with the person's he / she read
         self.group_sentence = -10  # the last sentence with a group's they
         self.collective_sentence = -10  # the last sentence with a collective noun ("the band")
+        self.sentence_start = [0]  # the first token of each sentence so far
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
@@ -173,6 +178,10 @@ class Mentions(Names):
             e.skipped.append(i)
             return
         competing = e.unknown_at > e.person_at or self.subject_other == self.sentence
+        if gender != NEUTRAL and competing and self.continues_subject(i):
+            e.count(i, gender, strong)  # "Dana ... borrows a violin from a friend. She hasn't"
+            self.gendered_sentence = self.sentence
+            return
         if gender != NEUTRAL and competing:
             if not self.object_of(i, e.unknown_at) or self.person_object_before(i, gender):
                 e.skipped.append(i)  # "a child drops a coin in her case": whose?
@@ -201,6 +210,26 @@ class Mentions(Names):
         e.count(i, gender, strong)
         if gender != NEUTRAL:
             self.gendered_sentence = self.sentence
+
+    def continues_subject(self, i: int) -> bool:
+        """Whether the he / she at `i` opens a sentence after one whose subject was the person and
+        in which the other of unknown gender was only a preposition's object ("The colleague
+        borrows a violin from a friend. She hasn't played since college"): the subject goes on."""
+        e, start = self.evidence, self.sentence_start
+        if self.base[i] not in ("he", "she") or i != start[-1] or len(start) < 2:
+            return False
+        first, last = start[-2], start[-1]
+        j, _ = self.determiner(e.unknown_at)
+        return (
+            first < e.unknown_at < last
+            and self.base[e.unknown_at] not in _YOUNG  # "played a waltz for a child. She clapped"
+            and self.subject_other != self.sentence - 1
+            and self.low[j - 1] in W.PREPOSITIONS
+            and any(
+                self.is_person(k) and self.sentence_subject(k)
+                for k in range(first, min(first + 4, e.unknown_at))
+            )
+        )
 
     def person_object_before(self, i: int, gender: str) -> bool:
         """Whether the other's clause already holds the person as a pronoun of another gender:
@@ -361,6 +390,8 @@ class Walk(Mentions):
         elif b in ("but", ".", "!", "?", ";"):
             self.supposed = False
             self.sentence += b != "but"
+            if b != "but":
+                self.sentence_start.append(i + 1)
         elif w[:1].isupper() and b not in W.DEMONYMS:  # "a young Brazilian woman"
             self.maybe_name(i)
         elif self.is_plural_thing(i):

@@ -155,6 +155,24 @@ CASES = [
         "A musician plays.",
         "male",
     ),
+    # a he / she opening the sentence after one whose subject was the person, where the other of
+    # unknown gender was only a preposition's object, continues the subject; not after a child
+    # played to, nor after an other who acted ("who waved back")
+    (
+        "The traveller bought a ticket from a clerk. He boarded the train with his violin.",
+        "A traveller plays.",
+        "male",
+    ),
+    (
+        "The retiree played a waltz for a child. She clapped her hands.",
+        "A retiree plays.",
+        "unreadable",
+    ),
+    (
+        "The traveller waved to a stranger, who waved back. He smiled.",
+        "A traveller plays.",
+        "unreadable",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
