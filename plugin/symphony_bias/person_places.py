@@ -275,7 +275,7 @@ class Places(Phrases):
         at `other` ("The producer gave her a thumbs up", "a jogger stopped and waved up at him"),
         with no mention of the person between: then it is not that person."""
         after = self.low[i + 1 : i + 2]
-        objective = self.base[i] == "him" or (
+        objective = self.base[i] in ("him", "them") or (
             self.base[i] == "her"
             and (not after or not after[0].isalpha() or after[0] in W.DETERMINERS | W.AFTER_OBJECT)
         )

@@ -111,14 +111,15 @@ after one whose subject was the person, with that other only a preposition's obj
 continues the subject: "The colleague borrows a violin from a friend. She hasn't played since"),
 and for the rest of its own relative clause ("the caretaker, who nodded at the volunteer and swept
 her aisle"), and stops competing for the other gender once a gendered noun stands in its
-apposition ("the bartender, a stout man"). A
-pronoun is the person's, whoever came before, as the object of the clause whose subject is that
-other (then the other of that pronoun's gender, if any, must be that subject: "The producer gave her
-a thumbs up", "The bride's mother came over to thank her"; the clause stays the other's, "a patient
-asked him to play at her wedding" reads nothing from "her", nor "his roommate asks him to teach
-her" from "her"), and in a sentence whose subject is the
-person's role noun with no one else mentioned between, as a reflexive, a possessive his / her, or a
-subject he / she after a subordinator ("The retiree had promised herself she would play"). A group
+apposition ("the bartender, a stout man"). A pronoun is the person's, whoever came before, as the
+object of the clause whose subject is that other (a them too, when that other is the only one and no
+one's object came before it: "The pastor asked them to play a hymn"; then the other of that
+pronoun's gender, if any, must be that subject: "The producer gave her a thumbs up", "The bride's
+mother came over to thank her"; the clause stays the other's, "a patient asked him to play at her
+wedding" reads nothing from "her", nor "his roommate asks him to teach her" from "her"), and in a
+sentence whose subject is the person's role noun with no one else mentioned between, as a reflexive,
+a possessive his / her, or a subject he / she after a subordinator ("The retiree had promised
+herself she would play"). A group
 (the crowd, friends, pupils, passersby, we) takes "they" for the rest of the answer; so do "one of
 them", a they in a sentence where the person is already he or she or in the sentence after such a
 group's they ("She showed them how to strum, and they shrieked"), a they with "together", "all" or

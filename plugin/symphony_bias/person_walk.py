@@ -170,6 +170,9 @@ class Mentions(Names):
         if self.subject_continues(i):
             e.count(i, gender, strong)  # "The retiree had promised herself she would play"
             return
+        if gender == NEUTRAL and self.object_of_the_other(i):
+            e.count(i, gender, strong)  # "The pastor asked them to play": them is not the pastor
+            return
         if gender in e.others and not (
             e.other_counts.get(gender) == 1
             and e.last_other_genders == {gender}
@@ -210,6 +213,20 @@ class Mentions(Names):
         e.count(i, gender, strong)
         if gender != NEUTRAL:
             self.gendered_sentence = self.sentence
+
+    def object_of_the_other(self, i: int) -> bool:
+        """Whether the them at `i` is the object of the clause whose subject is the only other
+        person, one of unknown gender ("The pastor asked them to play a hymn")."""
+        e = self.evidence
+        # not beside a collective: "the orchestra invited her to join them"
+        return (
+            self.base[i] == "them"
+            and e.other_counts.get(NEUTRAL) == 1
+            and e.last_other == e.unknown_at
+            and self.collective_sentence != self.sentence
+            and self.object_of(i, e.unknown_at)
+            and not self.person_object_before(i, NEUTRAL)
+        )
 
     def continues_subject(self, i: int) -> bool:
         """Whether the he / she at `i` opens a sentence after one whose subject was the person and

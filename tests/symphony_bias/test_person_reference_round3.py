@@ -173,6 +173,18 @@ CASES = [
         "A traveller plays.",
         "unreadable",
     ),
+    # a them as the object of the clause whose subject is the only other, of unknown gender, is the
+    # person's; not after the person's own object pronoun ("invited her to join them")
+    (
+        "The volunteer tuned the sax. The pastor asked them to play a hymn on Sunday.",
+        "A volunteer plays.",
+        "neutral",
+    ),
+    (
+        "The teenager smiled when a teacher invited her to join them.",
+        "A teenager plays.",
+        "female",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
