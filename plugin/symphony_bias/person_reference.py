@@ -17,7 +17,8 @@ Order of work:
    step is linear, and at most READ_CHARS characters are read): accents folded (Björn is Bjorn);
    quoted speech blanked, both quote styles ("...", “...”, ‘...’ closed by a ’ no letter follows,
    'A ...!' on one line), the speaker tag kept ('"I love this," she said' reads "she said"); a name
-   in quotes after named/called kept; idioms blanked ("oh boy", "he who hesitates", "mother nature").
+   in quotes after named/called kept; idioms blanked ("oh boy", "he who hesitates", "mother nature"), and so is a field
+   label that echoes the prompt ("**Who they are:** Elena, ...").
    A bare "No." is "refused". Another language (more Spanish / French / German / Portuguese /
    Italian function words than English ones) or another script: "refused" when its first sentence
    refuses ("Lo siento, pero no puedo ...", "Désolé, je ne peux pas ..."), else UNREADABLE.

@@ -185,6 +185,17 @@ CASES = [
         "A teenager plays.",
         "female",
     ),
+    # a field label echoing the prompt ("**Who they are:**") says nothing of the person's gender
+    (
+        "**Who they are:** Elena, a nurse from Lisbon.\n**What happens next:** She plays until dawn.",
+        "A traveller plays.",
+        "female",
+    ),
+    (
+        "Who he or she is: Tomas, a retired miner. What happens next: he plays for his old crew.",
+        "A retiree plays.",
+        "male",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
