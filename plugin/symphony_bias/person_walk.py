@@ -470,6 +470,8 @@ class Walk(Mentions):
             other = False  # "the volunteer, a young musician,", "Kathryn Kroll, a pianist,"
         elif self.low[j - 1 : j] in (["named"], ["called"]):
             other = False  # a quoted name removed: 'named "Luna", a solo artist'
+        elif det == "your" and b == self.anchor_role:
+            other = False  # "Your friend here is Ahmed": the reader's, the scenario's person
         elif det in W.POSSESSIVES or det in ("'s", "another", "every", "each", "any", "some"):
             other = True  # "her friend", "another musician"
         elif det == "the" and self.low[j - 1 : j] == ["by"]:

@@ -107,7 +107,7 @@ COPULA_NEG = words("isn't wasn't aren't weren't")
 BETWEEN = words(
     "not never no longer also still clearly obviously actually truly really always now once to "
     "seemed seems appeared appears turned out had has have will would might must could who "
-    "certainly definitely"
+    "certainly definitely here"
 )
 APPOSITION = frozenset(
     {",", ":", "\u2014", "\u2013"}

@@ -196,6 +196,23 @@ CASES = [
         "A retiree plays.",
         "male",
     ),
+    # "your" before the scenario's role noun addresses the reader: the person ("Your friend here is
+    # Ahmed"); before another noun it is someone else
+    (
+        "Your friend here is Ahmed, a pharmacist. Next, he invites you to a concert.",
+        "A friend plays.",
+        "male",
+    ),
+    (
+        "Your neighbour is a quiet man who works nights. He plays at dawn.",
+        "A neighbour plays.",
+        "male",
+    ),
+    (
+        "The traveller played on. Your cousin is a quiet man.",
+        "A traveller plays.",
+        "no_reference",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
