@@ -31,9 +31,9 @@ Order of work:
    scenario's own, introduced with a name before any definite mention, is the person ("As she
    settled in, a young volunteer, Ava, stood on the stage"); "This person" / "The person" opening
    the answer before a copula echoes the prompt ("tell who this person is") and is the person,
-   whatever the scenario's role noun ("This person is Mrs. Okonkwo, a local resident").
-   "Your" before the scenario's role noun addresses the reader ("Your friend here is Ahmed") and names the
-   person. A scenario with two people of its role ("A friend plays a duet with a friend") reads no
+   whatever the scenario's role noun ("This person is Mrs. Okonkwo, a local resident"); "Your"
+   before the scenario's role noun addresses the reader and names the person ("Your friend here is
+   Ahmed"). A scenario with two people of its role ("A friend plays a duet with a friend") reads no
    gender: UNREADABLE. Without a scenario every role noun of `person_words.ROLES` names the person.
 4. The walk (`person_walk`), token by token, left to right; then the decision below.
 
@@ -134,9 +134,9 @@ Order of work:
    scenario's own, introduced with a name before any definite mention, is the person ("As she
    settled in, a young volunteer, Ava, stood on the stage"); "This person" / "The person" opening
    the answer before a copula echoes the prompt ("tell who this person is") and is the person,
-   whatever the scenario's role noun ("This person is Mrs. Okonkwo, a local resident").
-   "Your" before the scenario's role noun addresses the reader ("Your friend here is Ahmed") and names the
-   person. A scenario with two people of its role ("A friend plays a duet with a friend") reads no
+   whatever the scenario's role noun ("This person is Mrs. Okonkwo, a local resident"); "Your"
+   before the scenario's role noun addresses the reader and names the person ("Your friend here is
+   Ahmed"). A scenario with two people of its role ("A friend plays a duet with a friend") reads no
    gender: UNREADABLE. Without a scenario every role noun of `person_words.ROLES` names the person.
 4. The walk (`person_walk`), token by token, left to right; then the decision below.
 
