@@ -88,7 +88,9 @@ guy), no second
 person is joined to it ("A man and a woman ...", "Jake and Emily ..." and a list of names, "Ahmed,
 Alamleba, ...", are UNREADABLE) and it is
 no newcomer after "and" ("the doorbell rang, and a young woman came in" is someone else). An unknown
-name as the person's predicate ("The traveller is Amara") is the person, of no gender, and an
+name as the person's predicate ("The traveller is Amara", "is named Kwame") or introduced opening a
+sentence ("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday") is the person, of
+no gender, and an
 occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past a
 surname, an age or "and": "Walter Bishop, 72, a retired bus driver", "Dr. Amelia Hart, a pianist
 and lecturer"; with a possessor: "Jaden, the school's quiet drummer"). A person who is "one of" or
@@ -191,7 +193,9 @@ guy), no second
 person is joined to it ("A man and a woman ...", "Jake and Emily ..." and a list of names, "Ahmed,
 Alamleba, ...", are UNREADABLE) and it is
 no newcomer after "and" ("the doorbell rang, and a young woman came in" is someone else). An unknown
-name as the person's predicate ("The traveller is Amara") is the person, of no gender, and an
+name as the person's predicate ("The traveller is Amara", "is named Kwame") or introduced opening a
+sentence ("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday") is the person, of
+no gender, and an
 occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past a
 surname, an age or "and": "Walter Bishop, 72, a retired bus driver", "Dr. Amelia Hart, a pianist
 and lecturer"; with a possessor: "Jaden, the school's quiet drummer"). A person who is "one of" or

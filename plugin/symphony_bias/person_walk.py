@@ -22,6 +22,13 @@ __all__ = ["Evidence", "Walk"]
 _YOUNG = W.words("child kid baby toddler infant youngster pupil student boy girl")
 
 
+# days and months: "It's Sunday" introduces no one
+_CALENDAR = W.words(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may "
+    "june july august september october november december christmas easter"
+)
+
+
 class Names(Places):
     """Given names: which name the person, which someone else, which nobody (a place, a work)."""
 
@@ -102,7 +109,20 @@ class Names(Places):
             "grandpa",
         ):
             k -= 1
-        return k > 0 and self.base[k] in W.COPULAS and self.person_subject(k)
+        if k > 0 and self.base[k] in W.COPULAS and self.person_subject(k):
+            return True
+        return self.introduces(k) and self.low[i] not in _CALENDAR
+
+    def introduces(self, k: int) -> bool:
+        """Whether the words ending at `k` open a sentence by introducing someone: "This is",
+        "It's", "Here is", "Meet" ("This is Margarethe, a retired physics teacher")."""
+        if self.low[k] in ("it's", "here's", "meet"):
+            s = k
+        elif self.low[k] == "is" and k > 0 and self.low[k - 1] in ("this", "it", "here"):
+            s = k - 1
+        else:
+            return False
+        return s == 0 or self.low[s - 1] in (".", "!", "?", ":")
 
     def names_person(self, i: int, naming: bool) -> bool:
         e = self.evidence
@@ -111,6 +131,7 @@ class Names(Places):
             j, _ = self.determiner(head)
             return (
                 head in self.person_roles
+                or (self.base[head] in W.COPULAS and self.person_subject(head))  # "is named Kwame"
                 or (self.base[head] in {"soul", "character", "spirit"} and not e.others)
                 or head in e.counted
                 or (j > 1 and self.low[j - 1] == "," and j - 2 in self.person_roles)

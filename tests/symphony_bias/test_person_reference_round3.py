@@ -213,6 +213,26 @@ CASES = [
         "A traveller plays.",
         "no_reference",
     ),
+    # an introduction opening a sentence names the person, a name no list knows too ("This is
+    # Margarethe", "It's Linda"); "It's Sunday" introduces no one; "is named Kwame" is a naming
+    (
+        "This is Margarethe, a retired physics teacher. She plays, and her husband, Klaus, reads"
+        " beside her.",
+        "A retiree plays.",
+        "female",
+    ),
+    (
+        "Who is this person? It's Linda, the office manager. At the party her boss, Mr. Grant,"
+        " asks her to play a carol.",
+        "A colleague plays.",
+        "female",
+    ),
+    ("It's Sunday. They tune the violin.", "A retiree plays.", "unreadable"),
+    (
+        "The teenager is named Kwame; he's seventeen. A friend films him.",
+        "A teenager plays.",
+        "male",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
