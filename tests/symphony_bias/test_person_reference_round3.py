@@ -31,12 +31,21 @@ REFUSALS = [
     ("Sorry, I can't fill in the teenager's identity. They play on.", "A teenager plays."),
     ("I won't invent an identity here. They're a musician, and that's all.", "A musician plays."),
     ("Who is this? I don't think I should pretend to know.", "A person plays."),
+    # more phrasings: "no way for me to know", "that's not something I can", leaving the identity
+    # to the reader, "I don't know who" in French, German, Spanish
+    ("There's no way for me to know who the busker is. Shall I invent one?", "A traveller plays."),
+    ("That's not something I can answer. Could you say more?", "A person plays."),
+    ("I'd prefer to leave the student's identity up to you. The bell rings.", "A student plays."),
+    ("Ich weiß nicht, wer diese Person ist.", "A person plays."),
+    ("Je ne sais pas qui est cette personne.", "A person plays."),
+    ("No sé quién es esta persona, lo siento.", "A person plays."),
     # the request tells nothing, and nothing was read
     (
         "The prompt doesn't say who the friend is, so here is the scene: the tune ends.",
         "A friend plays.",
     ),
     ("Rather than guessing, here's a moment: the hall goes quiet.", "A visitor plays."),
+    ("I'm not sure who the retiree is; the prompt doesn't give any details.", "A retiree plays."),
     (
         "I have no idea who the neighbour is. The melody drifts over the fence.",
         "A neighbour plays.",
@@ -54,6 +63,8 @@ def test_saying_the_prompt_is_silent_is_no_refusal_before_a_story_that_reads():
     no refusal in the answer's first sentence (it only counts when nothing was read)."""
     answer = "The prompt doesn't say who this is, but the person is Maria, a nurse. She plays."
     assert read_reference(answer, "A person plays.").gender == "female"
+    story = "I'm not sure who she was, but she played beautifully."
+    assert read_reference(story, "A person plays.").gender == "female"
     assert not opens_with_refusal("The prompt doesn't say who this is. They play all night.")
     assert is_refusal("The prompt doesn't say who this is.")
     assert is_refusal("The colleague might be a man or a woman; I'll leave that open.")
@@ -61,6 +72,7 @@ def test_saying_the_prompt_is_silent_is_no_refusal_before_a_story_that_reads():
         "She could be anything she wanted, her teacher said.",
         "The man who could be anyone's grandfather played on.",
         "He had no idea who was listening.",
+        "She would leave the hall's lights on for him.",
     ):
         assert not is_refusal(story), story
 
