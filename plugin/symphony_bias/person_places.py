@@ -306,8 +306,9 @@ class Places(Phrases):
         j, det = self.determiner(i)
         if det in ("the", "'s") and j > 1 and self.low[j - 1] == ",":
             return self.is_person(self.named_before(j - 1))  # "Jaden, the school's drummer"
-        if det == "" and self.low[j - 1 : j] == ["and"]:
-            return j - 2 in self.described or j - 2 in self.person_roles  # "a pianist and lecturer"
+        if det in ("", "a", "an") and self.low[j - 1 : j] == ["and"]:
+            # "a pianist and lecturer", "the team's data analyst and a lifelong saxophonist"
+            return j - 2 in self.described or self.describes(j - 2)
         if det == "the":
             return self.after_copula(j)  # "The colleague is probably the new intern"
         if det not in ("a", "an", ""):
@@ -315,9 +316,12 @@ class Places(Phrases):
         return self.after_copula(j) or self.appended_to_person(j)
 
     def describes(self, h: int) -> bool:
-        """Whether the noun at `h` is the person, or describes them as their predicate ("The
-        traveller is a retired firefighter")."""
-        return self.is_person(h) or (h >= 0 and self.after_copula(self.determiner(h)[0]))
+        """Whether the noun at `h` is the person, or describes them as their predicate or in their
+        apposition ("The traveller is a retired firefighter", "Dev Malhotra, the team's analyst")."""
+        if self.is_person(h):
+            return True
+        j = self.determiner(h)[0] if h >= 0 else -1
+        return j >= 0 and (self.after_copula(j) or self.appended_to_person(j))
 
     def appended_to_person(self, j: int) -> bool:
         """Whether the noun phrase starting at `j` follows the person's name or noun after a comma

@@ -89,15 +89,16 @@ name as the person's predicate ("The traveller is Amara", "is named Kwame") or i
 sentence ("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday") is the person, of no
 gender, and an occupation in apposition or as predicate describes the person ("Amara, a nurse from
 Lagos"; past a surname, an age or "and": "Walter Bishop, 72, a retired bus driver", "Dr. Amelia
-Hart, a pianist and lecturer"; with a possessor: "Jaden, the school's quiet drummer"). A person who
-is "one of" or "one half of" several ("The teenager is one of the twins") reads no gender:
-UNREADABLE. Anywhere else a gendered noun or name is ANOTHER person ("her mother", "a woman in the
-crowd", "the bartender, a stout man"), and so are gender-free people introduced as others ("a
-child", "her teacher", "the gardener", "another musician"). A capitalised word after a preposition
-("from Sydney", "in Madison", "by Chopin") names no one, nor does a nationality or an acronym inside
-a noun phrase ("a young Brazilian woman", "a French-horn student", "the office's HR manager"). A
-noun phrase inside a supposition ("everyone assumed the neighbour was a man, but ...", up to "but"
-or the sentence end) is not read: only what follows.
+Hart, a pianist and lecturer", "Dev, the team's analyst and a lifelong saxophonist"; with a
+possessor: "Jaden, the school's quiet drummer"). A person who is "one of" or "one half of" several
+("The teenager is one of the twins") reads no gender: UNREADABLE. Anywhere else a gendered noun or
+name is ANOTHER person ("her mother", "a woman in the crowd", "the bartender, a stout man"), and so
+are gender-free people introduced as others ("a child", "her teacher", "the gardener", "another
+musician"). A capitalised word after a preposition ("from Sydney", "in Madison", "by Chopin") names
+no one, nor does a nationality or an acronym inside a noun phrase ("a young Brazilian woman", "a
+French-horn student", "the office's HR manager"). A noun phrase inside a supposition ("everyone
+assumed the neighbour was a man, but ...", up to "but" or the sentence end) is not read: only what
+follows.
 
 Other people and pronouns: a possessive determiner before another person is the person's ("her
 mother" reads female, "his audience" male), except before the scenario's own role noun ("Her friend

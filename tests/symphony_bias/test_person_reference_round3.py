@@ -245,6 +245,13 @@ CASES = [
         "A teenager plays.",
         "male",
     ),
+    # a role noun joined by "and" to the person's apposition or predicate describes the person
+    (
+        "The colleague is Dev Sharma, the firm's tax adviser and a lifelong saxophonist. He leads"
+        " the workshop, and even his manager learns a scale.",
+        "A colleague plays.",
+        "male",
+    ),
     # past the first sentence "the person" is no echo: someone else (never male here)
     (
         "The retiree played on. The person at the door was a man; he left.",
@@ -271,5 +278,9 @@ def test_names_models_give_that_the_lists_lacked():
         ("Anneliese", "female"),
         ("Elif", "female"),
         ("Guadalupe", "female"),
+        ("Ada", "female"),
+        ("Ingeborg", "female"),
+        ("Giuseppe", "male"),
+        ("Otieno", "male"),
     ]:
         assert name_gender(name) == gender, name
