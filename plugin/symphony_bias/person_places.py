@@ -169,6 +169,40 @@ class Phrases:
                 return False
         return False
 
+    def clause_subject(self, i: int) -> bool:
+        """Whether the noun at `i` opens its clause ("The producer gave her ...", "The bride's
+        mother came over"), not an object ("She sat beside the boy and showed him ...")."""
+        if "who" in self.low[i + 1 : i + 3]:  # "the retiree, who hugged him"
+            return True
+        j, _ = self.determiner(i)
+        if j > 0 and self.low[j - 1].endswith("'s"):
+            j, _ = self.determiner(j - 1)
+        return j == 0 or self.low[j - 1] in W.CLAUSE_OPENERS
+
+    def after_aside(self, comma: int) -> int:
+        """The noun before ", <participle or preposition> ... ," that ends at `comma` ("A weary
+        traveller, lost in the vast expanse of the city," -> traveller); -1 when none."""
+        for m in range(comma - 1, max(comma - 14, 0), -1):
+            if self.low[m] in (".", "!", "?", ";", ":"):
+                return -1
+            if self.low[m] == ",":
+                first = self.low[m + 1]
+                aside = first.endswith(("ed", "ing")) or first in W.ASIDE_OPENERS
+                return m - 1 if aside else -1
+        return -1
+
+    def in_apposition(self, i: int, head: int) -> bool:
+        """Whether the noun phrase ending at `i` follows the noun at `head` in apposition ("the
+        bartender, a stout man")."""
+        j, det = self.determiner(i)
+        return det in ("a", "an") and j >= 2 and self.low[j - 1] == "," and j - 2 == head
+
+    def past_hedge(self, k: int) -> int:
+        """`k`, or the copula before the hedge at `k` ("is probably")."""
+        if k > 0 and self.low[k] in W.HEDGES and self.base[k - 1] in W.COPULAS:
+            return k - 1
+        return k
+
 
 @dataclass
 class Evidence:
@@ -290,16 +324,6 @@ class Places(Phrases):
             and self.clause_subject(other)
         )
 
-    def clause_subject(self, i: int) -> bool:
-        """Whether the noun at `i` opens its clause ("The producer gave her ...", "The bride's
-        mother came over"), not an object ("She sat beside the boy and showed him ...")."""
-        if "who" in self.low[i + 1 : i + 3]:  # "the retiree, who hugged him"
-            return True
-        j, _ = self.determiner(i)
-        if j > 0 and self.low[j - 1].endswith("'s"):
-            j, _ = self.determiner(j - 1)
-        return j == 0 or self.low[j - 1] in W.CLAUSE_OPENERS
-
     def describes_person(self, i: int) -> bool:
         """Whether the noun at `i` is the person's apposition or predicate ("Amara, a nurse",
         "the student is a pharmacist", "Dr. Amelia Hart, a pianist and lecturer")."""
@@ -328,18 +352,6 @@ class Places(Phrases):
         or colon ("Amara, a nurse", "Walter Bishop, 72, a retired bus driver")."""
         return j > 1 and self.low[j - 1] in (",", ":") and self.is_person(self.named_before(j - 1))
 
-    def after_aside(self, comma: int) -> int:
-        """The noun before ", <participle or preposition> ... ," that ends at `comma` ("A weary
-        traveller, lost in the vast expanse of the city," -> traveller); -1 when none."""
-        for m in range(comma - 1, max(comma - 14, 0), -1):
-            if self.low[m] in (".", "!", "?", ";", ":"):
-                return -1
-            if self.low[m] == ",":
-                first = self.low[m + 1]
-                aside = first.endswith(("ed", "ing")) or first in W.ASIDE_OPENERS
-                return m - 1 if aside else -1
-        return -1
-
     def is_person(self, h: int) -> bool:
         return h >= 0 and (
             h in self.person_roles
@@ -348,12 +360,6 @@ class Places(Phrases):
             or self.words[h] in self.identity_names
         )
 
-    def in_apposition(self, i: int, head: int) -> bool:
-        """Whether the noun phrase ending at `i` follows the noun at `head` in apposition ("the
-        bartender, a stout man")."""
-        j, det = self.determiner(i)
-        return det in ("a", "an") and j >= 2 and self.low[j - 1] == "," and j - 2 == head
-
     def after_copula(self, j: int) -> bool:
         """Whether the noun phrase starting at `j` is the predicate of the person, past a hedge
         ("The retiree is probably a woman in her sixties")."""
@@ -361,12 +367,6 @@ class Places(Phrases):
         if k >= 0 and self.low[k].endswith(("'s", "'re")) and self.base[k] in W.PERSON_PRONOUNS:
             return k in self.evidence.counted  # "He's a first-year student named Mateo"
         return k >= 0 and self.base[k] in W.COPULAS and self.person_subject(k)
-
-    def past_hedge(self, k: int) -> int:
-        """`k`, or the copula before the hedge at `k` ("is probably")."""
-        if k > 0 and self.low[k] in W.HEDGES and self.base[k - 1] in W.COPULAS:
-            return k - 1
-        return k
 
     def placement(self, i: int, title: bool = False) -> str:
         """'identity', 'negated', 'same' (the person again, no new evidence) or 'other'."""
