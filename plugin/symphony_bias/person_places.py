@@ -373,9 +373,9 @@ class Places(Phrases):
         j, det = self.determiner(i)
         e = self.evidence
         after = self.low[i + 1 : i + 2]
-        if self.low[i].endswith("'s") and after and after[0][:1].isalpha():
-            if after[0] not in self.instruments:  # "The old man's violin" is his
-                return "other"  # a possessor: "The retiree is Agnes, the groom's great-aunt"
+        possessor = self.low[i].endswith("'s") and after and after[0][:1].isalpha()
+        if possessor and (self.after_copula(j) or self.low[j - 1 : j] in ([","], [":"])):
+            return "other"  # the possessor in a predicate: "Agnes, the groom's great-aunt"
         if det == "'s" and (self.after_copula(j) or self.appended_to_person(j)):
             return "identity"  # "Agnes, the groom's great-aunt", "The visitor is the groom's uncle"
         if det in W.POSSESSIVES or det in (
