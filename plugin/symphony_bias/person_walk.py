@@ -262,6 +262,7 @@ class Mentions(Names):
             first < e.unknown_at < last
             and self.base[e.unknown_at] not in _YOUNG  # "played a waltz for a child. She clapped"
             and self.subject_other != self.sentence - 1
+            and j > 0
             and self.low[j - 1] in W.PREPOSITIONS
             and any(
                 self.is_person(k) and self.sentence_subject(k)
