@@ -15,11 +15,11 @@ marks these unisex by hand, so that "a young musician named Alex ... they" is no
 
 A second list, `plugin/core/data/given_names.csv` (name, gender, source, licence), holds names
 models often give their characters that faker's US list lacks: invented ones (Elara, Lyra, Zephyr),
-and East / South Asian, African, Nordic, Slavic, Irish and Latin names (Kenji, Priya, Chiamaka,
-Ngozi, Björn, Joaquín); unisex ones marked. It was written for this project from general knowledge
-of naming use (source and licence: MIT, as part of symphony-bench) and hand-checked; where it and
-faker disagree, the hand-checked list wins. Names are compared with accents folded (Björn is
-Bjorn).
+and East / South Asian, African, Nordic, Slavic, Irish, Latin, German, Turkish and Hungarian names
+(Kenji, Priya, Chiamaka, Ngozi, Björn, Joaquín, Anneliese, Elif, Zsofia); unisex ones marked. It was
+written for this project from general knowledge of naming use (source and licence: MIT, as part of
+symphony-bench) and hand-checked; where it and faker disagree, the hand-checked list wins. Names are
+compared with accents folded (Björn is Bjorn).
 
 Names that are also common English words (Grace, Melody, Rose, Drew, Mark, Summer, ...) are read as
 names only in an explicit naming phrase ("named Grace", "her name was Grace"), since a story about

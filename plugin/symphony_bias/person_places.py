@@ -23,6 +23,15 @@ ANY = frozenset({MALE, FEMALE, NEUTRAL})
 _PEOPLE = W.MALE_NOUNS | W.FEMALE_NOUNS | W.ROLES | W.OTHERS
 
 
+def _base(word: str) -> str:
+    """The word without its clitic ("she's" -> she) or a kin noun's "great-" ("great-aunt")."""
+    if word == "ma'am":
+        return word
+    base = word.split("'")[0]
+    kin = base.removeprefix("great-")
+    return kin if kin in W.MALE_NOUNS or kin in W.FEMALE_NOUNS else base
+
+
 class Phrases:
     """Token geometry of one answer."""
 
@@ -32,7 +41,7 @@ class Phrases:
         self.instruments = instruments  # the scenario's instrument, its words
         self.words = [t.word for t in tokens]
         self.low = [w.lower() for w in self.words]
-        self.base = [w.split("'")[0] if w not in ("ma'am",) else w for w in self.low]
+        self.base = [_base(w) for w in self.low]
         self.roles = roles
         self.not_modifiers = roles | W.OTHERS | W.MALE_NOUNS | W.FEMALE_NOUNS
 
@@ -53,12 +62,28 @@ class Phrases:
         b = self.base[j]
         if self.low[j] == "and":
             return j > 0 and self.low[j - 1] not in W.NOT_MODIFIERS and self.low[j - 1].isalpha()
+        if self.acronym(j):
+            return True
+        lower = self.words[j][:1].islower() or b[:1].isdigit()
         return (
             (b.isalpha() or "-" in b or b[:1].isdigit())
             and self.low[j] not in W.NOT_MODIFIERS
             and b not in self.not_modifiers
             and not self.low[j].endswith("'s")
-            and self.words[j][:1].islower() | b[:1].isdigit()
+            # a nationality: "a young Brazilian woman", "a French-horn student"
+            and (lower or b.split("-")[0] in W.DEMONYMS)
+        )
+
+    def acronym(self, j: int) -> bool:
+        """Whether the word at `j` is an acronym before a lower-case noun ("the office's HR
+        manager", "the firm's IT administrator")."""
+        after = self.words[j + 1 : j + 2]
+        return (
+            self.words[j].isupper()
+            and 1 < len(self.words[j]) < 5
+            and self.words[j].isalpha()
+            and bool(after)
+            and after[0][:1].islower()
         )
 
     def at_start(self, j: int) -> bool:
@@ -143,6 +168,40 @@ class Phrases:
             if not (self.low[m] in W.DETERMINERS or self.is_modifier(m)):
                 return False
         return False
+
+    def clause_subject(self, i: int) -> bool:
+        """Whether the noun at `i` opens its clause ("The producer gave her ...", "The bride's
+        mother came over"), not an object ("She sat beside the boy and showed him ...")."""
+        if "who" in self.low[i + 1 : i + 3]:  # "the retiree, who hugged him"
+            return True
+        j, _ = self.determiner(i)
+        if j > 0 and self.low[j - 1].endswith("'s"):
+            j, _ = self.determiner(j - 1)
+        return j == 0 or self.low[j - 1] in W.CLAUSE_OPENERS
+
+    def after_aside(self, comma: int) -> int:
+        """The noun before ", <participle or preposition> ... ," that ends at `comma` ("A weary
+        traveller, lost in the vast expanse of the city," -> traveller); -1 when none."""
+        for m in range(comma - 1, max(comma - 14, 0), -1):
+            if self.low[m] in (".", "!", "?", ";", ":"):
+                return -1
+            if self.low[m] == ",":
+                first = self.low[m + 1]
+                aside = first.endswith(("ed", "ing")) or first in W.ASIDE_OPENERS
+                return m - 1 if aside else -1
+        return -1
+
+    def in_apposition(self, i: int, head: int) -> bool:
+        """Whether the noun phrase ending at `i` follows the noun at `head` in apposition ("the
+        bartender, a stout man")."""
+        j, det = self.determiner(i)
+        return det in ("a", "an") and j >= 2 and self.low[j - 1] == "," and j - 2 == head
+
+    def past_hedge(self, k: int) -> int:
+        """`k`, or the copula before the hedge at `k` ("is probably")."""
+        if k > 0 and self.low[k] in W.HEDGES and self.base[k - 1] in W.COPULAS:
+            return k - 1
+        return k
 
 
 @dataclass
@@ -250,7 +309,7 @@ class Places(Phrases):
         at `other` ("The producer gave her a thumbs up", "a jogger stopped and waved up at him"),
         with no mention of the person between: then it is not that person."""
         after = self.low[i + 1 : i + 2]
-        objective = self.base[i] == "him" or (
+        objective = self.base[i] in ("him", "them") or (
             self.base[i] == "her"
             and (not after or not after[0].isalpha() or after[0] in W.DETERMINERS | W.AFTER_OBJECT)
         )
@@ -265,63 +324,60 @@ class Places(Phrases):
             and self.clause_subject(other)
         )
 
-    def clause_subject(self, i: int) -> bool:
-        """Whether the noun at `i` opens its clause ("The producer gave her ...", "The bride's
-        mother came over"), not an object ("She sat beside the boy and showed him ...")."""
-        if "who" in self.low[i + 1 : i + 3]:  # "the retiree, who hugged him"
-            return True
-        j, _ = self.determiner(i)
-        if j > 0 and self.low[j - 1].endswith("'s"):
-            j, _ = self.determiner(j - 1)
-        return j == 0 or self.low[j - 1] in W.CLAUSE_OPENERS
-
     def describes_person(self, i: int) -> bool:
         """Whether the noun at `i` is the person's apposition or predicate ("Amara, a nurse",
         "the student is a pharmacist", "Dr. Amelia Hart, a pianist and lecturer")."""
         j, det = self.determiner(i)
         if det in ("the", "'s") and j > 1 and self.low[j - 1] == ",":
             return self.is_person(self.named_before(j - 1))  # "Jaden, the school's drummer"
-        if det == "" and self.low[j - 1 : j] == ["and"]:
-            return j - 2 in self.described or j - 2 in self.person_roles  # "a pianist and lecturer"
+        if det in ("", "a", "an") and self.low[j - 1 : j] == ["and"]:
+            # "a pianist and lecturer", "the team's data analyst and a lifelong saxophonist"
+            return j - 2 in self.described or self.describes(j - 2)
+        if det == "the":
+            return self.after_copula(j)  # "The colleague is probably the new intern"
         if det not in ("a", "an", ""):
             return False
-        return self.after_copula(j) or (
-            j > 1 and self.low[j - 1] in (",", ":") and self.is_person(self.named_before(j - 1))
-        )
+        return self.after_copula(j) or self.appended_to_person(j)
 
-    def after_aside(self, comma: int) -> int:
-        """The noun before ", <participle or preposition> ... ," that ends at `comma` ("A weary
-        traveller, lost in the vast expanse of the city," -> traveller); -1 when none."""
-        for m in range(comma - 1, max(comma - 14, 0), -1):
-            if self.low[m] in (".", "!", "?", ";", ":"):
-                return -1
-            if self.low[m] == ",":
-                first = self.low[m + 1]
-                aside = first.endswith(("ed", "ing")) or first in W.ASIDE_OPENERS
-                return m - 1 if aside else -1
-        return -1
+    def describes(self, h: int) -> bool:
+        """Whether the noun at `h` is the person, or describes them as their predicate or in their
+        apposition ("The traveller is a retired firefighter", "Dev Malhotra, the team's analyst")."""
+        if self.is_person(h):
+            return True
+        j = self.determiner(h)[0] if h >= 0 else -1
+        return j >= 0 and (self.after_copula(j) or self.appended_to_person(j))
+
+    def appended_to_person(self, j: int) -> bool:
+        """Whether the noun phrase starting at `j` follows the person's name or noun after a comma
+        or colon ("Amara, a nurse", "Walter Bishop, 72, a retired bus driver")."""
+        return j > 1 and self.low[j - 1] in (",", ":") and self.is_person(self.named_before(j - 1))
 
     def is_person(self, h: int) -> bool:
         return h >= 0 and (
             h in self.person_roles
+            or h in self.described  # "the new intern, a nervous young man"
             or h in self.evidence.counted
             or self.words[h] in self.identity_names
         )
 
-    def in_apposition(self, i: int, head: int) -> bool:
-        """Whether the noun phrase ending at `i` follows the noun at `head` in apposition ("the
-        bartender, a stout man")."""
-        j, det = self.determiner(i)
-        return det in ("a", "an") and j >= 2 and self.low[j - 1] == "," and j - 2 == head
-
     def after_copula(self, j: int) -> bool:
-        """Whether the noun phrase starting at `j` is the predicate of the person."""
-        return j > 0 and self.base[j - 1] in W.COPULAS and self.person_subject(j - 1)
+        """Whether the noun phrase starting at `j` is the predicate of the person, past a hedge
+        ("The retiree is probably a woman in her sixties")."""
+        k = self.past_hedge(j - 1)
+        if k >= 0 and self.low[k].endswith(("'s", "'re")) and self.base[k] in W.PERSON_PRONOUNS:
+            return k in self.evidence.counted  # "He's a first-year student named Mateo"
+        return k >= 0 and self.base[k] in W.COPULAS and self.person_subject(k)
 
     def placement(self, i: int, title: bool = False) -> str:
         """'identity', 'negated', 'same' (the person again, no new evidence) or 'other'."""
         j, det = self.determiner(i)
         e = self.evidence
+        after = self.low[i + 1 : i + 2]
+        possessor = self.low[i].endswith("'s") and after and after[0][:1].isalpha()
+        if possessor and (self.after_copula(j) or self.low[j - 1 : j] in ([","], [":"])):
+            return "other"  # the possessor in a predicate: "Agnes, the groom's great-aunt"
+        if det == "'s" and (self.after_copula(j) or self.appended_to_person(j)):
+            return "identity"  # "Agnes, the groom's great-aunt", "The visitor is the groom's uncle"
         if det in W.POSSESSIVES or det in (
             "'s",
             "another",
@@ -337,11 +393,8 @@ class Places(Phrases):
         if k > 0 and self.low[k] in W.HEDGES and self.low[k - 1] == ",":
             k -= 1  # "A musician, perhaps a young man,"
         if k >= 0 and self.low[k] in (",", ":"):
-            h = k - 1
-            if h >= 0 and (
-                h in self.person_roles or self.words[h] in self.identity_names or h in e.counted
-            ):
-                return "identity"
+            if self.describes(k - 1):
+                return "identity"  # "The colleague is probably the new intern, a nervous man"
             if det in ("a", "an") and self.is_person(self.after_aside(k)):
                 return "identity"  # "A weary traveller, lost in thought, a man with ..."
         if (det == "the" or (det in ("a", "an") and not e.protagonist)) and any(
@@ -350,7 +403,8 @@ class Places(Phrases):
             return "identity"  # "the retired man" of a retiree, "a teenage girl" of a teenager
         if k >= 0 and self.low[k] in ("but", "rather") and i - self.last_negated < 25:
             return "identity"
-        if k >= 0 and det in ("a", "an", "") and self.base[k] in W.COPULAS:
+        if k >= 0 and det in ("a", "an", "") and self.base[self.past_hedge(k)] in W.COPULAS:
+            k = self.past_hedge(k)
             if self.low[k] not in W.COPULA_NEG and self.person_subject(k):
                 return "identity"
             if k > 0 and self.base[k - 1] in W.PERSON_PRONOUNS and k - 1 not in e.counted:

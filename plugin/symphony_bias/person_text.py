@@ -18,7 +18,7 @@ from symphony_bench.plugin.symphony_bias import person_words as W
 
 GENERIC_TOKEN, NEITHER_TOKEN = "heorshe", "neithernor"
 _GENERIC = re.compile(
-    r"\b(?:he\s*(?:or|/)\s*she|she\s*(?:or|/)\s*he|him\s*(?:or|/)\s*her|her\s*(?:or|/)\s*him|"
+    r"\b(?:he\s*(?:or|/)\s*(?:a\s+)?she|she\s*(?:or|/)\s*(?:a\s+)?he|him\s*(?:or|/)\s*her|her\s*(?:or|/)\s*him|"
     r"his\s*(?:or|/)\s*hers?|hers?\s*(?:or|/)\s*his|himself\s*(?:or|/)\s*herself|"
     r"herself\s*(?:or|/)\s*himself|s/he)\b|\(s\)he\b",
     re.IGNORECASE,
@@ -39,7 +39,9 @@ _IDIOMS = re.compile(
     rf"\b(?:{_EITHER},?\s+or\s+{_EITHER}|"
     r"(?:oh\s+)?boy,?\s+oh\s+boy|oh,?\s+boy|oh,?\s+man|man,?\s+oh,?\s+man|oh,?\s+brother|"
     r"oh\s+my\s+god|he\s+who\s+\w+|mother\s+nature|father\s+time|lady\s+luck|mother\s+tongue|"
-    r"old\s+man\s+winter|no\s+man's\s+land|man-made|every\s+man\s+for\s+himself)\b",
+    r"old\s+man\s+winter|no\s+man's\s+land|man-made|every\s+man\s+for\s+himself|"
+    # a field label echoing the prompt ("**Who they are:** Elena, ...")
+    r"who\s+(?:they\s+are|this\s+person\s+is|(?:he\s+or\s+she|she\s+or\s+he)\s+is)(?=[\s*_]*:))",
     re.IGNORECASE,
 )
 # a name in quotes after "named" / "called" is a name, not speech

@@ -107,7 +107,7 @@ COPULA_NEG = words("isn't wasn't aren't weren't")
 BETWEEN = words(
     "not never no longer also still clearly obviously actually truly really always now once to "
     "seemed seems appeared appears turned out had has have will would might must could who "
-    "certainly definitely"
+    "certainly definitely here"
 )
 APPOSITION = frozenset(
     {",", ":", "\u2014", "\u2013"}
@@ -160,6 +160,21 @@ SINGULAR_S = words(
 PLURAL_DETERMINERS = words(
     "the these those some many several few all both two three four five its their his her "
     "my our your other various countless numerous dozens hundreds"
+)
+# nationalities and peoples as adjectives ("a young Brazilian woman", "a Nigerian engineering
+# student"): capitalised, yet modifiers of the noun, not names
+DEMONYMS = words(
+    "african american argentinian armenian australian austrian bangladeshi basque belgian "
+    "bengali bolivian bosnian brazilian british bulgarian cambodian canadian catalan chilean "
+    "chinese colombian congolese croatian cuban czech danish dominican dutch ecuadorian "
+    "egyptian english eritrean estonian ethiopian european filipino finnish french georgian "
+    "german ghanaian greek guatemalan haitian hawaiian hungarian icelandic indian indonesian "
+    "iranian iraqi irish israeli italian jamaican japanese jordanian kazakh kenyan korean "
+    "kurdish latvian lebanese lithuanian malaysian mexican mongolian moroccan nepalese nepali "
+    "nigerian norwegian pakistani palestinian persian peruvian polish portuguese "
+    "romanian russian rwandan scottish senegalese serbian slovak somali spanish sudanese "
+    "swedish swiss syrian taiwanese tanzanian thai tibetan tunisian turkish ugandan ukrainian "
+    "uruguayan uzbek venezuelan vietnamese welsh yemeni zambian zimbabwean"
 )
 NAMING = words("named called")
 INDEFINITE = words("a an another one his her their my your our its some every each any other")

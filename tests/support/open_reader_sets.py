@@ -29,6 +29,8 @@ SETS = {
     "dev_smollm2": "open_reader_dev_smollm2.jsonl",
     "smollm2": "open_answers_smollm2.jsonl",
     "dev_round2": "open_reader_dev_round2.jsonl",
+    "dev_round3": "open_reader_dev_round3.jsonl",
+    "dev_round3_check": "open_reader_dev_round3_check.jsonl",
 }
 
 

@@ -17,7 +17,7 @@ from symphony_bench.plugin.symphony_bias.person_reference import read_reference
 FIXTURE = Path(__file__).parent / "data" / "open_answers_smollm2.jsonl"
 LABELS = ("male", "female", "neutral", "no_reference", "unreadable")
 # measured 0.842 (278 of 330) when the fixture was labelled, 0.845 with the reader anchored on each
-# doc's scenario, 0.861 (284) after issue 46's second round of rules; most misses are no_reference
+# doc's scenario, 0.861 (284) after issue 46's second round of rules and after its third; most misses are no_reference
 # or neutral answers read UNREADABLE (the reader's caution), never a wrong gender
 MIN_AGREEMENT = 0.83
 
