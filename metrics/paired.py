@@ -99,8 +99,12 @@ def detection_power(effect, stderr, df, confidence: float = 0.95) -> np.ndarray:
         shift = effect / stderr
     finite = np.isfinite(df) & (df > 0)
     safe_df = np.where(finite, df, 1.0)
-    critical = np.where(
-        finite, stats.t.ppf(0.5 + confidence / 2, safe_df), stats.norm.ppf(0.5 + confidence / 2)
+    critical = (
+        _critical_value(float(df), confidence)
+        if df.ndim == 0
+        else np.where(
+            finite, stats.t.ppf(0.5 + confidence / 2, safe_df), stats.norm.ppf(0.5 + confidence / 2)
+        )
     )
     t_power = stats.nct.sf(critical, safe_df, shift) + stats.nct.cdf(-critical, safe_df, shift)
     normal_power = stats.norm.sf(critical - shift) + stats.norm.cdf(-critical - shift)
@@ -115,6 +119,15 @@ def detection_power(effect, stderr, df, confidence: float = 0.95) -> np.ndarray:
             shift_at, df_at, critical_at = (float(a.flat[index]) for a in arguments)
             power.flat[index] = _t_power_by_quadrature(shift_at, df_at, critical_at)
     return power
+
+
+@functools.lru_cache(maxsize=256)
+def _critical_value(df: float, confidence: float) -> float:
+    """The two-sided critical value at one df (the normal's where df is not finite or positive):
+    an MDE's root search asks for it at every step with the same df."""
+    if np.isfinite(df) and df > 0:
+        return float(stats.t.ppf(0.5 + confidence / 2, df))
+    return float(stats.norm.ppf(0.5 + confidence / 2))
 
 
 def _t_power_by_quadrature(shift: float, df: float, critical: float) -> float:
