@@ -23,13 +23,11 @@ import numpy as np
 from symphony_bench.plugin.core.audio import (
     GATING_BLOCK_S,
     SAMPLE_RATE,
-    decode_audio,
     encode_flac,
     integrated_loudness,
-    pcm_sha256,
     read_audio_file,
     resample,
-    stored_loudness,
+    stored_audio,
 )
 from symphony_bench.plugin.core.errors import DataFileError
 
@@ -97,15 +95,16 @@ def prepare_clip(path: Path, seconds: float, offset: float) -> PreparedClip:
     gain = min(wanted, PEAK_LIMIT / float(np.max(np.abs(window))))
     stored = (window * gain).astype(np.float32)
     flac = encode_flac(stored)
+    decoded = stored_audio(flac, str(path))
     return PreparedClip(
         flac,
-        pcm_sha256(flac),
+        decoded.pcm_sha256,
         round(len(stored) / SAMPLE_RATE, 3),
         offset,
         round(20 * math.log10(gain), 3),
-        stored_loudness(flac, str(path)),
+        decoded.loudness_lufs,
         gain < wanted,
-        decode_audio(flac),
+        decoded.samples,
     )
 
 

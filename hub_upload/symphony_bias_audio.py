@@ -28,11 +28,9 @@ from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.audio import (
     LOUDNESS_METHOD,
     SAMPLE_RATE,
-    decode_audio,
     encode_flac,
     loudness_summary,
-    pcm_sha256,
-    stored_loudness,
+    stored_audio,
 )
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
 from symphony_bench.plugin.core.vocabulary import load_instruments
@@ -103,7 +101,7 @@ def clip_row(job: tuple[int, str, int, Path, str]) -> dict:
     notes = STYLES[style](voice, clip_seed)
     label = f"{name} (clip seed {clip_seed})"
     flac = encode_flac(render(voice, notes, soundfont, label=label))
-    audio = decode_audio(flac)  # the samples as stored, for the separability check
+    stored = stored_audio(flac, label)  # its samples are for the separability check
     clip_id = f"{name.replace(' ', '_')}_{k:02d}"
     return {
         "clip_id": clip_id,
@@ -112,11 +110,11 @@ def clip_row(job: tuple[int, str, int, Path, str]) -> dict:
         "substitute": voice.substitute,
         "notes": json.dumps([note.as_list() for note in notes]),
         "seed": clip_seed,
-        "duration_s": round(len(audio) / SAMPLE_RATE, 3),
-        "loudness_lufs": stored_loudness(flac, label),
-        "pcm_sha256": pcm_sha256(flac),
+        "duration_s": round(len(stored.samples) / SAMPLE_RATE, 3),
+        "loudness_lufs": stored.loudness_lufs,
+        "pcm_sha256": stored.pcm_sha256,
         "audio": {"bytes": flac, "path": f"{clip_id}.flac"},
-        "_samples": audio,
+        "_samples": stored.samples,
         # no column in the random set (the one the audio tasks pin): a set with `notes`
         # and no `stimulus_origin` is read as synth-random (multimodal.stimulus_origins)
         **({"stimulus_origin": STIMULUS_ORIGIN[style]} if style != "random" else {}),

@@ -28,13 +28,11 @@ from symphony_bench.plugin.core.atomic import staged_directory
 from symphony_bench.plugin.core.audio import (
     LOUDNESS_METHOD,
     SAMPLE_RATE,
-    decode_audio,
     encode_flac,
     integrated_loudness,
     loudness_summary,
-    pcm_sha256,
     resample,
-    stored_loudness,
+    stored_audio,
 )
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
 from symphony_bench.plugin.core.progress import progress
@@ -134,8 +132,8 @@ def _row(script: dict, voice: SpeakerVoice, pair: int, pitch: str, shift: float,
     clip_id = f"{script['script_id']}__{voice.voice_id}__{pitch}"
     where = f"clip {clip_id}"
     flac = encode_flac(_levelled(samples, where))
-    stored = decode_audio(flac)
-    f0 = median_f0(stored)
+    stored = stored_audio(flac, where)
+    f0 = median_f0(stored.samples)
     return {
         "clip_id": clip_id,
         **script,
@@ -147,9 +145,9 @@ def _row(script: dict, voice: SpeakerVoice, pair: int, pitch: str, shift: float,
         "shift_semitones": round(shift, 3),
         "median_f0_hz": round(f0, 2),
         "f0_range": f0_range_of(f0),
-        "duration_s": round(len(stored) / SAMPLE_RATE, 3),
-        "loudness_lufs": stored_loudness(flac, where),
-        "pcm_sha256": pcm_sha256(flac),
+        "duration_s": round(len(stored.samples) / SAMPLE_RATE, 3),
+        "loudness_lufs": stored.loudness_lufs,
+        "pcm_sha256": stored.pcm_sha256,
         "audio": {"bytes": flac, "path": f"{clip_id}.flac"},
     }
 

@@ -31,13 +31,11 @@ from symphony_bench.plugin.core.audio import (
     LOUDNESS_METHOD,
     RESAMPLER,
     SAMPLE_RATE,
-    decode_audio,
     encode_flac,
     loudness_summary,
-    pcm_sha256,
     read_audio_file,
     resample,
-    stored_loudness,
+    stored_audio,
 )
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
@@ -136,15 +134,16 @@ release's file), `stand_in` (the file name names another instrument used in this
 
 def _audio_row(k: int, path: Path, recordings: Path, mapping: NameMapping) -> dict:
     flac = encode_flac(_read_audio(path))
+    stored = stored_audio(flac, str(path))
     return {
         "clip_id": f"upstream_{k:03d}",
         "instrument": mapping.instrument,
         "source_file": path.relative_to(recordings).as_posix(),
         "source_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         "stand_in": mapping.stand_in,
-        "duration_s": round(len(decode_audio(flac)) / SAMPLE_RATE, 3),
-        "loudness_lufs": stored_loudness(flac, str(path)),
-        "pcm_sha256": pcm_sha256(flac),
+        "duration_s": round(len(stored.samples) / SAMPLE_RATE, 3),
+        "loudness_lufs": stored.loudness_lufs,
+        "pcm_sha256": stored.pcm_sha256,
         "audio": {"bytes": flac, "path": f"upstream_{k:03d}.flac"},
     }
 

@@ -43,11 +43,10 @@ from symphony_bench.plugin.core.audio import (
     SAMPLE_RATE,
     encode_flac,
     loudness_summary,
-    pcm_sha256,
     read_audio_file,
     require_gating_block,
     resample,
-    stored_loudness,
+    stored_audio,
 )
 from symphony_bench.plugin.core.errors import DataFileError
 from symphony_bench.plugin.core.vocabulary import TIME_RANGES
@@ -125,11 +124,12 @@ def checked_plan(
 
 def encoded(samples, seed: int, name: str) -> dict:
     flac = encode_flac(np.clip(samples, -1.0, 1.0))
+    stored = stored_audio(flac, name)
     return {
         "seed": seed,
-        "pcm_sha256": pcm_sha256(flac),
+        "pcm_sha256": stored.pcm_sha256,
         "duration_s": round(len(samples) / SAMPLE_RATE, 3),
-        "loudness_lufs": stored_loudness(flac, name),
+        "loudness_lufs": stored.loudness_lufs,
         "audio": {"bytes": flac, "path": f"{name}.flac"},
     }
 

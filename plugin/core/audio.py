@@ -5,6 +5,7 @@ integrated loudness (ITU-R BS.1770) every audio row records."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import math
@@ -224,11 +225,28 @@ def integrated_loudness(samples: np.ndarray, where: str, rate: int = SAMPLE_RATE
     return float(value) if math.isfinite(value) else None
 
 
-def stored_loudness(flac: bytes, where: str) -> float | None:
-    """A row's `loudness_lufs`: `integrated_loudness` of the samples as stored (decoded from the
-    FLAC bytes), rounded to 0.01 LU; None (null) for silence."""
-    value = integrated_loudness(decode_audio(flac), where)
-    return None if value is None else round(value, 2)
+@dataclasses.dataclass(frozen=True)
+class StoredAudio:
+    """What a row records of its FLAC bytes, from one decoding: the samples as `decode_audio`
+    gives them, `pcm_sha256`, and `loudness_lufs` (`integrated_loudness` of the stored samples,
+    rounded to 0.01 LU; None, null, for silence)."""
+
+    samples: np.ndarray
+    pcm_sha256: str
+    loudness_lufs: float | None
+
+
+def stored_audio(flac: bytes, where: str) -> StoredAudio:
+    """The FLAC bytes decoded once, as int16 (hashed), then scaled as soundfile's float read
+    scales them (x / 32768, exact in float32)."""
+    pcm, _ = soundfile.read(io.BytesIO(flac), dtype="int16")
+    samples = pcm.astype(np.float32) / np.float32(32768)
+    loudness = integrated_loudness(samples, where)
+    return StoredAudio(
+        samples,
+        hashlib.sha256(pcm.astype("<i2").tobytes()).hexdigest(),
+        None if loudness is None else round(loudness, 2),
+    )
 
 
 def loudness_summary(values: list[float | None]) -> str:

@@ -18,8 +18,9 @@ from symphony_bench.plugin.core.audio import (
     encode_flac,
     integrated_loudness,
     loudness_summary,
+    pcm_sha256,
     resample,
-    stored_loudness,
+    stored_audio,
 )
 from symphony_bench.plugin.core.errors import DataFileError
 
@@ -64,7 +65,7 @@ def test_a_clip_shorter_than_one_gating_block_is_an_error_naming_it():
     with pytest.raises(DataFileError, match=message):
         integrated_loudness(short, "harp/pluck.wav")
     with pytest.raises(DataFileError, match=r"clip: 0\.100 s of audio"):
-        stored_loudness(encode_flac(sine(440, 0.1)), "clip")
+        stored_audio(encode_flac(sine(440, 0.1)), "clip")
     assert integrated_loudness(sine(440, 0.4), "one block") is not None  # exactly one block: fine
 
 
@@ -73,10 +74,10 @@ def test_silence_has_no_loudness_and_is_recorded_as_null():
     silence = np.zeros(SAMPLE_RATE, dtype=np.float32)
     assert pyloudnorm.Meter(SAMPLE_RATE).integrated_loudness(silence.astype(float)) == -np.inf
     assert integrated_loudness(silence, "silence") is None
-    assert stored_loudness(encode_flac(silence), "silence") is None
+    assert stored_audio(encode_flac(silence), "silence").loudness_lufs is None
 
 
-def test_the_stored_loudness_is_pyloudnorms_reading_of_the_decoded_flac():
+def test_the_stored_audio_is_the_decoded_flac_its_hash_and_pyloudnorms_reading_of_it():
     rng = np.random.default_rng(3)
     samples = (
         0.2 * rng.standard_normal(2 * SAMPLE_RATE) * np.linspace(0, 1, 2 * SAMPLE_RATE)
@@ -84,7 +85,11 @@ def test_the_stored_loudness_is_pyloudnorms_reading_of_the_decoded_flac():
     flac = encode_flac(samples)
     decoded = decode_audio(flac).astype(np.float64)  # the 16-bit samples as stored
     expected = pyloudnorm.Meter(SAMPLE_RATE).integrated_loudness(decoded)
-    assert stored_loudness(flac, "noise") == round(expected, 2)
+    stored = stored_audio(flac, "noise")
+    assert stored.loudness_lufs == round(expected, 2)
+    assert np.array_equal(stored.samples, decode_audio(flac))
+    assert stored.samples.dtype == np.float32
+    assert stored.pcm_sha256 == pcm_sha256(flac)
 
 
 def test_the_card_summary_gives_the_range_the_median_and_the_silent_clips():
