@@ -10,32 +10,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
+
+from lm_eval_runs import timed_task
 
 TASK = "symphony_bias_open_mini"
 
 
 def stories(folder: str, docs: int, batch_size: int) -> tuple[float, list[str]]:
-    from lm_eval import simple_evaluate
-    from lm_eval.tasks import TaskManager
-
-    from symphony_bench.plugin.core.task_folders import tasks_path
     from symphony_bench.plugin.symphony_bias.prefix_sharing import PrefixSharingHFLM
 
     lm = PrefixSharingHFLM(pretrained=folder, dtype="float32", device="cpu", batch_size=batch_size)
-    start = time.perf_counter()
-    results = simple_evaluate(
-        model=lm,
-        tasks=[TASK],
-        task_manager=TaskManager(include_path=str(tasks_path()), include_defaults=False),
-        limit=docs,
-        log_samples=True,
-        apply_chat_template=True,
-    )
-    seconds = time.perf_counter() - start
-    answers = sorted(
-        (sample["doc_id"], sample["resps"][0][0]) for sample in results["samples"][TASK]
-    )
+    seconds, samples = timed_task(lm, TASK, docs)
+    answers = sorted((sample["doc_id"], sample["resps"][0][0]) for sample in samples)
     return seconds, [answer for _, answer in answers]
 
 

@@ -11,19 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import numpy as np
+from lm_eval_runs import timed_task
 
 TASK = "symphony_bias_likert_scored_mini"
 
 
 def run(model_class, folder: str, docs: int, batch_size: int) -> dict:
-    from lm_eval import simple_evaluate
-    from lm_eval.tasks import TaskManager
-
-    from symphony_bench.plugin.core.task_folders import tasks_path
-
     lm = model_class(pretrained=folder, dtype="float32", device="cpu", batch_size=batch_size)
     forward = lm.model.forward
     sequences = []
@@ -33,17 +28,8 @@ def run(model_class, folder: str, docs: int, batch_size: int) -> dict:
         return forward(input_ids, *args, **kwargs)
 
     lm.model.forward = counted
-    start = time.perf_counter()
-    results = simple_evaluate(
-        model=lm,
-        tasks=[TASK],
-        task_manager=TaskManager(include_path=str(tasks_path()), include_defaults=False),
-        limit=docs,
-        log_samples=True,
-        apply_chat_template=True,
-    )
-    seconds = time.perf_counter() - start
-    records = sorted((sample["doc_id"], sample["mean_abs"]) for sample in results["samples"][TASK])
+    seconds, samples = timed_task(lm, TASK, docs)
+    records = sorted((sample["doc_id"], sample["mean_abs"]) for sample in samples)
     return {
         "seconds": seconds,
         "passes_per_doc": sum(sequences) / docs,
