@@ -18,6 +18,8 @@ import pytest
 from symphony_bench.plugin.core.errors import forget_announced
 from symphony_bench.plugin.devtools.tiny_models import build_tiny_llama
 
+pytest_plugins = ["support.foreground"]
+
 
 @pytest.fixture(autouse=True)
 def no_repeated_errors_at_exit():
