@@ -23,9 +23,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import multiprocessing
 import random
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -48,8 +46,8 @@ from symphony_bench.plugin.core.audio import (
     integrated_loudness,
     loudness_summary,
 )
-from symphony_bench.plugin.core.progress import progress
 from symphony_bench.plugin.core.vocabulary import OPENMIC_CLASSES
+from symphony_bench.plugin.core.workers import ordered_map
 
 CLIP_SECONDS = 10.0
 KIND = "synthmic"  # the kind of output folder (plugin.core.atomic)
@@ -394,15 +392,7 @@ def build(
     specs = clip_specs(clips, seed)
     with staged_directory(out, KIND, inputs=[soundfont]) as staging:
         render_one = partial(render_clip, soundfont=soundfont, root=staging)
-        if (
-            workers > 1
-        ):  # spawned, not forked: a fork of a process with threads (pyarrow's...) can deadlock
-            with ProcessPoolExecutor(
-                max_workers=workers, mp_context=multiprocessing.get_context("spawn")
-            ) as pool:
-                loudness = _counted(pool.map(render_one, specs, chunksize=8), len(specs))
-        else:
-            loudness = _counted(map(render_one, specs), len(specs))
+        loudness = list(ordered_map(render_one, specs, workers, "rendering clips", chunksize=8))
         (staging / CLASS_MAP).write_text(
             json.dumps({name: index for index, name in enumerate(OPENMIC_CLASSES)})
         )
@@ -433,13 +423,3 @@ def build(
             )
         )
     return Path(out)
-
-
-def _counted(results, total: int) -> list:
-    """The rendered clips' results, counted on stderr as they arrive."""
-    collected = []
-    with progress(total, "rendering clips") as counter:
-        for result in results:
-            collected.append(result)
-            counter.update()
-    return collected

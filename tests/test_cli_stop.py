@@ -1,8 +1,9 @@
-"""Stopping a `symphony-bench` build (Ctrl-C, SIGTERM) prints one line, exits 130 / 143 and leaves
+"""Stopping a `symphony-bench` build and its workers (Ctrl-C, SIGTERM) prints one line, exits 130 / 143 and leaves
 no staging folder."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import time
@@ -16,8 +17,9 @@ LIMIT_S = 300
 
 
 @pytest.mark.e2e
+@pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_stopped_build_says_so_in_one_line_and_leaves_nothing(tmp_path, signum, status):
+def test_a_stopped_build_says_so_in_one_line_and_leaves_nothing(tmp_path, signum, status, workers):
     out = tmp_path / "synthmic"
     command = [
         executable("symphony-bench"),
@@ -27,8 +29,12 @@ def test_a_stopped_build_says_so_in_one_line_and_leaves_nothing(tmp_path, signum
         str(out),
         "--clips",
         "400",
+        "--workers",
+        str(workers),
     ]
-    child = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        command, cwd=tmp_path, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         # the build is under way (its first clip written) before it is stopped
         deadline = time.monotonic() + LIMIT_S
@@ -36,7 +42,7 @@ def test_a_stopped_build_says_so_in_one_line_and_leaves_nothing(tmp_path, signum
             assert child.poll() is None, "the build ended before it was stopped"
             assert time.monotonic() < deadline, f"no clip written in {LIMIT_S} s"
             time.sleep(0.05)
-        child.send_signal(signum)
+        os.killpg(child.pid, signum)  # as a terminal sends Ctrl-C: to the workers too
         stderr = child.communicate(timeout=LIMIT_S)[1]
     finally:
         if child.poll() is None:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
+from symphony_bench.plugin.core.atomic import STOP_SIGNALS
 from symphony_bench.plugin.core.progress import progress
 
 
@@ -16,7 +18,11 @@ def available_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _import_all(modules: tuple[str, ...]) -> None:
+def _start_worker(modules: tuple[str, ...]) -> None:
+    # Ctrl-C in a terminal reaches the whole process group: the parent alone stops, cancelling
+    # what is queued; a worker that stopped too would break the pool mid-result with a traceback
+    for signum in (*STOP_SIGNALS, signal.SIGINT):
+        signal.signal(signum, signal.SIG_IGN)
     for module in modules:
         importlib.import_module(module)
 
@@ -33,7 +39,7 @@ class WorkerPool:
             self.executor = ProcessPoolExecutor(
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_import_all,
+                initializer=_start_worker,
                 initargs=(preload,),
             )
             for _ in range(workers):  # a process starts per task while none is idle
