@@ -7,12 +7,15 @@ within 10 % of the true sd of the change, null false-positive rate 4-6 %, plante
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
-from support.paired_designs import DESIGNS, design_docs, shared_effects, simulate
+from numpy.testing import assert_equal
+from support.paired_designs import DESIGNS, _doc_columns, design_docs, shared_effects, simulate
 
-from symphony_bench.metrics import analyse
+from symphony_bench.metrics import analyse, build_association_data
 from symphony_bench.metrics.clustered import two_way_clustered
 from symphony_bench.metrics.paired import association_changes
 
@@ -48,6 +51,28 @@ def test_a_paired_change_on_a_crossed_design_uses_the_two_way_variance():
     assert np.isfinite(change["stderr"]) and change["df"] > 4  # Satterthwaite, not T - 1
     single = analyse(base, n_boot=50).headline
     assert np.isfinite(single["mean_abs_stderr"])
+
+
+@pytest.mark.parametrize("design", list(DESIGNS))
+def test_a_simulated_run_is_the_run_build_association_data_codes_after_analyses_ran_on_it(design):
+    """The simulations code the design's id columns once and reuse them in every run."""
+    templates, clips = DESIGNS[design]
+    rng = np.random.default_rng(11)
+    effects = shared_effects(rng, templates, clips)
+    base, candidate = (design_docs(rng, templates, clips, effects) for _ in range(2))
+    association_changes(base, candidate, n_boot=20)
+    template_ids, instruments, categories, stimulus_ids = _doc_columns(templates, clips)
+    fresh = build_association_data(
+        template_ids,
+        instruments,
+        categories,
+        candidate.shares,
+        candidate.valid,
+        template_ids=template_ids,
+        stimulus_ids=stimulus_ids,
+    )
+    for field in dataclasses.fields(fresh):
+        assert_equal(getattr(candidate, field.name), getattr(fresh, field.name), field.name)
 
 
 @pytest.mark.parametrize("design", ["audio", "mini_audio"])

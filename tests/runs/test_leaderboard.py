@@ -27,6 +27,7 @@ from support.runs import (
     write_model_folder,
     write_planted_run,
 )
+from support.shared_fixture import once_per_session
 
 from symphony_bench.metrics.association import RATE_MIN_TEMPLATES
 from symphony_bench.plugin.core.atomic import staged_outputs
@@ -416,25 +417,28 @@ def test_bad_run_dirs_are_named(tmp_path):
 
 
 # ---- real runs ---------------------------------------------------------------------------------
+SEEDS = (1234, 7)
+
+
 @pytest.fixture(scope="module")
 def real_runs(tiny_llama, tmp_path_factory) -> list[Path]:
     """Two tiny-Llama log-prob runs that differ only in the seed (so in the mini subset and order)."""
-    root = tmp_path_factory.mktemp("real")
-    runs = []
-    for seed in (1234, 7):
-        output = root / f"seed{seed}"
-        run_lm_eval(
-            "hf",
-            f"pretrained={tiny_llama},dtype=float32",
-            "symphony_bias_logprob_mini",
-            output,
-            "--metadata",
-            json.dumps({"symphony_seed": seed}),
-            "--device",
-            "cpu",
-        )
-        runs.append(output)
-    return runs
+
+    def run_both(root: Path) -> None:
+        for seed in SEEDS:
+            run_lm_eval(
+                "hf",
+                f"pretrained={tiny_llama},dtype=float32",
+                "symphony_bias_logprob_mini",
+                root / f"seed{seed}",
+                "--metadata",
+                json.dumps({"symphony_seed": seed}),
+                "--device",
+                "cpu",
+            )
+
+    root = once_per_session(tmp_path_factory, "leaderboard-real-runs", run_both)
+    return [root / f"seed{seed}" for seed in SEEDS]
 
 
 @pytest.mark.e2e

@@ -5,12 +5,14 @@ MDE, plan and per-instrument tail simulations."""
 
 from __future__ import annotations
 
+import dataclasses
 from functools import cache
 
 import numpy as np
 import pandas as pd
 
 from symphony_bench.metrics import build_association_data
+from symphony_bench.metrics.association_data import AssociationData, normalise_scores
 from symphony_bench.metrics.paired import association_changes
 
 INSTRUMENTS = 22
@@ -37,13 +39,24 @@ def design_docs(rng, templates, clips, effects, shift=0.0, noise=0.08):
     )
     male = np.clip(male, 0.001, 2 / 3 - 0.001)  # about 1 doc in 1,000 (noise beyond 3 sd)
     shares = np.column_stack([male, 2 / 3 - male, np.full(t.size, 1 / 3)])
+    valid = np.ones(t.size, dtype=bool)
+    return dataclasses.replace(
+        _coded_design(templates, clips), shares=normalise_scores(shares, valid), valid=valid
+    )
+
+
+@cache
+def _coded_design(templates, clips) -> AssociationData:
+    """The design's coded id columns, the same in every simulated run: coded once (what
+    build_association_data does to the columns costs more than the rest of a run)."""
     template_ids, instruments, categories, stimulus_ids = _doc_columns(templates, clips)
+    n = template_ids.size
     return build_association_data(
         template_ids,
         instruments,
         categories,
-        shares,
-        np.ones(t.size, dtype=bool),
+        np.ones((n, 3)),
+        np.ones(n, dtype=bool),
         template_ids=template_ids,
         stimulus_ids=stimulus_ids,
     )

@@ -5,11 +5,13 @@ planted replays; the built voices' F0 measured independently."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from support.harness import read_lmms_results, read_lmms_samples, run_lmms_eval, run_symphony_bench
 from support.planted_voice import HIGH, LOW, plant
+from support.shared_fixture import once_per_session
 
 from symphony_bench.plugin.core.audio import SAMPLE_RATE, decode_audio
 from symphony_bench.plugin.core.dataset_source import pinned_dataset
@@ -127,26 +129,30 @@ def test_a_run_with_no_readable_answer_reports_and_ranks_without_numbers(tmp_pat
 # ---- through lmms-eval, on a cold cache -----------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def first_use(tmp_path_factory):
+def run_first_use(root: Path) -> None:
     """The Done-when run: `lmms-eval --model symphony_qwen2_audio ... --tasks
     symphony_bias_voice_suite_mini` on a tiny model, offline, no stimulus set named, an empty
-    symphony-bench cache: the default voice set is built on first use. (output, cache, stderr)."""
-    root = tmp_path_factory.mktemp("voice")
-    cache = root / "cache"
+    symphony-bench cache: the default voice set is built on first use. Writes root/run, root/cache
+    and lmms-eval's stderr (root/stderr.txt)."""
     built = run_symphony_bench(["tiny-model", "qwen2-audio", "--out", str(root / "tiny")], cwd=root)
     assert built.returncode == 0, built.stderr
-    output = root / "run"
     completed = run_lmms_eval(
         "symphony_qwen2_audio",
         f"pretrained={built.stdout.strip()}",
         MINI_SUITE,
-        output,
-        {"SYMPHONY_BENCH_CACHE": str(cache), "SYMPHONY_VOICE": ""},
+        root / "run",
+        {"SYMPHONY_BENCH_CACHE": str(root / "cache"), "SYMPHONY_VOICE": ""},
         "--gen_kwargs",
         "max_new_tokens=6",
     )
-    return output, cache, completed.stderr
+    (root / "stderr.txt").write_text(completed.stderr)
+
+
+@pytest.fixture(scope="module")
+def first_use(tmp_path_factory) -> tuple[Path, Path, str]:
+    """(output, cache, stderr) of run_first_use, made once for all the session's workers."""
+    root = once_per_session(tmp_path_factory, "voice-first-use", run_first_use)
+    return root / "run", root / "cache", (root / "stderr.txt").read_text()
 
 
 @pytest.fixture(scope="module")
