@@ -191,6 +191,12 @@ def _add_build_voice(datasets: argparse._SubParsersAction) -> None:
         "en-us+m3 or, where installed, mb-us2), as many male as female voices, 2 or more each "
         "(default: en-us+ m2, m3, m5, m6, m7 and f1, f2, f3, f5, steph)",
     )
+    voice.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="synthesise in this many processes (default: one per core; same output)",
+    )
     voice.set_defaults(run=run_build_voice)
 
 
@@ -213,7 +219,7 @@ def voice_list(text: str):
 def run_build_voice(args: argparse.Namespace) -> None:
     from symphony_bench.hub_upload.symphony_bias_voice import DEFAULT_VOICES, build
 
-    built = build(args.out, voices=args.voices or DEFAULT_VOICES)
+    built = build(args.out, voices=args.voices or DEFAULT_VOICES, workers=args.workers)
     print(f"wrote {args.out}: {built['clips']} clips, every median F0 in its claimed range")
     print(digest_line(args.out))
 

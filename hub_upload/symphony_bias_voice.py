@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -35,8 +36,8 @@ from symphony_bench.plugin.core.audio import (
     stored_audio,
 )
 from symphony_bench.plugin.core.hub_folder import card_front_matter, write_hub_folder
-from symphony_bench.plugin.core.progress import progress
 from symphony_bench.plugin.core.vocabulary import instrument_names
+from symphony_bench.plugin.core.workers import available_cores, ordered_map
 
 KIND = "symphony-bias-voice"  # the kind of output folder (plugin.core.atomic)
 
@@ -152,31 +153,33 @@ def _row(script: dict, voice: SpeakerVoice, pair: int, pitch: str, shift: float,
     }
 
 
-def clip_rows(engine: Synthesiser, voices: tuple[SpeakerVoice, ...]) -> list[dict]:
-    """Per script and voice pair: both voices as synthesised, then each shifted to the other's
-    median F0 (librosa.effects.pitch_shift)."""
+def clip_rows(
+    engine: Synthesiser, voices: tuple[SpeakerVoice, ...], workers: int = 1
+) -> list[dict]:
+    """Per script and voice pair (in `workers` processes; the rows do not depend on it): both
+    voices as synthesised, then each shifted to the other's median F0."""
+    jobs = [(script, k, pair) for script in scripts() for k, pair in enumerate(voice_pairs(voices))]
+    pair_rows = partial(_script_pair_rows, engine=engine)
+    what = "synthesising clips (4 per script and voice pair)"
+    return [row for rows in ordered_map(pair_rows, jobs, workers, what) for row in rows]
+
+
+def _script_pair_rows(job: tuple, engine: Synthesiser) -> list[dict]:
+    """The male and the female voice of pair k speaking the script, then each shifted to the
+    other's median F0 (librosa.effects.pitch_shift)."""
     import librosa
 
-    pairs = voice_pairs(voices)
-    all_scripts = scripts()
-    rows = []
-    with progress(len(all_scripts) * len(voices) * 2, "synthesising clips") as counter:
-        for script in all_scripts:
-            for k, pair in enumerate(pairs):
-                spoken = {}
-                for voice in pair:
-                    raw, rate = engine.synthesise(script["text"], voice.engine_voice)
-                    spoken[voice.gender] = resample(raw, rate)
-                    rows.append(_row(script, voice, k, "original", 0.0, spoken[voice.gender]))
-                    counter.update()
-                f0 = {g: rows[-2 + i]["median_f0_hz"] for i, g in enumerate(("male", "female"))}
-                for voice, other in zip(pair, reversed(pair), strict=True):
-                    steps = 12 * math.log2(f0[other.gender] / f0[voice.gender])
-                    shifted = librosa.effects.pitch_shift(
-                        spoken[voice.gender], sr=SAMPLE_RATE, n_steps=steps
-                    )
-                    rows.append(_row(script, voice, k, "shifted", steps, shifted))
-                    counter.update()
+    script, k, pair = job
+    spoken, rows = {}, []
+    for voice in pair:
+        raw, rate = engine.synthesise(script["text"], voice.engine_voice)
+        spoken[voice.gender] = resample(raw, rate)
+        rows.append(_row(script, voice, k, "original", 0.0, spoken[voice.gender]))
+    f0 = {row["voice_gender"]: row["median_f0_hz"] for row in rows}
+    for voice, other in zip(pair, reversed(pair), strict=True):
+        steps = 12 * math.log2(f0[other.gender] / f0[voice.gender])
+        shifted = librosa.effects.pitch_shift(spoken[voice.gender], sr=SAMPLE_RATE, n_steps=steps)
+        rows.append(_row(script, voice, k, "shifted", steps, shifted))
     return rows
 
 
@@ -268,13 +271,15 @@ def build(
     out: Path,
     voices: tuple[SpeakerVoice, ...] = DEFAULT_VOICES,
     engine: Synthesiser | None = None,
+    workers: int | None = None,
 ) -> dict:
-    """Write the dataset folder at `out` (atomically); returns {"clips", "f0_problems"}. A clip
-    outside its claimed F0 range fails the build (SynthesisError naming each)."""
+    """Write the dataset folder at `out` (atomically), synthesising in `workers` processes (default:
+    one per core; the same bytes for any number); returns {"clips", "f0_problems"}. A clip outside
+    its claimed F0 range fails the build (SynthesisError naming each)."""
     voice_pairs(voices)
     engine = engine or EspeakNg()
     with staged_directory(out, KIND) as staging:
-        rows = clip_rows(engine, voices)
+        rows = clip_rows(engine, voices, workers or available_cores())
         problems = f0_check(rows)
         if problems:
             raise SynthesisError(
