@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import precision_recall_fscore_support
 from support.harness import executable, read_lmms_results, read_lmms_samples, run_cli, run_lmms_eval
+from support.shared_fixture import once_per_session
 
 from symphony_bench.hub_upload import openmic, synthmic
 from symphony_bench.plugin import cli
@@ -28,12 +29,14 @@ CONFUSABLE = [
 ]
 
 
-@pytest.fixture(scope="module")
-def benchmark(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("grounding")
+def build_benchmark(root: Path) -> None:
     synthmic.build(root / "synthmic", clips=120, seed=1)
     openmic.build(root / "synthmic", root / "benchmark", seed=0)
-    return root / "benchmark"
+
+
+@pytest.fixture(scope="module")
+def benchmark(tmp_path_factory) -> Path:
+    return once_per_session(tmp_path_factory, "grounding", build_benchmark) / "benchmark"
 
 
 def _run(model: str, model_args: str, benchmark: Path, output: Path, *extra: str):
