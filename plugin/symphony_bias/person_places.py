@@ -135,6 +135,9 @@ class Phrases:
             or (i > 1 and self.low[i - 2] in W.PLURAL_DETERMINERS and self.is_modifier(i - 1))
         )
 
+    def in_first_sentence(self, i: int) -> bool:
+        return not any(w in (".", "!", "?") for w in self.low[:i])
+
     def sentence_subject(self, i: int) -> bool:
         """Whether the noun at `i` heads the first noun phrase of its sentence."""
         j, _ = self.determiner(i)
@@ -222,6 +225,9 @@ class Evidence:
     first_gendered: dict[str, int] = field(default_factory=dict)  # first other of each gender
     protagonist: bool = False  # someone was mentioned: a later indefinite noun is someone else
     person_at: int = -1  # the last mention of the person
+    # the person was taken to be the answer's first person, met past its first sentence ("The
+    # light faded. Across the lane, old Mr. Patel paused"): a weak link
+    late_first: bool = False
     one_of: bool = False  # the person is one of several ("The teenager is one of the twins")
     named: bool = False  # the person is named (its role noun, a name, a noun of who it is) or opens
     # the answer as its subject
@@ -426,6 +432,7 @@ class Places(Phrases):
                 e.ambiguous.append(i)
                 return "other"
             if not self.has_role or self.role_apposition(i + 1):
+                e.late_first |= not self.in_first_sentence(i)
                 return "identity"
         if det == "the" and self.base[i] in self.identity_nouns:
             return "same"

@@ -84,7 +84,9 @@ the answer has no definite role noun (nor the scenario's own owned, "His neighbo
 practising"; a role noun after "a celebrated jazz" is indefinite), the noun is a plain one (man,
 woman, boy, girl, lady, gentleman, guy), no second person is joined to it ("A man and a woman ...",
 "Jake and Emily ..." and a list of names, "Ahmed, Alamleba, ...", are UNREADABLE) and it is no
-newcomer after "and" ("the doorbell rang, and a young woman came in" is someone else). An unknown
+newcomer after "and" ("the doorbell rang, and a young woman came in" is someone else); a first
+person met only past the answer's first sentence is a weak link, and a gender read through it is
+UNREADABLE ("The light faded. Across the lane, old Mr. Patel paused with his watering can"). An unknown
 name as the person's predicate ("The traveller is Amara", "is named Kwame") or introduced opening a
 sentence ("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday") is the person, of no
 gender, and an occupation in apposition or as predicate describes the person ("Amara, a nurse from
@@ -277,6 +279,8 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
         and not all(_owns_someone(tokens, i) for _, i in gendered)  # "Her mother watched"
     ):
         return found(UNREADABLE, None, [i for _, i in gendered])  # "As she gazed at the bride"
+    if genders and e.late_first:  # "The light faded. Across the lane, old Mr. Patel paused"
+        return found(UNREADABLE, None, [i for _, i in gendered])
     if genders:
         return found("", genders.pop(), [i for _, i in gendered])
     skipped_gendered = [i for i in e.skipped if tokens[i].word.lower().split("'")[0] in W.PRONOUNS]

@@ -163,6 +163,7 @@ class Names(Places):
             if self.coordinated(i):
                 e.ambiguous.append(i)
                 return False
+            e.late_first |= not self.in_first_sentence(i)
             return True
         return False
 
