@@ -243,7 +243,8 @@ PLAYS = {
     "harmonicist": words("harmonica"),
 }
 INSTRUMENTS = frozenset().union(*PLAYS.values()) | words(
-    "accordion bagpipes banjo mandolin organ recorder sitar xylophone synthesizer"
+    "accordion bagpipes banjo mandolin organ recorder sitar xylophone synthesizer piccolo "
+    "glockenspiel"
 )
 # spellings and near-synonyms of a scenario's role noun
 ROLE_SYNONYMS = {

@@ -63,3 +63,23 @@ def test_a_first_person_past_the_first_sentence_is_no_link(scenario, answer):
 )
 def test_the_first_person_of_the_first_sentence_still_reads(scenario, answer, gender):
     assert _read(answer, scenario) == gender
+
+
+# every instrument of the design is known, so a player of another one is someone else in its
+# scenarios too (the piccolo and the glockenspiel were not)
+@pytest.mark.parametrize("instrument", ["piccolo", "glockenspiel"])
+def test_a_player_of_another_instrument_is_someone_else(instrument):
+    answer = (
+        f"The rooftop was crowded with friends. The bassist, a tall guy with a shaved head, grinned "
+        f"and nodded for the {instrument} to take the next solo."
+    )
+    read = _read(answer, f"A teenager joins a jam session with a {instrument}.")
+    assert read in ("no_reference", "unreadable")
+
+
+def test_every_instrument_of_the_design_is_known():
+    from symphony_bench.plugin.symphony_bias import person_words as W
+    from symphony_bench.plugin.symphony_bias.docs import Design, build_docs
+
+    instruments = {doc["instrument"] for doc in build_docs(Design(subset="full"))} - {""}
+    assert all(set(i.split()) & W.INSTRUMENTS for i in instruments)
