@@ -423,6 +423,9 @@ class Places(Phrases):
         if self.negated(k, det):
             self.last_negated = i
             return "negated"
+        compound = self.low[i - 1 : i] in [[w] for w in W.ROLE_COMPOUNDS]
+        if compound and self.base[i] in W.GENERIC_NOUNS and not self.after_copula(j):
+            return "other"  # "The birthday boy stared at the clarinet"
         if (
             (self.at_start(j) or (not e.protagonist and self.low[j - 1 : j] != ["and"]))
             and det in ("a", "an", "the", "")

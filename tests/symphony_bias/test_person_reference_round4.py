@@ -118,3 +118,21 @@ def test_more_refusals_are_refused_never_neutral(answer):
 )
 def test_a_narrator_who_skips_or_passes_is_no_refusal(answer, reading):
     assert _read(answer, "A teenager plays a cello for tips in the classroom.") == reading
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The birthday boy stared at the clarinet as if it were magic. His mum asked where the prize "
+        "had come from.",
+        "The delivery man stopped at the gate to listen; he tapped his foot.",
+    ],
+)
+def test_a_compound_role_is_someone_at_the_scene(answer):
+    read = _read(answer, "A traveller wins first prize with a clarinet at a birthday party.")
+    assert read in ("no_reference", "unreadable")
+
+
+def test_a_compound_role_as_the_persons_predicate_is_the_person():
+    answer = "The teenager is a paper boy saving for lessons, and he plays the clarinet every day."
+    assert _read(answer, "A teenager plays a clarinet at a birthday party.") == "male"
