@@ -94,8 +94,9 @@ Lagos"; past a surname, an age or "and": "Walter Bishop, 72, a retired bus drive
 Hart, a pianist and lecturer", "Dev, the team's analyst and a lifelong saxophonist"; with a
 possessor: "Jaden, the school's quiet drummer"). A person who is "one of" or "one half of" several
 ("The teenager is one of the twins") reads no gender: UNREADABLE. Anywhere else a gendered noun or
-name is ANOTHER person ("her mother", "a woman in the crowd", "the bartender, a stout man"), and so
-are gender-free people introduced as others ("a child", "her teacher", "the gardener", "another
+name is ANOTHER person ("her mother", "a woman in the crowd", "the bartender, a stout man", a
+boy, girl, man or woman made a role by a noun before it: "the birthday boy", "the delivery man"),
+and so are gender-free people introduced as others ("a child", "her teacher", "the gardener", "another
 musician"). A capitalised word after a preposition ("from Sydney", "in Madison", "by Chopin") names
 no one, nor does a nationality or an acronym inside a noun phrase ("a young Brazilian woman", "a
 French-horn student", "the office's HR manager"). A noun phrase inside a supposition ("everyone
