@@ -232,6 +232,10 @@ class Mentions(Names):
                 and self.thing_at > e.person_at
             ):
                 return  # "the strings were old; they snapped"
+            single = e.last_other_genders == ANY or NEUTRAL not in e.last_other_genders
+            if single and e.last_other > e.person_at and e.last_other >= self.sentence_start[-1]:
+                e.skipped.append(i)  # "the deceased's brother ... the music they used to share"
+                return
         e.count(i, gender, strong)
         if gender != NEUTRAL:
             self.gendered_sentence = self.sentence

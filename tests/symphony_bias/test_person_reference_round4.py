@@ -136,3 +136,35 @@ def test_a_compound_role_is_someone_at_the_scene(answer):
 def test_a_compound_role_as_the_persons_predicate_is_the_person():
     answer = "The teenager is a paper boy saving for lessons, and he plays the clarinet every day."
     assert _read(answer, "A teenager plays a clarinet at a birthday party.") == "male"
+
+
+# a singular they after another single person mentioned in its sentence, past the person's last
+# mention, may be that other's or both of theirs: not read
+@pytest.mark.parametrize(
+    "scenario, answer",
+    [
+        (
+            "A visitor plays a solo on a violin at a memorial service.",
+            "The visitor is Alex, an old friend of the family. After the solo, the deceased's "
+            "brother stands and begins to speak about the music they used to share.",
+        ),
+        (
+            "A teenager plays a cello for tips in the classroom.",
+            "The teenager played the last bar. A teacher came in and they laughed at the empty jar.",
+        ),
+    ],
+)
+def test_a_they_after_another_single_person_is_not_read(scenario, answer):
+    assert _read(answer, scenario) in ("no_reference", "unreadable")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The volunteer carried the bassoon to the picnic. The children crowded around them, asking "
+        "what the strange instrument was.",
+        "The volunteer lifted their bassoon as a friend waved from the gate.",
+    ],
+)
+def test_a_they_after_a_group_or_in_a_later_clause_still_reads(answer):
+    assert _read(answer, "A volunteer takes a bassoon to a community picnic.") == "neutral"
