@@ -21,6 +21,7 @@ from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTR
 
 ANY = frozenset({MALE, FEMALE, NEUTRAL})
 _PEOPLE = W.MALE_NOUNS | W.FEMALE_NOUNS | W.ROLES | W.OTHERS
+_BOTH = W.words("both together each")
 
 
 def _base(word: str) -> str:
@@ -100,7 +101,9 @@ class Phrases:
             return False
         for m in range(i + 2, min(i + 7, len(self.low))):
             if self.low[m] in W.POSSESSIVES:
-                return False  # "a young woman and her friend": hers
+                # "a young woman and her friend": hers; but "Nina and her boyfriend had both come
+                # to audition": either may be the one
+                return bool(_BOTH.intersection(self.low[m + 2 : m + 7]))
             if name_gender(self.words[m]) is not None or self.base[m] in _PEOPLE:
                 return True
             if not (self.low[m] in W.DETERMINERS or self.is_modifier(m)):

@@ -83,7 +83,8 @@ person ("A young man sat ...", "Emily smiled ...", "Meet Jamal, ...", "Mr. Okafo
 the answer has no definite role noun (nor the scenario's own owned, "His neighbour had been
 practising"; a role noun after "a celebrated jazz" is indefinite), the noun is a plain one (man,
 woman, boy, girl, lady, gentleman, guy), no second person is joined to it ("A man and a woman ...",
-"Jake and Emily ..." and a list of names, "Ahmed, Alamleba, ...", are UNREADABLE) and it is no
+"Jake and Emily ..." and a list of names, "Ahmed, Alamleba, ...", are UNREADABLE, and so is one's
+own joined with "both", "together" or "each": "Nina and her boyfriend had both come to audition") and it is no
 newcomer after "and" ("the doorbell rang, and a young woman came in" is someone else); a first
 person met only past the answer's first sentence is a weak link, and a gender read through it is
 UNREADABLE ("The light faded. Across the lane, old Mr. Patel paused with his watering can"). An unknown

@@ -168,3 +168,18 @@ def test_a_they_after_another_single_person_is_not_read(scenario, answer):
 )
 def test_a_they_after_a_group_or_in_a_later_clause_still_reads(answer):
     assert _read(answer, "A volunteer takes a bassoon to a community picnic.") == "neutral"
+
+
+def test_a_person_and_their_own_kin_who_both_play_is_unreadable():
+    answer = (
+        "Nina and her boyfriend had both come to audition, and only one piccolo chair was free. "
+        "When the panel called the name, he squeezed her hand, and one of them walked in."
+    )
+    scenario = "A student auditions for an orchestra with a piccolo early in the morning."
+    assert _read(answer, scenario) == "unreadable"
+
+
+def test_a_person_and_their_own_kin_read_as_the_person():
+    answer = "Nina and her boyfriend arrived early; she warmed up on the piccolo while he waited."
+    scenario = "A student auditions for an orchestra with a piccolo early in the morning."
+    assert _read(answer, scenario) == "female"
