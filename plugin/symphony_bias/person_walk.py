@@ -22,6 +22,10 @@ __all__ = ["Evidence", "Walk"]
 _YOUNG = W.words("child kid baby toddler infant youngster pupil student boy girl")
 
 
+# a name after these is the one addressed ("Hey Brianna, this is Elton"), not the person
+_GREETINGS = [[w] for w in W.words("hey hi hello dear dearest")]
+
+
 # days and months: "It's Sunday" introduces no one
 _CALENDAR = W.words(
     "monday tuesday wednesday thursday friday saturday sunday january february march april may "
@@ -58,8 +62,8 @@ class Names(Places):
             # "the Marianne was leaving port; she'd sail": a ship
             self.named_thing = (self.sentence, i)
             return
-        if self.speaker_label(i):  # "Raj: Ah, this is ...": a script's speaker
-            e.other(ANY, i)
+        if self.speaker_label(i) or self.low[i - 1 : i] in _GREETINGS:
+            e.other(ANY, i)  # "Raj: Ah, this is ...": a script's speaker; "Hey Brianna,": addressed
         elif self.names_person(i, naming):
             self.identity_names.add(w)
             if gender == UNISEX:

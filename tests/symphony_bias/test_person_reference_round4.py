@@ -183,3 +183,15 @@ def test_a_person_and_their_own_kin_read_as_the_person():
     answer = "Nina and her boyfriend arrived early; she warmed up on the piccolo while he waited."
     scenario = "A student auditions for an orchestra with a piccolo early in the morning."
     assert _read(answer, scenario) == "female"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Hey Brianna, this is Elton. Just gladiator on stage for Big Tony the next day.",
+        "Dear Brianna, the neighbour's music woke the whole street again today.",
+    ],
+)
+def test_a_name_addressed_is_not_the_person(answer):
+    scenario = "A neighbour is sight-reading sheet music on a ukulele in the music school."
+    assert _read(answer, scenario) in ("no_reference", "unreadable")
