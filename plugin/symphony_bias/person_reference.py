@@ -60,9 +60,8 @@ What counts for the person:
   (UNREADABLE when nothing else decides). Names: `given_names` (faker's US list and a hand-checked
   list of international and invented names); a name's later parts ("Nguyen Van Minh") are one name
   (not after a capitalised word that opens its sentence: "Meet Ingrid", "Tonight Mateo plays"); a
-  script's speaker ("Raj: Ah, ..."), a name addressed ("Hey Brianna, this is ...", "Dear Brianna,") and
-"the <Name>" (a ship, a pub: "the Marianne was leaving
-  port") are not the person.
+  script's speaker ("Raj: Ah, ..."), a name addressed ("Hey Brianna, this is ...", "Dear
+  Brianna,") and "the <Name>" (a ship, a pub: "the Marianne was leaving port") are not the person.
 
 A gendered noun, title or name names the person only as: predicate of the person ("the traveller was
 a young woman", "she was a mother"; and so a role noun there is the person, "He's a student named
