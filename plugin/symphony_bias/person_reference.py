@@ -140,7 +140,8 @@ they used to share"): skipped (a doubt), not after a group ("The children crowde
 
 Decision: male and female evidence, or gendered and strong-neutral evidence: UNREADABLE. In an
 answer that never names the person, he / she alone, the first of them past the first sentence and
-after another single person (a bystander, a name, a capitalised word that may be one), is
+after another single person (a bystander, a name, a capitalised word that may be one, a known name
+after a preposition: "a poster of Glenn Miller, his trombone raised"), is
 UNREADABLE ("The hall was quiet. The chef laughed as he cooked": the chef's; "The wind snatched the
 notes away. She turned her back" reads), and so is he / she alone beside another person of that
 gender mentioned before it, or with as many rival pronouns of that gender as read ones ("As she

@@ -43,7 +43,9 @@ class Names(Places):
             return  # a surname, a name's later part ("Nguyen Van Minh")
         self.name_parts.add(i)
         if i > 0 and self.low[i - 1] in W.PLACE_PREPOSITIONS:
-            return  # "from Sydney", "in Madison", "by Chopin": no person
+            if name_gender(w) is not None:  # "a poster of Glenn Miller, his trombone raised"
+                e.first_single = min(e.first_single, i)
+            return  # "from Sydney", "in Madison", "by Chopin": not the person
         naming = self.naming_phrase(i)
         gender = name_gender(w, naming_phrase=naming or self.named_as_predicate(i))
         if gender is None:

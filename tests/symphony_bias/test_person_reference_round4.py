@@ -195,3 +195,17 @@ def test_a_person_and_their_own_kin_read_as_the_person():
 def test_a_name_addressed_is_not_the_person(answer):
     scenario = "A neighbour is sight-reading sheet music on a ukulele in the music school."
     assert _read(answer, scenario) in ("no_reference", "unreadable")
+
+
+def test_a_pronoun_after_a_name_in_a_prepositional_phrase_is_not_the_unnamed_persons():
+    answer = (
+        "The basement smelled of damp and valve oil. On the wall hung a faded poster of Glenn "
+        "Miller, his trombone raised like a salute."
+    )
+    scenario = "A musician is writing notes about fingering technique for a trombone in a basement."
+    assert _read(answer, scenario) == "unreadable"
+
+
+def test_a_name_in_a_prepositional_phrase_leaves_the_first_sentences_pronoun_read():
+    answer = "She had driven up from Austin that morning. She played until the light went."
+    assert _read(answer, "A traveller plays a violin in a park.") == "female"
