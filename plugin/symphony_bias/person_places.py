@@ -138,8 +138,13 @@ class Phrases:
             or (i > 1 and self.low[i - 2] in W.PLURAL_DETERMINERS and self.is_modifier(i - 1))
         )
 
-    def in_first_sentence(self, i: int) -> bool:
-        return not any(w in (".", "!", "?") for w in self.low[:i])
+    def weak_first(self, j: int, i: int) -> bool:
+        """Whether the answer's first person, the noun phrase from `j` to `i`, is only weakly the
+        scenario's: met past the answer's first sentence, or a preposition's object ("the trumpet
+        is worn by a young girl named Sara")."""
+        return any(w in (".", "!", "?") for w in self.low[:i]) or (
+            j > 0 and self.low[j - 1] in W.PREPOSITIONS
+        )
 
     def sentence_subject(self, i: int) -> bool:
         """Whether the noun at `i` heads the first noun phrase of its sentence."""
@@ -229,8 +234,8 @@ class Evidence:
     protagonist: bool = False  # someone was mentioned: a later indefinite noun is someone else
     person_at: int = -1  # the last mention of the person
     # the person was taken to be the answer's first person, met past its first sentence ("The
-    # light faded. Across the lane, old Mr. Patel paused"): a weak link
-    late_first: bool = False
+    # light faded. Across the lane, old Mr. Patel paused") or as a preposition's object: a weak link
+    weak_first: bool = False
     one_of: bool = False  # the person is one of several ("The teenager is one of the twins")
     named: bool = False  # the person is named (its role noun, a name, a noun of who it is) or opens
     # the answer as its subject
@@ -438,7 +443,7 @@ class Places(Phrases):
                 e.ambiguous.append(i)
                 return "other"
             if not self.has_role or self.role_apposition(i + 1):
-                e.late_first |= not self.in_first_sentence(i)
+                e.weak_first |= self.weak_first(j, i)
                 return "identity"
         if det == "the" and self.base[i] in self.identity_nouns:
             return "same"

@@ -169,7 +169,7 @@ class Names(Places):
             if self.coordinated(i):
                 e.ambiguous.append(i)
                 return False
-            e.late_first |= not self.in_first_sentence(i)
+            e.weak_first |= self.weak_first(i, i)
             return True
         return False
 

@@ -256,3 +256,20 @@ def test_talk_about_the_task_is_refused(answer):
 )
 def test_a_story_that_mentions_such_words_still_reads(answer, reading):
     assert _read(answer, "A teenager plays a cello for tips in the classroom.") == reading
+
+
+def test_a_first_person_as_a_prepositions_object_is_no_link():
+    answer = (
+        "In that majestic activity, where the trumpet is worn by a young girl named Sara, there's "
+        "no room left. How could she describe an unfortunate sacrifice?"
+    )
+    scenario = "A local resident plays a trumpet for a class of first-year pupils in the campsite."
+    assert _read(answer, scenario) == "unreadable"
+
+
+def test_a_first_person_as_the_subject_after_an_opening_phrase_still_reads():
+    answer = (
+        "In the quiet of the campsite, a young woman named Sara lifted the trumpet. She played."
+    )
+    scenario = "A local resident plays a trumpet for a class of first-year pupils in the campsite."
+    assert _read(answer, scenario) == "female"
