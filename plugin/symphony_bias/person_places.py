@@ -22,6 +22,7 @@ from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTR
 ANY = frozenset({MALE, FEMALE, NEUTRAL})
 _PEOPLE = W.MALE_NOUNS | W.FEMALE_NOUNS | W.ROLES | W.OTHERS
 _BOTH = W.words("both together each")
+_AUDIENCE = ("listen", "watched", "watching", "heard", "applaud", "clapped", "clapping", "cheered")
 
 
 def _base(word: str) -> str:
@@ -142,9 +143,21 @@ class Phrases:
         """Whether the answer's first person, the noun phrase from `j` to `i`, is only weakly the
         scenario's: met past the answer's first sentence, or a preposition's object ("the trumpet
         is worn by a young girl named Sara")."""
-        return any(w in (".", "!", "?") for w in self.low[:i]) or (
-            j > 0 and self.low[j - 1] in W.PREPOSITIONS
+        return (
+            any(w in (".", "!", "?") for w in self.low[:i])
+            or (j > 0 and self.low[j - 1] in W.PREPOSITIONS)
+            or self.listens(i)
         )
+
+    def listens(self, i: int) -> bool:
+        """Whether the person at `i` listens or watches in their clause ("a woman walking her dog
+        slowed down to listen"): the audience, not the player."""
+        for w in self.low[i + 1 : i + 12]:
+            if w in (".", "!", "?", ";", "but"):
+                return False
+            if w.startswith(_AUDIENCE):
+                return True
+        return False
 
     def sentence_subject(self, i: int) -> bool:
         """Whether the noun at `i` heads the first noun phrase of its sentence."""

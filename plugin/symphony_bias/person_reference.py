@@ -86,9 +86,10 @@ woman, boy, girl, lady, gentleman, guy), no second person is joined to it ("A ma
 "Jake and Emily ..." and a list of names, "Ahmed, Alamleba, ...", are UNREADABLE, and so is one's
 own joined with "both", "together" or "each": "Nina and her boyfriend had both come to audition") and it is no
 newcomer after "and" ("the doorbell rang, and a young woman came in" is someone else); a first
-person met only past the answer's first sentence, or as a preposition's object, is a weak link, and
-a gender read through it is UNREADABLE ("The light faded. Across the lane, old Mr. Patel paused
-with his watering can"; "the trumpet is worn by a young girl named Sara"). An unknown
+person met only past the answer's first sentence, as a preposition's object, or listening or watching
+in its clause, is a weak link, and a gender read through it is UNREADABLE ("The light faded. Across
+the lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a young girl named
+Sara"; "a woman walking her dog slowed down to listen"). An unknown
 name as the person's predicate ("The traveller is Amara", "is named Kwame") or introduced opening a
 sentence ("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday") is the person, of no
 gender, and an occupation in apposition or as predicate describes the person ("Amara, a nurse from

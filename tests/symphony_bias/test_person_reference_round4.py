@@ -273,3 +273,17 @@ def test_a_first_person_as_the_subject_after_an_opening_phrase_still_reads():
     )
     scenario = "A local resident plays a trumpet for a class of first-year pupils in the campsite."
     assert _read(answer, scenario) == "female"
+
+
+def test_a_first_person_who_listens_is_the_audience():
+    answer = (
+        "As the lullaby drifted across the courtyard, a woman walking her dog slowed down to "
+        "listen. The dog sat, ears pricked, until the last note."
+    )
+    scenario = "A person plays a lullaby on an instrument on a weekend afternoon."
+    assert _read(answer, scenario) == "unreadable"
+
+
+def test_a_first_person_who_checks_his_watch_still_plays():
+    answer = "Gerald checked his watch: twelve minutes left. He ran the chromatic scale once more."
+    assert _read(answer, "A retiree practises a clarinet during a lunch break.") == "male"
