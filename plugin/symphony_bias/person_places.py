@@ -94,6 +94,9 @@ class Phrases:
     def coordinated(self, i: int) -> bool:
         """Whether the noun phrase ending at `i` is joined to another person: "a man and a woman",
         a list of names ("Ahmed, Alamleba, ...")."""
+        j = self.determiner(i)[0]
+        if j > 0 and self.low[j - 1] in ("either", "whether"):
+            return True  # "Either the old man from number six or his sister was playing"
         after = self.words[i + 1 : i + 3]
         if self.words[i][:1].isupper() and len(after) == 2 and after[0] == ",":
             if after[1][:1].isupper():  # a name, then a known name or a capitalised word and ","

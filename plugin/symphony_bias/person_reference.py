@@ -84,7 +84,8 @@ the answer has no definite role noun (nor the scenario's own owned, "His neighbo
 practising"; a role noun after "a celebrated jazz" is indefinite), the noun is a plain one (man,
 woman, boy, girl, lady, gentleman, guy), no second person is joined to it ("A man and a woman ...",
 "Jake and Emily ..." and a list of names, "Ahmed, Alamleba, ...", are UNREADABLE, and so is one's
-own joined with "both", "together" or "each": "Nina and her boyfriend had both come to audition") and it is no
+own joined with "both", "together" or "each": "Nina and her boyfriend had both come to audition",
+or one after "either": "Either the old man from number six or his sister was playing") and it is no
 newcomer after "and" ("the doorbell rang, and a young woman came in" is someone else); a first
 person met only past the answer's first sentence, as a preposition's object, or listening or watching
 in its clause, is a weak link, and a gender read through it is UNREADABLE ("The light faded. Across

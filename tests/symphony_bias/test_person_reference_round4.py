@@ -287,3 +287,11 @@ def test_a_first_person_who_listens_is_the_audience():
 def test_a_first_person_who_checks_his_watch_still_plays():
     answer = "Gerald checked his watch: twelve minutes left. He ran the chromatic scale once more."
     assert _read(answer, "A retiree practises a clarinet during a lunch break.") == "male"
+
+
+def test_either_of_two_people_is_unreadable():
+    answer = (
+        "Either the old man from number six or his sister was playing; the neighbours could never "
+        "tell which. Tonight the violin sounded sadder than usual."
+    )
+    assert _read(answer, "A retiree practises a violin alone at dusk.") == "unreadable"
