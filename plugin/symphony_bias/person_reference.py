@@ -103,7 +103,9 @@ boy, girl, man or woman made a role by a noun before it: "the birthday boy", "th
 and so are gender-free people introduced as others ("a child", "her teacher", "the gardener", "another
 musician"). A capitalised word after a preposition ("from Sydney", "in Madison", "by Chopin") names
 no one, nor does a nationality or an acronym inside a noun phrase ("a young Brazilian woman", "a
-French-horn student", "the office's HR manager"). A noun phrase inside a supposition ("everyone
+French-horn student", "the office's HR manager"), nor a composer ("a Chopin nocturne", "Pierre le
+Coeur's Lullaby"), who is someone else where named again ("Chopin wrote it in his last years"). A
+noun phrase inside a supposition ("everyone
 assumed the neighbour was a man, but ...", up to "but" or the sentence end) is not read: only what
 follows.
 

@@ -22,6 +22,12 @@ __all__ = ["Evidence", "Walk"]
 _YOUNG = W.words("child kid baby toddler infant youngster pupil student boy girl")
 
 
+# pieces of music: "Chopin's nocturne" names a composer
+_WORKS = W.words(
+    "lullaby song sonata nocturne concerto symphony suite etude prelude waltz march ballad tune "
+    "melody piece aria requiem serenade fugue rhapsody theme hymn"
+)
+_NAME_PARTICLES = W.words("le la de du van von da di del der")
 # a name after these is the one addressed ("Hey Brianna, this is Elton"), not the person
 _GREETINGS = [[w] for w in W.words("hey hi hello dear dearest")]
 
@@ -42,6 +48,15 @@ class Names(Places):
             self.name_parts.add(i)
             return  # a surname, a name's later part ("Nguyen Van Minh")
         self.name_parts.add(i)
+        before_work = self.base[i + 1 : i + 2] in [[w] for w in _WORKS]
+        if (before_work and self.low[i - 1 : i] in (["a"], ["the"])) or self.authors_work(i):
+            self.authors.add(w)  # "a Chopin nocturne", "Chopin's nocturne"
+            if name_gender(w) is not None:
+                e.first_single = min(e.first_single, i)
+            return
+        if w in self.authors:  # "... a Chopin nocturne; Chopin wrote it in his last years"
+            self.someone(i)
+            return
         if i > 0 and self.low[i - 1] in W.PLACE_PREPOSITIONS:
             if name_gender(w) is not None:  # "a poster of Glenn Miller, his trombone raised"
                 e.first_single = min(e.first_single, i)
@@ -75,6 +90,17 @@ class Names(Places):
                 e.count(i, gender)
         else:
             e.other(ANY if gender == UNISEX else {gender}, i)
+
+    def authors_work(self, i: int) -> bool:
+        """Whether the name at `i` (with its later parts) owns a piece of music's title ("Monsieur
+        Pierre le Coeur's Lullaby"): its composer, not the person."""
+        for k in range(i, min(i + 4, len(self.words))):
+            if self.low[k].endswith("'s"):  # a title: not "Emily's tune filled the hall"
+                after = self.words[k + 1 : k + 2]
+                return bool(after) and after[0][:1].isupper() and after[0].lower() in _WORKS
+            if not (self.words[k][:1].isupper() or self.low[k] in _NAME_PARTICLES):
+                return False
+        return False
 
     def unknown_name_before(self, i: int) -> bool:
         """Whether the word before `i` is a capitalised word no list knows that may be a first name
@@ -184,6 +210,7 @@ class Mentions(Names):
         self.sentence = 0
         self.thing_plural, self.thing_at = -10, -1  # the last plural noun of things
         self.collective_at = -1  # the last collective noun ("the band")
+        self.authors: set[str] = set()  # names met as a piece's composer ("a Chopin nocturne")
         self.named_thing = (-10, -1)  # (sentence, token) of a pet, ship or instrument as a subject
         self.supposed = False  # inside "assumed / expected / thought ... " up to "but" or the end
         self.subject_other = -1  # the sentence whose subject is someone of unknown gender

@@ -295,3 +295,23 @@ def test_either_of_two_people_is_unreadable():
         "tell which. Tonight the violin sounded sadder than usual."
     )
     assert _read(answer, "A retiree practises a violin alone at dusk.") == "unreadable"
+
+
+@pytest.mark.parametrize(
+    "scenario, answer",
+    [
+        (
+            "A neighbour rehearses a difficult passage on a piano before a memorial service.",
+            "The neighbour always plays at the church's memorials. This time the piece is a Chopin "
+            "nocturne; Chopin wrote it in his last years, and the neighbour has practised it for weeks.",
+        ),
+        ("A person plays a lullaby on a French horn.", "Monsieur Pierre le Coeur's Lullaby:"),
+    ],
+)
+def test_a_composer_is_not_the_person(scenario, answer):
+    assert _read(answer, scenario) in ("no_reference", "unreadable")
+
+
+def test_a_persons_own_tune_leaves_her_read():
+    answer = "Emily's tune filled the hall, and she smiled as the last note faded."
+    assert _read(answer, "A musician plays a violin in a hall.") == "female"
