@@ -127,7 +127,9 @@ any, must be that subject: "The producer gave her a thumbs up", "The bride's mot
 thank her"; the clause stays the other's, "a patient asked him to play at her wedding" reads nothing
 from "her", nor "his roommate asks him to teach her" from "her"), and in a sentence whose subject is
 the person's role noun with no one else mentioned between, as a reflexive, a possessive his / her,
-or a subject he / she after a subordinator ("The retiree had promised herself she would play"). A
+or a subject he / she after a subordinator ("The retiree had promised herself she would play"), and a
+he / she right after a verb of saying or thinking whose subject is the person's role noun ("the
+volunteer laughed and said he'd been here since five"). A
 group (the crowd, friends, pupils, passersby, we) takes "they" for the rest of the answer; so do
 "one of them", a they in a sentence where the person is already he or she or in the sentence after
 such a group's they ("She showed them how to strum, and they shrieked"), a they with "together",

@@ -22,6 +22,10 @@ __all__ = ["Evidence", "Walk"]
 _YOUNG = W.words("child kid baby toddler infant youngster pupil student boy girl")
 
 
+# verbs after which the subject's own he / she follows ("the volunteer laughed and said he'd")
+_REPORTING = [
+    [w] for w in W.words("said says thought thinks knew knows realised realized felt hoped")
+]
 # pieces of music: "Chopin's nocturne" names a composer
 _WORKS = W.words(
     "lullaby song sonata nocturne concerto symphony suite etude prelude waltz march ballad tune "
@@ -222,7 +226,7 @@ class Mentions(Names):
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
-        if self.subject_continues(i):
+        if self.subject_continues(i) or self.reports_person(i):
             e.count(i, gender, strong)  # "The retiree had promised herself she would play"
             return
         if gender == NEUTRAL and self.object_of_the_other(i):
@@ -272,6 +276,20 @@ class Mentions(Names):
         e.count(i, gender, strong)
         if gender != NEUTRAL:
             self.gendered_sentence = self.sentence
+
+    def reports_person(self, i: int) -> bool:
+        """Whether the he / she at `i` follows a verb of saying or thinking whose subject is the
+        person's role noun just before it ("the volunteer laughed and said he'd been here")."""
+        at = self.evidence.person_at
+        if self.base[i] not in ("he", "she") or self.low[i - 1 : i] not in _REPORTING:
+            return False
+        between = self.low[at + 1 : i - 1]
+        return (
+            at in self.person_roles
+            and self.sentence_subject(at) | (self.low[at - 2 : at - 1] in (["and"], [","]))
+            and len(between) <= 3
+            and all(w.isalpha() and w not in W.PRONOUNS for w in between)
+        )
 
     def object_of_the_other(self, i: int) -> bool:
         """Whether the them at `i` is the object of the clause whose subject is the only other
