@@ -286,6 +286,8 @@ class Mentions(Names):
         between = self.low[at + 1 : i - 1]
         return (
             at in self.person_roles
+            and self.evidence.last_other < at
+            and not self.low[at].endswith("'s")
             and self.sentence_subject(at) | (self.low[at - 2 : at - 1] in (["and"], [","]))
             and len(between) <= 3
             and all(w.isalpha() and w not in W.PRONOUNS for w in between)

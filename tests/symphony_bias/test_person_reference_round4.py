@@ -353,3 +353,8 @@ def test_a_he_after_someone_elses_verb_of_saying_is_not_read():
     answer = "The volunteer tuned the saxophone. The vicar came in and said he'd locked the door."
     scenario = "A volunteer is tuning a saxophone in the chapel after work."
     assert _read(answer, scenario) in ("no_reference", "unreadable")
+
+
+def test_a_she_after_the_persons_kins_verb_of_saying_is_not_read():
+    answer = "The retiree's daughter said she would bring the violin back."
+    assert _read(answer, "A retiree practises a violin alone at dusk.") != "female"
