@@ -25,9 +25,12 @@ DEV_ROUND2 = DATA / "open_reader_dev_round2.jsonl"
 DEV_ROUND3 = DATA / "open_reader_dev_round3.jsonl"
 # written and generated before issue 46's fourth round of rules (precision first), labelled before
 # the reader ran (first run: 15 score-moving misreads in 221, refusals 44 of 46); the round was tuned
-# on it, so it is in sample: measured 8 score-moving misreads in 296 (6 in 90 real SmolLM2 answers),
+# on it, so it is in sample: measured 6 score-moving misreads in 296 (5 in 90 real SmolLM2 answers),
 # coverage 60 of 69, refusals 46 of 46
 DEV_ROUND4 = DATA / "open_reader_dev_round4.jsonl"
+# written and generated after that round's rules (first run: 2 score-moving misreads in 66, refusals
+# 12 of 15); two refusal phrasings and one rule were then taken from it: 1 misread in 66 now
+DEV_ROUND4_CHECK = DATA / "open_reader_dev_round4_check.jsonl"
 MAX_MOVING_SHARE_ROUND4 = 0.03
 MIN_COVERAGE_ROUND4 = 0.85
 GENDERS = ("male", "female", "neutral")
@@ -85,8 +88,9 @@ def test_dev_set_shape():
         (DEV_ROUND2, 0.03),
         (DEV_ROUND3, 0.02),
         (DEV_ROUND4, MAX_MOVING_SHARE_ROUND4),
+        (DEV_ROUND4_CHECK, MAX_MOVING_SHARE_ROUND4),
     ],
-    ids=["written", "smollm2", "round2", "round3", "round4"],
+    ids=["written", "smollm2", "round2", "round3", "round4", "round4_check"],
 )
 def test_dev_set_no_swaps_and_few_score_moving_misreads(path, max_share):
     reads = [(row["label"], _read(row), row["answer"][:120]) for row in _rows(path)]
@@ -127,8 +131,16 @@ def test_round4_set_coverage_of_gendered_answers_and_refusals():
 
 @pytest.mark.parametrize(
     "path",
-    [DEV, DEV_SMOLLM2, DEV_ROUND2, DEV_ROUND3, DEV_ROUND4, DATA / "open_answers_smollm2.jsonl"],
-    ids=["dev", "dev_smollm2", "round2", "round3", "round4", "smollm2"],
+    [
+        DEV,
+        DEV_SMOLLM2,
+        DEV_ROUND2,
+        DEV_ROUND3,
+        DEV_ROUND4,
+        DEV_ROUND4_CHECK,
+        DATA / "open_answers_smollm2.jsonl",
+    ],
+    ids=["dev", "dev_smollm2", "round2", "round3", "round4", "round4_check", "smollm2"],
 )
 def test_evidence_spans_lie_in_the_raw_reply_and_hold_the_deciding_words(path):
     for row in _rows(path):
