@@ -358,3 +358,19 @@ def test_a_he_after_someone_elses_verb_of_saying_is_not_read():
 def test_a_she_after_the_persons_kins_verb_of_saying_is_not_read():
     answer = "The retiree's daughter said she would bring the violin back."
     assert _read(answer, "A retiree practises a violin alone at dusk.") != "female"
+
+
+# given names small models use that the lists lacked: a name and a pronoun that disagree are two
+# candidates, not a reading
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'In a rooftop, a musician called "Lillie" testifies that he owns a musical instrument.',
+        "Gracie Crownell Stephens - A retired showman who has turned his passion into an endeavor.",
+    ],
+)
+def test_a_name_the_lists_lacked_and_a_pronoun_that_disagree_are_unreadable(answer):
+    assert (
+        _read(answer, "A colleague tests the sound of an oboe in a dimly lit rooftop.")
+        == "unreadable"
+    )
