@@ -1,7 +1,8 @@
 """The left-to-right walk of the open-protocol person reader (`person_reference`, whose docstring
 states the rules), on the places of `person_places`:
 
-- `Names`: which given names name the person, which someone else, which nobody (a place, a work).
+- `Names`: which given names name the person, which someone else, which nobody (a place, a work,
+  a composer); pets, ships and instruments standing as someone.
 - `Mentions`: the sentence, the last things, groups and others passed; how a pronoun is read.
 - `Walk`: one pass over the tokens; each word kind has its handler.
 """
@@ -44,7 +45,8 @@ _CALENDAR = W.words(
 
 
 class Names(Places):
-    """Given names: which name the person, which someone else, which nobody (a place, a work)."""
+    """Given names: which name the person, which someone else, which nobody (a place, a work, a
+    composer); and where a pet, ship or instrument stands as someone ("Daisy, a greyhound")."""
 
     def maybe_name(self, i: int) -> None:
         w, e = self.words[i], self.evidence
@@ -105,6 +107,29 @@ class Names(Places):
             if not (self.words[k][:1].isupper() or self.low[k] in _NAME_PARTICLES):
                 return False
         return False
+
+    def named_next(self, i: int) -> bool:
+        """Whether a given name follows the noun at `i` in apposition ("a volunteer, Ava,")."""
+        after = self.words[i + 1 : i + 3]
+        return len(after) == 2 and after[0] == "," and name_gender(after[1]) not in (None, UNISEX)
+
+    def thing_as_someone(self, i: int) -> bool:
+        """Whether the pet, ship or instrument at `i` stands where a story may go on with it as he
+        or she: its sentence's or a subordinate clause's subject ("The harp had survived",
+        "where the old steamer lay at anchor"), or a name's apposition ("Daisy, a greyhound")."""
+        j, _ = self.determiner(i)
+        before = self.low[j - 1] if j > 0 else "."
+        after = self.low[i + 1] if i + 1 < len(self.low) else "."
+        return (
+            self.sentence_subject(i)
+            or before in ("where", "while", "when", "as")
+            or (
+                before == ","
+                and j > 1
+                and self.words[j - 2][:1].isupper()
+                and after in W.RELATIVES | {",", ".", "named", "called"}
+            )
+        )
 
     def unknown_name_before(self, i: int) -> bool:
         """Whether the word before `i` is a capitalised word no list knows that may be a first name
@@ -335,29 +360,6 @@ class Mentions(Names):
             W.PRONOUNS.get(self.base[k], gender) != gender
             for k in range(self.evidence.unknown_at + 1, i)
             if k in self.evidence.counted
-        )
-
-    def named_next(self, i: int) -> bool:
-        """Whether a given name follows the noun at `i` in apposition ("a volunteer, Ava,")."""
-        after = self.words[i + 1 : i + 3]
-        return len(after) == 2 and after[0] == "," and name_gender(after[1]) not in (None, UNISEX)
-
-    def thing_as_someone(self, i: int) -> bool:
-        """Whether the pet, ship or instrument at `i` stands where a story may go on with it as he
-        or she: its sentence's or a subordinate clause's subject ("The harp had survived",
-        "where the old steamer lay at anchor"), or a name's apposition ("Daisy, a greyhound")."""
-        j, _ = self.determiner(i)
-        before = self.low[j - 1] if j > 0 else "."
-        after = self.low[i + 1] if i + 1 < len(self.low) else "."
-        return (
-            self.sentence_subject(i)
-            or before in ("where", "while", "when", "as")
-            or (
-                before == ","
-                and j > 1
-                and self.words[j - 2][:1].isupper()
-                and after in W.RELATIVES | {",", ".", "named", "called"}
-            )
         )
 
     def echoes_prompt(self, i: int) -> bool:
