@@ -1,7 +1,8 @@
 """The left-to-right walk of the open-protocol person reader (`person_reference`, whose docstring
 states the rules), on the places of `person_places`:
 
-- `Names`: which given names name the person, which someone else, which nobody (a place, a work).
+- `Names`: which given names name the person, which someone else, which nobody (a place, a work,
+  a composer); pets, ships and instruments standing as someone.
 - `Mentions`: the sentence, the last things, groups and others passed; how a pronoun is read.
 - `Walk`: one pass over the tokens; each word kind has its handler.
 """
@@ -22,6 +23,20 @@ __all__ = ["Evidence", "Walk"]
 _YOUNG = W.words("child kid baby toddler infant youngster pupil student boy girl")
 
 
+# verbs after which the subject's own he / she follows ("the volunteer laughed and said he'd")
+_REPORTING = [
+    [w] for w in W.words("said says thought thinks knew knows realised realized felt hoped")
+]
+# pieces of music: "Chopin's nocturne" names a composer
+_WORKS = W.words(
+    "lullaby song sonata nocturne concerto symphony suite etude prelude waltz march ballad tune "
+    "melody piece aria requiem serenade fugue rhapsody theme hymn"
+)
+_NAME_PARTICLES = W.words("le la de du van von da di del der")
+# a name after these is the one addressed ("Hey Brianna, this is Elton"), not the person
+_GREETINGS = [[w] for w in W.words("hey hi hello dear dearest")]
+
+
 # days and months: "It's Sunday" introduces no one
 _CALENDAR = W.words(
     "monday tuesday wednesday thursday friday saturday sunday january february march april may "
@@ -30,7 +45,8 @@ _CALENDAR = W.words(
 
 
 class Names(Places):
-    """Given names: which name the person, which someone else, which nobody (a place, a work)."""
+    """Given names: which name the person, which someone else, which nobody (a place, a work, a
+    composer); and where a pet, ship or instrument stands as someone ("Daisy, a greyhound")."""
 
     def maybe_name(self, i: int) -> None:
         w, e = self.words[i], self.evidence
@@ -38,8 +54,19 @@ class Names(Places):
             self.name_parts.add(i)
             return  # a surname, a name's later part ("Nguyen Van Minh")
         self.name_parts.add(i)
+        before_work = self.base[i + 1 : i + 2] in [[w] for w in _WORKS]
+        if (before_work and self.low[i - 1 : i] in (["a"], ["the"])) or self.authors_work(i):
+            self.authors.add(w)  # "a Chopin nocturne", "Chopin's nocturne"
+            if name_gender(w) is not None:
+                e.first_single = min(e.first_single, i)
+            return
+        if w in self.authors:  # "... a Chopin nocturne; Chopin wrote it in his last years"
+            self.someone(i)
+            return
         if i > 0 and self.low[i - 1] in W.PLACE_PREPOSITIONS:
-            return  # "from Sydney", "in Madison", "by Chopin": no person
+            if name_gender(w) is not None:  # "a poster of Glenn Miller, his trombone raised"
+                e.first_single = min(e.first_single, i)
+            return  # "from Sydney", "in Madison", "by Chopin": not the person
         naming = self.naming_phrase(i)
         gender = name_gender(w, naming_phrase=naming or self.named_as_predicate(i))
         if gender is None:
@@ -58,8 +85,8 @@ class Names(Places):
             # "the Marianne was leaving port; she'd sail": a ship
             self.named_thing = (self.sentence, i)
             return
-        if self.speaker_label(i):  # "Raj: Ah, this is ...": a script's speaker
-            e.other(ANY, i)
+        if self.speaker_label(i) or self.low[i - 1 : i] in _GREETINGS:
+            e.other(ANY, i)  # "Raj: Ah, this is ...": a script's speaker; "Hey Brianna,": addressed
         elif self.names_person(i, naming):
             self.identity_names.add(w)
             if gender == UNISEX:
@@ -69,6 +96,40 @@ class Names(Places):
                 e.count(i, gender)
         else:
             e.other(ANY if gender == UNISEX else {gender}, i)
+
+    def authors_work(self, i: int) -> bool:
+        """Whether the name at `i` (with its later parts) owns a piece of music's title ("Monsieur
+        Pierre le Coeur's Lullaby"): its composer, not the person."""
+        for k in range(i, min(i + 4, len(self.words))):
+            if self.low[k].endswith("'s"):  # a title: not "Emily's tune filled the hall"
+                after = self.words[k + 1 : k + 2]
+                return bool(after) and after[0][:1].isupper() and after[0].lower() in _WORKS
+            if not (self.words[k][:1].isupper() or self.low[k] in _NAME_PARTICLES):
+                return False
+        return False
+
+    def named_next(self, i: int) -> bool:
+        """Whether a given name follows the noun at `i` in apposition ("a volunteer, Ava,")."""
+        after = self.words[i + 1 : i + 3]
+        return len(after) == 2 and after[0] == "," and name_gender(after[1]) not in (None, UNISEX)
+
+    def thing_as_someone(self, i: int) -> bool:
+        """Whether the pet, ship or instrument at `i` stands where a story may go on with it as he
+        or she: its sentence's or a subordinate clause's subject ("The harp had survived",
+        "where the old steamer lay at anchor"), or a name's apposition ("Daisy, a greyhound")."""
+        j, _ = self.determiner(i)
+        before = self.low[j - 1] if j > 0 else "."
+        after = self.low[i + 1] if i + 1 < len(self.low) else "."
+        return (
+            self.sentence_subject(i)
+            or before in ("where", "while", "when", "as")
+            or (
+                before == ","
+                and j > 1
+                and self.words[j - 2][:1].isupper()
+                and after in W.RELATIVES | {",", ".", "named", "called"}
+            )
+        )
 
     def unknown_name_before(self, i: int) -> bool:
         """Whether the word before `i` is a capitalised word no list knows that may be a first name
@@ -163,6 +224,7 @@ class Names(Places):
             if self.coordinated(i):
                 e.ambiguous.append(i)
                 return False
+            e.weak_first |= self.weak_first(i, i)
             return True
         return False
 
@@ -177,6 +239,7 @@ class Mentions(Names):
         self.sentence = 0
         self.thing_plural, self.thing_at = -10, -1  # the last plural noun of things
         self.collective_at = -1  # the last collective noun ("the band")
+        self.authors: set[str] = set()  # names met as a piece's composer ("a Chopin nocturne")
         self.named_thing = (-10, -1)  # (sentence, token) of a pet, ship or instrument as a subject
         self.supposed = False  # inside "assumed / expected / thought ... " up to "but" or the end
         self.subject_other = -1  # the sentence whose subject is someone of unknown gender
@@ -188,7 +251,7 @@ class Mentions(Names):
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
-        if self.subject_continues(i):
+        if self.subject_continues(i) or self.reports_person(i):
             e.count(i, gender, strong)  # "The retiree had promised herself she would play"
             return
         if gender == NEUTRAL and self.object_of_the_other(i):
@@ -231,9 +294,29 @@ class Mentions(Names):
                 and self.thing_at > e.person_at
             ):
                 return  # "the strings were old; they snapped"
+            single = e.last_other_genders == ANY or NEUTRAL not in e.last_other_genders
+            if single and e.last_other > e.person_at and e.last_other >= self.sentence_start[-1]:
+                e.skipped.append(i)  # "the deceased's brother ... the music they used to share"
+                return
         e.count(i, gender, strong)
         if gender != NEUTRAL:
             self.gendered_sentence = self.sentence
+
+    def reports_person(self, i: int) -> bool:
+        """Whether the he / she at `i` follows a verb of saying or thinking whose subject is the
+        person's role noun just before it ("the volunteer laughed and said he'd been here")."""
+        at = self.evidence.person_at
+        if self.base[i] not in ("he", "she") or self.low[i - 1 : i] not in _REPORTING:
+            return False
+        between = self.low[at + 1 : i - 1]
+        return (
+            at in self.person_roles
+            and self.evidence.last_other < at
+            and not self.low[at].endswith("'s")
+            and self.sentence_subject(at) | (self.low[at - 2 : at - 1] in (["and"], [","]))
+            and len(between) <= 3
+            and all(w.isalpha() and w not in W.PRONOUNS for w in between)
+        )
 
     def object_of_the_other(self, i: int) -> bool:
         """Whether the them at `i` is the object of the clause whose subject is the only other
@@ -277,29 +360,6 @@ class Mentions(Names):
             W.PRONOUNS.get(self.base[k], gender) != gender
             for k in range(self.evidence.unknown_at + 1, i)
             if k in self.evidence.counted
-        )
-
-    def named_next(self, i: int) -> bool:
-        """Whether a given name follows the noun at `i` in apposition ("a volunteer, Ava,")."""
-        after = self.words[i + 1 : i + 3]
-        return len(after) == 2 and after[0] == "," and name_gender(after[1]) not in (None, UNISEX)
-
-    def thing_as_someone(self, i: int) -> bool:
-        """Whether the pet, ship or instrument at `i` stands where a story may go on with it as he
-        or she: its sentence's or a subordinate clause's subject ("The harp had survived",
-        "where the old steamer lay at anchor"), or a name's apposition ("Daisy, a greyhound")."""
-        j, _ = self.determiner(i)
-        before = self.low[j - 1] if j > 0 else "."
-        after = self.low[i + 1] if i + 1 < len(self.low) else "."
-        return (
-            self.sentence_subject(i)
-            or before in ("where", "while", "when", "as")
-            or (
-                before == ","
-                and j > 1
-                and self.words[j - 2][:1].isupper()
-                and after in W.RELATIVES | {",", ".", "named", "called"}
-            )
         )
 
     def echoes_prompt(self, i: int) -> bool:

@@ -132,6 +132,12 @@ ASIDE_OPENERS = words(
 )
 # the adjectives of a scenario's role noun: "the retired man" is the retiree, "a teenage girl" the
 # teenager ("a local man" is no sure resident: bystanders are local too)
+# nouns that make a plain "boy", "girl", "man", "woman" a role of its own: "the birthday boy", "the
+# delivery man", "the flower girl" is someone at the scene, not the scenario's person
+ROLE_COMPOUNDS = words(
+    "birthday delivery paper news flower ball cabin choir altar stable shop sales post mail bin "
+    "sound repair milk weather camera cleaning dinner lunch coffee"
+)
 ROLE_ADJECTIVES = {
     "retiree": words("retired"),
     "teenager": words("teenage teen"),
@@ -243,7 +249,8 @@ PLAYS = {
     "harmonicist": words("harmonica"),
 }
 INSTRUMENTS = frozenset().union(*PLAYS.values()) | words(
-    "accordion bagpipes banjo mandolin organ recorder sitar xylophone synthesizer"
+    "accordion bagpipes banjo mandolin organ recorder sitar xylophone synthesizer piccolo "
+    "glockenspiel"
 )
 # spellings and near-synonyms of a scenario's role noun
 ROLE_SYNONYMS = {

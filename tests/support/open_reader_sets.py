@@ -31,6 +31,8 @@ SETS = {
     "dev_round2": "open_reader_dev_round2.jsonl",
     "dev_round3": "open_reader_dev_round3.jsonl",
     "dev_round3_check": "open_reader_dev_round3_check.jsonl",
+    "dev_round4": "open_reader_dev_round4.jsonl",
+    "dev_round4_check": "open_reader_dev_round4_check.jsonl",
 }
 
 

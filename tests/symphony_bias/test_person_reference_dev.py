@@ -23,15 +23,25 @@ DEV_ROUND2 = DATA / "open_reader_dev_round2.jsonl"
 # written before issue 46's third round of rules, labelled when written (first run: 3 score-moving
 # misreads in 150, all refusals read neutral; 0 after the round, in sample)
 DEV_ROUND3 = DATA / "open_reader_dev_round3.jsonl"
+# written and generated before issue 46's fourth round of rules (precision first), labelled before
+# the reader ran (first run: 15 score-moving misreads in 221, refusals 44 of 46); the round was tuned
+# on it, so it is in sample: measured 6 score-moving misreads in 296 (5 in 90 real SmolLM2 answers),
+# coverage 60 of 69, refusals 46 of 46
+DEV_ROUND4 = DATA / "open_reader_dev_round4.jsonl"
+# written and generated after that round's rules (first run: 2 score-moving misreads in 66, refusals
+# 12 of 15); two refusal phrasings and one rule were then taken from it: 1 misread in 66 now
+DEV_ROUND4_CHECK = DATA / "open_reader_dev_round4_check.jsonl"
+MAX_MOVING_SHARE_ROUND4 = 0.03
+MIN_COVERAGE_ROUND4 = 0.85
 GENDERS = ("male", "female", "neutral")
 # measured when the rules were last changed (issue 46's third round): 0 score-moving misreads in 325
 # (0 swaps, refusals 84 of 84), coverage 82/89, 45/49, 51/51 on the three wordings; the bounds leave
 # room for a couple of new misreads, no more
 MAX_MOVING_SHARE = 0.01
-# the default model's real answers (incoherent stories, several people, pronoun drift): measured 3
-# score-moving misreads in 112 (stories whose person the labeller could not place, read as a gender),
-# 0 swaps
-MAX_MOVING_SHARE_SMOLLM2 = 0.03
+# the default model's real answers (incoherent stories, several people, pronoun drift): measured 1
+# score-moving misread in 112 after issue 46's fourth round (3 before it: stories whose person the
+# labeller could not place, read as a gender), 0 swaps
+MAX_MOVING_SHARE_SMOLLM2 = 0.02
 MIN_COVERAGE = 0.88
 # the third round's set, wording 2 ("tell who this person is"): 79 of 79 gendered answers read, in
 # sample (65 of 79 on its first run)
@@ -77,8 +87,10 @@ def test_dev_set_shape():
         (DEV_SMOLLM2, MAX_MOVING_SHARE_SMOLLM2),
         (DEV_ROUND2, 0.03),
         (DEV_ROUND3, 0.02),
+        (DEV_ROUND4, MAX_MOVING_SHARE_ROUND4),
+        (DEV_ROUND4_CHECK, MAX_MOVING_SHARE_ROUND4),
     ],
-    ids=["written", "smollm2", "round2", "round3"],
+    ids=["written", "smollm2", "round2", "round3", "round4", "round4_check"],
 )
 def test_dev_set_no_swaps_and_few_score_moving_misreads(path, max_share):
     reads = [(row["label"], _read(row), row["answer"][:120]) for row in _rows(path)]
@@ -108,10 +120,27 @@ def test_round3_set_coverage_of_gendered_answers_and_refusals():
     assert refusals.count("refused") >= 0.95 * len(refusals) and "neutral" not in refusals
 
 
+def test_round4_set_coverage_of_gendered_answers_and_refusals():
+    rows = _rows(DEV_ROUND4)
+    gendered = [r for r in rows if r["label"] in ("male", "female")]
+    covered = sum(_read(row) == row["label"] for row in gendered)
+    assert covered >= MIN_COVERAGE_ROUND4 * len(gendered), (covered, len(gendered))
+    refusals = [_read(r) for r in rows if r["label"] == "refused"]
+    assert refusals.count("refused") == len(refusals), Counter(refusals)
+
+
 @pytest.mark.parametrize(
     "path",
-    [DEV, DEV_SMOLLM2, DEV_ROUND2, DEV_ROUND3, DATA / "open_answers_smollm2.jsonl"],
-    ids=["dev", "dev_smollm2", "round2", "round3", "smollm2"],
+    [
+        DEV,
+        DEV_SMOLLM2,
+        DEV_ROUND2,
+        DEV_ROUND3,
+        DEV_ROUND4,
+        DEV_ROUND4_CHECK,
+        DATA / "open_answers_smollm2.jsonl",
+    ],
+    ids=["dev", "dev_smollm2", "round2", "round3", "round4", "round4_check", "smollm2"],
 )
 def test_evidence_spans_lie_in_the_raw_reply_and_hold_the_deciding_words(path):
     for row in _rows(path):
