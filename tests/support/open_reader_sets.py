@@ -21,10 +21,11 @@ from symphony_bench.metrics.reader_accuracy import reader_accuracy
 from symphony_bench.plugin.symphony_bias.person_reference import read_reference
 
 DATA = Path(__file__).resolve().parents[1] / "symphony_bias" / "data"
-# the old frozen set (open_reader_frozen.jsonl) became a development set when its successor was
-# written; its rows are read like the others
+# the old frozen sets (open_reader_frozen.jsonl, _v2) became development sets when their successors were
+# written; their rows are read like the others
 SETS = {
     "frozen_old": "open_reader_frozen.jsonl",
+    "frozen_v2": "open_reader_frozen_v2.jsonl",
     "dev": "open_reader_dev.jsonl",
     "dev_smollm2": "open_reader_dev_smollm2.jsonl",
     "smollm2": "open_answers_smollm2.jsonl",

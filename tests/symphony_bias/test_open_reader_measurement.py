@@ -30,7 +30,7 @@ def measured(frozen):
 
 def test_the_frozen_set_covers_every_wording_and_label(frozen):
     rows, _ = frozen
-    assert len(rows) >= 450
+    assert len(rows) >= 400  # issue 46: at least 400 answers
     assert {row["label"] for row in rows} == set(TRUTHS)
     per_wording = Counter(row["wording"] for row in rows)
     assert set(per_wording) == set(range(len(OPEN_WORDINGS)))
@@ -56,8 +56,8 @@ def test_the_report_line_quotes_the_published_numbers(measured):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the reader does not meet issue 46's bar yet (misreads 1.7 %, refusals read as refused "
-    "92 %, one read as neutral; docs/symphony-bias-method.md#how-well-the-reader-reads)",
+    reason="the reader does not meet issue 46's bar yet (on frozen set v3: misreads 2.5 %, coverage "
+    "77.8 / 66.7 / 77.3 % by wording; docs/symphony-bias-method.md#how-well-the-reader-reads)",
 )
 def test_the_reader_meets_the_bar_of_issue_46(measured):
     """Issue 46, done when: score-moving misreads at most 1.5 % of the answers with the upper end
