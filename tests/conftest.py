@@ -18,7 +18,7 @@ import pytest
 from symphony_bench.plugin.core.errors import forget_announced
 from symphony_bench.plugin.devtools.tiny_models import build_tiny_llama
 
-pytest_plugins = ["support.foreground"]
+pytest_plugins = ["support.foreground", "support.task_index"]
 
 
 @pytest.fixture(autouse=True)
