@@ -18,7 +18,8 @@ Order of work:
    speech blanked, both quote styles ("...", “...”, ‘...’ closed by a ’ no letter follows, 'A ...!'
    on one line), the speaker tag kept ('"I love this," she said' reads "she said"); a name in quotes
    after named/called kept; idioms blanked ("oh boy", "he who hesitates", "mother nature"), and so
-   is a field label that echoes the prompt ("**Who they are:** Elena, ..."). A bare "No." is
+   is a field label that echoes the prompt ("**Who they are:** Elena, ..."); a title's full stop
+   ends no sentence ("Dr. Fatima Zahra took out her horn"). A bare "No." is
    "refused". Another language (more Spanish / French / German / Portuguese / Italian function words
    than English ones) or another script: "refused" when its first sentence refuses ("Lo siento, pero
    no puedo ...", "Désolé, je ne peux pas ..."), else UNREADABLE.
@@ -100,8 +101,9 @@ possessor: "Jaden, the school's quiet drummer"). A person who is "one of" or "on
 ("The teenager is one of the twins") reads no gender: UNREADABLE. Anywhere else a gendered noun or
 name is ANOTHER person ("her mother", "a woman in the crowd", "the bartender, a stout man", a
 boy, girl, man or woman made a role by a noun before it: "the birthday boy", "the delivery man"),
-and so are gender-free people introduced as others ("a child", "her teacher", "the gardener", "another
-musician"). A capitalised word after a preposition ("from Sydney", "in Madison", "by Chopin") names
+and so are gender-free people introduced as others ("a child", "her teacher", "the gardener", "a
+cleaner", "an intern", "another musician"); a name after a title is the title's ("Mr. Haruto
+Sato": one person). A capitalised word after a preposition ("from Sydney", "in Madison", "by Chopin") names
 no one, nor does a nationality or an acronym inside a noun phrase ("a young Brazilian woman", "a
 French-horn student", "the office's HR manager"), nor a composer ("a Chopin nocturne", "Pierre le
 Coeur's Lullaby"), who is someone else where named again ("Chopin wrote it in his last years"). A

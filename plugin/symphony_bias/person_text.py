@@ -162,11 +162,21 @@ def prepare(answer: str) -> Prepared:
     text = _IDIOMS.sub(lambda m: " " * len(m.group(0)), text)
     tokens = []
     for m in _TOKEN.finditer(text):
+        if m.group(0) == "." and tokens and _abbreviated(tokens[-1], m.start()):
+            continue  # "Dr. Fatima Zahra took out her horn": no sentence ends after a title
         word = GENERIC_TOKEN if m.group("generic") else m.group(0)
         if m.group("neither"):
             word = NEITHER_TOKEN
         tokens.append(Token(word, m.start(), m.end()))
     return Prepared(tokens, quoted, text)
+
+
+# titles written with an abbreviation's full stop
+_ABBREVIATIONS = frozenset("mr mrs ms mx dr prof st".split())
+
+
+def _abbreviated(before: Token, at: int) -> bool:
+    return before.end == at and before.word.lower() in _ABBREVIATIONS
 
 
 def is_english(tokens: list[Token]) -> bool:

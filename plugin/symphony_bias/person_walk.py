@@ -50,7 +50,11 @@ class Names(Places):
 
     def maybe_name(self, i: int) -> None:
         w, e = self.words[i], self.evidence
-        if i > 0 and (name_gender(self.words[i - 1]) or self.unknown_name_before(i)):
+        if i > 0 and (
+            name_gender(self.words[i - 1])
+            or self.unknown_name_before(i)
+            or self.low[i - 1] in W.TITLES  # "Mr. Haruto Sato": the title placed them
+        ):
             self.name_parts.add(i)
             return  # a surname, a name's later part ("Nguyen Van Minh")
         self.name_parts.add(i)

@@ -77,7 +77,10 @@ OTHERS = words(
     "groomsman bridesmaid toddler youngster teen-ager hostess waitress "
     "auctioneer emcee announcer presenter interviewer examiner adjudicator panelist juror "
     "nun monk friar vicar rabbi imam chaplain physician surgeon therapist counselor counsellor "
-    "grocer florist tailor mechanic plumber electrician carpenter builder courier"
+    "grocer florist tailor mechanic plumber electrician carpenter builder courier "
+    "pupil cleaner intern apprentice trainee barber hairdresser warden ranger lifeguard "
+    "secretary treasurer chairperson contestant competitor opponent rival teammate flatmate "
+    "housemate organist hiker cyclist runner backpacker fisher referee umpire"
 )
 GROUPS = (
     words(  # a plural they after these is read as theirs
