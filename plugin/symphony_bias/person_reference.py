@@ -97,7 +97,10 @@ sentence ("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday") 
 gender, and an occupation in apposition or as predicate describes the person ("Amara, a nurse from
 Lagos"; past a surname, an age or "and": "Walter Bishop, 72, a retired bus driver", "Dr. Amelia
 Hart, a pianist and lecturer", "Dev, the team's analyst and a lifelong saxophonist"; with a
-possessor: "Jaden, the school's quiet drummer"). A person who is "one of" or "one half of" several
+possessor: "Jaden, the school's quiet drummer"). A character sketch's subject, the name, title or
+noun right after an opening heading that asks or labels who the person is ("Who is this person?
+Kwame Mensah, 44, ...", "**Traveller:** Ibrahim", "**Who:** Grandpa Joe", "Name: Mrs. Okonjo"), is
+the person. A person who is "one of" or "one half of" several
 ("The teenager is one of the twins") reads no gender: UNREADABLE. Anywhere else a gendered noun or
 name is ANOTHER person ("her mother", "a woman in the crowd", "the bartender, a stout man", a
 boy, girl, man or woman made a role by a noun before it: "the birthday boy", "the delivery man"),

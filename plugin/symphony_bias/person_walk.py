@@ -37,6 +37,8 @@ _NAME_PARTICLES = W.words("le la de du van von da di del der")
 _GREETINGS = [[w] for w in W.words("hey hi hello dear dearest")]
 
 
+# words of a heading that asks or labels who the person is ("Who is this person?", "Name:")
+_HEADINGS = W.words("who name character protagonist")
 # days and months: "It's Sunday" introduces no one
 _CALENDAR = W.words(
     "monday tuesday wednesday thursday friday saturday sunday january february march april may "
@@ -176,7 +178,26 @@ class Names(Places):
             k -= 1
         if k > 0 and self.base[k] in W.COPULAS and self.person_subject(k):
             return True
+        if self.opens_after_heading(i):
+            return True
         return self.introduces(k) and self.low[i] not in _CALENDAR
+
+    def opens_after_heading(self, j: int) -> bool:
+        """Whether the noun phrase or name at `j` opens the answer's content after a heading that
+        asks or labels who the person is ("Who is this person? Kwame Mensah, 44, ...",
+        "**Traveller:** Ibrahim", "**Who:** Grandpa Joe", "**Name:** Ayse Demir"; or an echoed
+        label blanked to its colon): a character sketch's subject."""
+        if j < 1 or self.low[j - 1] not in (":", "?") or self.low[j].endswith("'s"):
+            return False
+        heading = range(j - 1)
+        return (
+            len(heading) <= 6
+            and all(self.low[k] not in (".", "!", "?", ":", ";") for k in heading)
+            and (
+                not heading
+                or any(self.low[k] in _HEADINGS or k in self.person_roles for k in heading)
+            )
+        )
 
     def introduces(self, k: int) -> bool:
         """Whether the words ending at `k` open a sentence by introducing someone: "This is",
@@ -502,7 +523,8 @@ class Walk(Mentions):
 
     # ---- people ----
     def person_word(self, i: int, gender: str, strong: bool = False, title: bool = False) -> None:
-        place = self.placement(i, title)
+        heading = self.opens_after_heading(self.determiner(i)[0])
+        place = "identity" if heading else self.placement(i, title)
         if place == "identity" and self.supposed:  # "everyone assumed the neighbour was a man"
             self.evidence.ambiguous.append(i)
             self.last_negated = i

@@ -57,3 +57,48 @@ def test_a_title_full_stop_ends_no_sentence(scenario, answer, gender):
 )
 def test_common_people_nouns_are_other_people(scenario, answer, gender):
     assert _read(answer, scenario) == gender
+
+
+# a character sketch: the name or noun right after a heading that asks or labels who the person is
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A student plays a cello in the library courtyard.",
+            "**Who is this person?** Oluwaseun Adebayo, 22, a medical student who plays cello to "
+            "unwind.\n\n**What happens next:** He carries the cello into the courtyard and plays "
+            "until the librarian asks him to stop.",
+            "male",
+        ),
+        (
+            "A beginner plays a ukulele at a birthday party.",
+            "**Beginner:** Marguerite, 58, a retired nurse who bought a ukulele last month.\n\n"
+            "**What happens next:** She strums three chords for her granddaughter's party, and a "
+            "guest hums along with his eyes closed.",
+            "female",
+        ),
+        (
+            "A traveller plays a guitar in a train station.",
+            "**Who:** Uncle Bashir, 63, a retired taxi driver on his way to Lyon.\n\n**What "
+            "happens next:** He plays a song from his childhood while the departures board "
+            "flickers.",
+            "male",
+        ),
+    ],
+)
+def test_a_sketch_heading_introduces_the_person(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+# a heading that is no sketch label, or a heading answered with no one, introduces no one
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Here's the story: Marcus watched from the bench as the traveller tuned a battered guitar. "
+        "When the train came, he forgot to board.",
+        "Who is this person? Nobody knows. A man at the bench said he had seen the traveller "
+        "before, playing the same song.",
+    ],
+)
+def test_other_headings_introduce_no_one(answer):
+    assert _read(answer, "A traveller plays a guitar in a train station.") == "unreadable"
