@@ -21,6 +21,8 @@ __all__ = ["Evidence", "Walk"]
 _YOUNG = W.words("child kid baby toddler infant youngster pupil student boy girl")
 
 
+# words that open a fronted phrase of time ("Later that night, she played")
+_FRONTING = W.words("later then afterwards tonight today that this by when once")
 # verbs after which the subject's own he / she follows ("the volunteer laughed and said he'd")
 _REPORTING = [
     [w] for w in W.words("said says thought thinks knew knows realised realized felt hoped")
@@ -135,7 +137,7 @@ class Mentions(Names):
         in which the other of unknown gender was only a preposition's object ("The colleague
         borrows a violin from a friend. She hasn't played since college"): the subject goes on."""
         e, start = self.evidence, self.sentence_start
-        if self.base[i] not in ("he", "she") or i != start[-1] or len(start) < 2:
+        if self.base[i] not in ("he", "she") or not self.opens_sentence(i) or len(start) < 2:
             return False
         first, last = start[-2], start[-1]
         j, _ = self.determiner(e.unknown_at)
@@ -149,6 +151,24 @@ class Mentions(Names):
                 self.is_person(k) and self.sentence_subject(k)
                 for k in range(first, min(first + 4, e.unknown_at))
             )
+        )
+
+    def opens_sentence(self, i: int) -> bool:
+        """Whether `i` is its sentence's first word, or the first past a fronted phrase of place or
+        time with no one in it ("At the fundraiser, he played")."""
+        first = self.sentence_start[-1]
+        if i == first:
+            return True
+        fronted = range(first + 1, i - 1)
+        return (
+            self.low[i - 1] == ","
+            and 1 <= len(fronted) <= 6
+            and (self.low[first] in W.PREPOSITIONS or self.low[first] in _FRONTING)
+            and not any(
+                self.low[k] in (",", "who") or k in self.evidence.counted or self.is_person(k)
+                for k in fronted
+            )
+            and self.evidence.last_other < first
         )
 
     def person_object_before(self, i: int, gender: str) -> bool:

@@ -102,3 +102,35 @@ def test_a_sketch_heading_introduces_the_person(scenario, answer, gender):
 )
 def test_other_headings_introduce_no_one(answer):
     assert _read(answer, "A traveller plays a guitar in a train station.") == "unreadable"
+
+
+# the subject goes on past a fronted phrase of place or time: after a sentence whose subject was
+# the person, with another only a preposition's object, "At the party, she played" is the person
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A neighbour plays a violin at a street party.",
+            "The neighbour borrowed a music stand from the caretaker and practised in the "
+            "stairwell all week. At the street party, she played three reels without a single "
+            "mistake.",
+            "female",
+        ),
+        (
+            "A student plays a clarinet at a school concert.",
+            "The student took the clarinet from a teacher and checked the reed twice. Later that "
+            "evening, he played the solo as if he had written it.",
+            "male",
+        ),
+    ],
+)
+def test_the_subject_goes_on_past_a_fronted_phrase(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+def test_a_fronted_phrase_with_someone_in_it_stops_the_subject():
+    answer = (
+        "The student borrowed a bow from a friend and practised all week. At the friend's house "
+        "that night, she played the whole suite."
+    )
+    assert _read(answer, "A student plays a cello at a concert.") == "unreadable"
