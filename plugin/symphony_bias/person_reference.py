@@ -100,19 +100,18 @@ Hart, a pianist and lecturer", "Dev, the team's analyst and a lifelong saxophoni
 possessor: "Jaden, the school's quiet drummer"). A character sketch's subject, the name, title or
 noun right after an opening heading that asks or labels who the person is ("Who is this person?
 Kwame Mensah, 44, ...", "**Traveller:** Ibrahim", "**Who:** Grandpa Joe", "Name: Mrs. Okonjo"), is
-the person. A person who is "one of" or "one half of" several
-("The teenager is one of the twins") reads no gender: UNREADABLE. Anywhere else a gendered noun or
-name is ANOTHER person ("her mother", "a woman in the crowd", "the bartender, a stout man", a
-boy, girl, man or woman made a role by a noun before it: "the birthday boy", "the delivery man"),
-and so are gender-free people introduced as others ("a child", "her teacher", "the gardener", "a
-cleaner", "an intern", "another musician"); a name after a title is the title's ("Mr. Haruto
-Sato": one person). A capitalised word after a preposition ("from Sydney", "in Madison", "by Chopin") names
-no one, nor does a nationality or an acronym inside a noun phrase ("a young Brazilian woman", "a
-French-horn student", "the office's HR manager"), nor a composer ("a Chopin nocturne", "Pierre le
-Coeur's Lullaby"), who is someone else where named again ("Chopin wrote it in his last years"). A
-noun phrase inside a supposition ("everyone
-assumed the neighbour was a man, but ...", up to "but" or the sentence end) is not read: only what
-follows.
+the person. A person who is "one of" or "one half of" several ("The teenager is one of the twins")
+reads no gender: UNREADABLE. Anywhere else a gendered noun or name is ANOTHER person ("her mother",
+"a woman in the crowd", "the bartender, a stout man", a boy, girl, man or woman made a role by a
+noun before it: "the birthday boy", "the delivery man"), and so are gender-free people introduced as
+others ("a child", "her teacher", "the gardener", "a cleaner", "an intern", "another musician", one
+of a group: "one of the judges put down her pen"); a name after a title is the title's ("Mr. Haruto
+Sato": one person). A capitalised word after a preposition ("from Sydney", "in Madison", "by
+Chopin") names no one, nor does a nationality or an acronym inside a noun phrase ("a young Brazilian
+woman", "a French-horn student", "the office's HR manager"), nor a composer ("a Chopin nocturne",
+"Pierre le Coeur's Lullaby"), who is someone else where named again ("Chopin wrote it in his last
+years"). A noun phrase inside a supposition ("everyone assumed the neighbour was a man, but ...", up
+to "but" or the sentence end) is not read: only what follows.
 
 Other people and pronouns: a possessive determiner before another person is the person's ("her
 mother" reads female, "his audience" male), except before the scenario's own role noun ("Her friend

@@ -171,6 +171,16 @@ class Mentions(Names):
             and self.evidence.last_other < first
         )
 
+    def of_people(self, k: int) -> bool:
+        """Whether a group of people follows at `k` ("them", "the judges"; not "their students":
+        a possessive is read first)."""
+        for m in range(k, min(k + 4, len(self.low))):
+            if self.base[m] in W.GROUPS or self.base[m] in ("them", "us"):
+                return True
+            if not (self.low[m] in W.DETERMINERS - W.POSSESSIVES or self.is_modifier(m)):
+                return False
+        return False
+
     def person_object_before(self, i: int, gender: str) -> bool:
         """Whether the other's clause already holds the person as a pronoun of another gender:
         "his roommate asks him to teach her a chord" (her is the roommate's)."""
@@ -264,6 +274,8 @@ class Walk(Mentions):
                 self.pronoun(i, NEUTRAL)  # "one of them", "each of them": a group's
         elif b == "one" and self.low[i + 1 : i + 2] in (["of"], ["half"]) and self.after_copula(i):
             self.evidence.one_of = True  # "The teenager is one of the twins": which one?
+        elif b == "one" and self.low[i + 1 : i + 2] == ["of"] and self.of_people(i + 2):
+            self.someone(i)  # "one of the judges put down her pen": a single other
         elif b in W.NEO and (b not in ("ey", "fae") or i == 0 or self.low[i - 1] != "hey"):
             self.pronoun(i, NEUTRAL, strong=True)
         elif (

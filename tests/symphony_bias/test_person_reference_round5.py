@@ -134,3 +134,34 @@ def test_a_fronted_phrase_with_someone_in_it_stops_the_subject():
         "that night, she played the whole suite."
     )
     assert _read(answer, "A student plays a cello at a concert.") == "unreadable"
+
+
+# "one of the judges", "one of them" is a single other person: the pronouns of their clause are
+# theirs; "one of her students" keeps "her" the person's
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A student auditions for an orchestra with a violin early in the morning.",
+            "The student tightened the bow and waited. When the nod came, he played the Bach "
+            "partita from memory, and one of the examiners stopped writing on her clipboard.",
+            "male",
+        ),
+        (
+            "A traveller plays a guitar in a hostel.",
+            "She played until the fire burned low. The backpackers sang along, and one of them "
+            "wiped his eyes when the last chord faded.",
+            "female",
+        ),
+    ],
+)
+def test_one_of_a_group_is_a_single_other(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+def test_one_of_the_persons_own_group_keeps_the_possessive():
+    answer = (
+        "The local resident is a retired flautist who teaches for free on Saturdays. Today one of "
+        "her students played a whole tune, and the resident beamed."
+    )
+    assert _read(answer, "A local resident gives a free lesson on a flute in the park.") == "female"
