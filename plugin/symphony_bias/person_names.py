@@ -20,6 +20,13 @@ _NAME_PARTICLES = W.words("le la de du van von da di del der")
 _GREETINGS = [[w] for w in W.words("hey hi hello dear dearest")]
 
 
+# nouns after which a pet's, ship's or instrument's name is a modifier ("the cello case", "the dog
+# lead"), not the subject
+_COMPOUND_HEADS = W.words(
+    "case cases stand bench stool strap lid cover bag box lead leash cage kennel bowl shop store "
+    "lesson lessons teacher teachers part solo section keys pedal pedals strings neck reed "
+    "mouthpiece tuner amp cable music sheet deck cabin"
+)
 # words of a heading that asks or labels who the person is ("Who is this person?", "Name:")
 _HEADINGS = W.words("who name character protagonist")
 # days and months: "It's Sunday" introduces no one
@@ -109,6 +116,8 @@ class Names(Places):
         j, _ = self.determiner(i)
         before = self.low[j - 1] if j > 0 else "."
         after = self.low[i + 1] if i + 1 < len(self.low) else "."
+        if self.base[i + 1 : i + 2] and self.base[i + 1] in _COMPOUND_HEADS:
+            return False  # "The cello case clicked shut": the case, no one
         return (
             self.sentence_subject(i)
             or before in ("where", "while", "when", "as")

@@ -165,3 +165,31 @@ def test_one_of_the_persons_own_group_keeps_the_possessive():
         "her students played a whole tune, and the resident beamed."
     )
     assert _read(answer, "A local resident gives a free lesson on a flute in the park.") == "female"
+
+
+# an instrument's name before the noun it modifies ("the piano lid", "the guitar strap") is no
+# subject that a story may go on with as he or she
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A person plays a piano in a library.",
+            "The piano lid creaked open. She dusted the keys with her sleeve and played a few soft "
+            "chords.",
+            "female",
+        ),
+        (
+            "A person plays a guitar on a beach.",
+            "The guitar strap had frayed again. He knotted it, slung the guitar over his shoulder "
+            "and played to the waves.",
+            "male",
+        ),
+        (
+            "A person plays a harp in a hall.",
+            "The old harp had crossed an ocean in 1921. She still held her tune.",
+            "unreadable",
+        ),
+    ],
+)
+def test_an_instrument_before_its_noun_is_no_subject(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
