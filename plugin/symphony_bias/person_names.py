@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
-from symphony_bench.plugin.symphony_bias.person_places import ANY, Places
+from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence, Places
 
 __all__ = ["Names", "opens_after_heading"]
 
@@ -51,7 +51,9 @@ class Names(Places):
             return  # a surname, a name's later part ("Nguyen Van Minh")
         self.name_parts.add(i)
         before_work = self.base[i + 1 : i + 2] in [[w] for w in _WORKS]
-        if (before_work and self.low[i - 1 : i] in (["a"], ["the"])) or self.authors_work(i):
+        if (before_work and self.low[i - 1 : i] in (["a"], ["the"])) or authors_work(
+            self.low, self.words, i
+        ):
             self.authors.add(w)  # "a Chopin nocturne", "Chopin's nocturne"
             if name_gender(w) is not None:
                 e.first_single = min(e.first_single, i)
@@ -69,6 +71,9 @@ class Names(Places):
             if naming:  # "named Lena": a name the list does not know may be gendered
                 e.ambiguous.append(i)
             elif self.named_as_predicate(i):  # "The traveller is Amara": the person, no gender
+                self.identity_names.add(w)
+                e.protagonist, e.person_at = True, i
+            elif fronted_subject(self.low, self.words, e, i):  # "With headphones on, Aiyana played"
                 self.identity_names.add(w)
                 e.protagonist, e.person_at = True, i
             elif self.maybe_someone(i):  # "the saxophonist, Miles Davis", "the Marianne": someone?
@@ -92,17 +97,6 @@ class Names(Places):
                 e.count(i, gender)
         else:
             e.other(ANY if gender == UNISEX else {gender}, i)
-
-    def authors_work(self, i: int) -> bool:
-        """Whether the name at `i` (with its later parts) owns a piece of music's title ("Monsieur
-        Pierre le Coeur's Lullaby"): its composer, not the person."""
-        for k in range(i, min(i + 4, len(self.words))):
-            if self.low[k].endswith("'s"):  # a title: not "Emily's tune filled the hall"
-                after = self.words[k + 1 : k + 2]
-                return bool(after) and after[0][:1].isupper() and after[0].lower() in _WORKS
-            if not (self.words[k][:1].isupper() or self.low[k] in _NAME_PARTICLES):
-                return False
-        return False
 
     def named_next(self, i: int) -> bool:
         """Whether a given name follows the noun at `i` in apposition ("a volunteer, Ava,")."""
@@ -241,4 +235,33 @@ def opens_after_heading(low: list[str], person_roles: set[int], j: int) -> bool:
         len(heading) <= 6
         and all(low[k] not in (".", "!", "?", ":", ";") for k in heading)
         and (not heading or any(low[k] in _HEADINGS or k in person_roles for k in heading))
+    )
+
+
+def authors_work(low: list[str], words: list[str], i: int) -> bool:
+    """Whether the name at `i` (with its later parts) owns a piece of music's title ("Monsieur
+    Pierre le Coeur's Lullaby"): its composer, not the person."""
+    for k in range(i, min(i + 4, len(words))):
+        if low[k].endswith("'s"):  # a title: not "Emily's tune filled the hall"
+            after = words[k + 1 : k + 2]
+            return bool(after) and after[0][:1].isupper() and after[0].lower() in _WORKS
+        if not (words[k][:1].isupper() or low[k] in _NAME_PARTICLES):
+            return False
+    return False
+
+
+def fronted_subject(low: list[str], words: list[str], evidence: Evidence, i: int) -> bool:
+    """Whether the capitalised word at `i`, no known name, is the subject of the answer's first
+    sentence after a fronted phrase, before anyone was mentioned ("With headphones on, Aiyana
+    played the recording"): a name of the answer's first person."""
+    first = low[0] if low else ""
+    return (
+        low[i - 1 : i] == [","]
+        and (first in W.PLACE_PREPOSITIONS or first in W.SUBORDINATORS or first == "with")
+        and not evidence.protagonist
+        and evidence.last_other < 0
+        and not any(w in (".", "!", "?", ";", ":", ",") for w in low[: i - 1])
+        and words[i + 1 : i + 2] != []
+        and words[i + 1].isalpha()
+        and words[i + 1].islower()
     )

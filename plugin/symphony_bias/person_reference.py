@@ -85,17 +85,18 @@ the answer has no definite role noun (nor the scenario's own owned, "His neighbo
 practising"; a role noun after "a celebrated jazz" is indefinite), the noun is a plain one (man,
 woman, boy, girl, lady, gentleman, guy), no second person is joined to it ("A man and a woman ...",
 "Jake and Emily ..." and a list of names, "Ahmed, Alamleba, ...", are UNREADABLE, and so is one's
-own joined with "both", "together" or "each": "Nina and her boyfriend had both come to audition",
-or one after "either": "Either the old man from number six or his sister was playing") and it is no
+own joined with "both", "together" or "each": "Nina and her boyfriend had both come to audition", or
+one after "either": "Either the old man from number six or his sister was playing") and it is no
 newcomer after "and" ("the doorbell rang, and a young woman came in" is someone else); a first
-person met only past the answer's first sentence, as a preposition's object, or listening or watching
-in its clause, is a weak link, and a gender read through it is UNREADABLE ("The light faded. Across
-the lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a young girl named
-Sara"; "a woman walking her dog slowed down to listen"). An unknown
-name as the person's predicate ("The traveller is Amara", "is named Kwame") or introduced opening a
-sentence ("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday") is the person, of no
-gender, and an occupation in apposition or as predicate describes the person ("Amara, a nurse from
-Lagos"; past a surname, an age or "and": "Walter Bishop, 72, a retired bus driver", "Dr. Amelia
+person met only past the answer's first sentence, as a preposition's object, or listening or
+watching in its clause, is a weak link, and a gender read through it is UNREADABLE ("The light
+faded. Across the lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a young
+girl named Sara"; "a woman walking her dog slowed down to listen"). An unknown name as the person's
+predicate ("The traveller is Amara", "is named Kwame") or introduced opening a sentence ("This is
+Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's subject after
+a fronted phrase before anyone was mentioned ("With headphones on, Aiyana played") is the person, of
+no gender, and an occupation in apposition or as predicate describes the person ("Amara, a nurse
+from Lagos"; past a surname, an age or "and": "Walter Bishop, 72, a retired bus driver", "Dr. Amelia
 Hart, a pianist and lecturer", "Dev, the team's analyst and a lifelong saxophonist"; with a
 possessor: "Jaden, the school's quiet drummer"). A character sketch's subject, the name, title or
 noun right after an opening heading that asks or labels who the person is ("Who is this person?

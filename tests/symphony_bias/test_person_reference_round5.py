@@ -193,3 +193,31 @@ def test_one_of_the_persons_own_group_keeps_the_possessive():
 )
 def test_an_instrument_before_its_noun_is_no_subject(scenario, answer, gender):
     assert _read(answer, scenario) == gender
+
+
+# a name no list knows, as the first sentence's subject after a fronted phrase, names the answer's
+# first person, as a known name there does ("With headphones on, Emily played")
+@pytest.mark.parametrize(
+    "answer, gender",
+    [
+        (
+            "Under the old oak, Tsiory ran the scale again and again. She only stopped when a "
+            "jogger asked her the time.",
+            "female",
+        ),
+        (
+            "After the rain, Oyelaran unpacked the flute and played a long note. A passing cyclist "
+            "waved at him.",
+            "male",
+        ),
+    ],
+)
+def test_an_unknown_name_as_the_first_subject_is_the_first_person(answer, gender):
+    assert _read(answer, "A student practises a flute in a park.") == gender
+
+
+def test_a_first_person_met_later_is_still_a_weak_link():
+    answer = (
+        "Under the old oak, the bandstand stood empty. Later, a man in a hat sat down. He whistled."
+    )
+    assert _read(answer, "A student practises a flute in a park.") == "unreadable"
