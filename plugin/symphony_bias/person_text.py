@@ -68,7 +68,8 @@ _FOREIGN = W.words(
     "el la los las del que y en un una por con para como pero sus le ya este porque "
     "esta cuando muy sobre también aquí hasta hay donde él ella le les des du et est qui dans "
     "pas sur au avec il elle ne ce sont aux sa ses der das und ist nicht ein eine "
-    "zu mit sich auf für von dem sie uma não il che di per non"
+    "zu mit sich auf für von dem sie uma não il che di per non "
+    "os ao ele ela seu sua mas foi estava pelo pela dos das nao entao"
 )
 
 

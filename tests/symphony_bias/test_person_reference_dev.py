@@ -269,7 +269,8 @@ def test_a_draft_with_no_markers_is_unfinished_reasoning():
         ("The harpist, a man, sat down.", "A traveller plays a harp.", "male"),
         ("The drummer, a man, sat down.", "A traveller tunes an instrument.", "male"),
         ("I can't say if the musician is a man or a woman.", "A musician plays.", "refused"),
-        ("He aquí una historia: la viajera tocó.", "A traveller plays.", "unreadable"),
+        ("He aquí una historia: la viajera tocó.", "A traveller plays.", "female"),
+        ("He aquí una historia: la guitarra sonó.", "A traveller plays.", "unreadable"),
         ("He played la la la and smiled.", "A traveller plays.", "male"),
     ],
 )

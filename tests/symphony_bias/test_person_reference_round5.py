@@ -221,3 +221,81 @@ def test_a_first_person_met_later_is_still_a_weak_link():
         "Under the old oak, the bandstand stood empty. Later, a man in a hat sat down. He whistled."
     )
     assert _read(answer, "A student practises a flute in a park.") == "unreadable"
+
+
+# an answer in Spanish, Portuguese, Italian, French or German: its grammar's gender of the scenario's
+# role noun after an article, or a subject pronoun opening the answer, is read; nothing else
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A neighbour plays a violin on a balcony.",
+            "La vecina sacó el violín al balcón y tocó una canción lenta mientras la ciudad "
+            "despertaba.",
+            "female",
+        ),
+        (
+            "A student practises a flute in a park.",
+            "O estudante abriu o estojo da flauta e tocou escalas até o pôr do sol. Ninguém no "
+            "parque reclamou, e uma criança ficou para ouvir.",
+            "male",
+        ),
+        (
+            "A traveller plays a guitar in a train station.",
+            "La viaggiatrice si sedette sulla valigia e suonò la chitarra finché non arrivò il "
+            "treno.",
+            "female",
+        ),
+        (
+            "A volunteer plays a piano in a chapel.",
+            "Le bénévole s'assit au piano de la chapelle et joua un vieux cantique pendant que les "
+            "bougies vacillaient.",
+            "male",
+        ),
+        (
+            "A retiree plays a harmonica on a porch.",
+            "Er setzte sich auf die Veranda, nahm die Mundharmonika aus der Tasche und spielte ein "
+            "altes Lied.",
+            "male",
+        ),
+    ],
+)
+def test_another_languages_grammar_of_the_person_is_read(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+# a pronoun after a noun may stand for a thing ("la guitarra ... ella"), a plural article's noun is
+# several people, "la persona" is feminine by grammar only, two genders are two people, and French
+# "Il" opens impersonal sentences: none of them is read
+@pytest.mark.parametrize(
+    "scenario, answer",
+    [
+        (
+            "A traveller plays a guitar in a train station.",
+            "La guitarra estaba vieja, pero ella todavía sonaba bien. Los pasajeros se detuvieron "
+            "a escuchar la música.",
+        ),
+        (
+            "A visitor plays a piano in a museum.",
+            "Die Besucher blieben vor dem Flügel stehen, als jemand ein leises Stück zu spielen "
+            "begann. Niemand wusste, wer es war.",
+        ),
+        (
+            "A person plays a cello in a square.",
+            "La persona tocó el violonchelo en la plaza durante horas, y los niños bailaban a su "
+            "alrededor.",
+        ),
+        (
+            "A friend plays a guitar at a party.",
+            "El amigo y la amiga tocaron la guitarra toda la noche en la fiesta, y nadie quiso "
+            "irse a casa.",
+        ),
+        (
+            "A local resident plays an accordion in a square.",
+            "Il pleuvait sur la place, mais l'accordéon chantait quand même. Les passants "
+            "s'arrêtaient sous leurs parapluies.",
+        ),
+    ],
+)
+def test_another_languages_uncertain_words_are_not_read(scenario, answer):
+    assert _read(answer, scenario) == "unreadable"
