@@ -232,6 +232,11 @@ def test_a_draft_with_no_markers_is_unfinished_reasoning():
         (
             "El viajero tocó la guitarra y él sonrió con los ojos cerrados.",
             "A traveller plays.",
+            "male",
+        ),
+        (
+            "La guitarra sonó y él sonrió con los ojos cerrados.",
+            "A traveller plays.",
             "unreadable",
         ),
         (
