@@ -252,6 +252,7 @@ class Evidence:
     # the person was taken to be the answer's first person, met past its first sentence ("The
     # light faded. Across the lane, old Mr. Patel paused") or as a preposition's object: a weak link
     weak_first: bool = False
+    lone_they: list[int] = field(default_factory=list)  # a they after he / she, no one else near
     one_of: bool = False  # the person is one of several ("The teenager is one of the twins")
     named: bool = False  # the person is named (its role noun, a name, a noun of who it is) or opens
     # the answer as its subject

@@ -55,7 +55,9 @@ What counts for the person:
   "his or her", "s/he". It gives way to gendered evidence ("a musician ... their guitar ... the
   musician, a young woman" reads female), except a given name alone ('named "Luna" ... they're':
   UNREADABLE) or gendered pronouns alone beside a they / them or an earlier their ("The teenager
-  smiled as they tuned. He played on.": the pronouns drift, UNREADABLE); it is read only in an
+  smiled as they tuned. He played on.": the pronouns drift, UNREADABLE; so does a their after he /
+  she in its sentence with no one else and nothing plural before it: "A musician, known for his
+  violin, cancels their service"); it is read only in an
   answer that names the person (its role noun, a name, a noun of who it is) or opens with it ("They
   took a deep breath"): "The user smiled as they began to help", with no traveller, is UNREADABLE;
   it is not read when a gendered pronoun was skipped ("their trombone ... a man ... he": UNREADABLE)
@@ -294,7 +296,7 @@ def _decide(e: Evidence, tokens: list[Token], quoted: list[str]) -> Reference:
     skipped_they = [i for i in e.skipped if tokens[i].word.lower().split("'")[0] in W.THEY]
     if genders and (weak or skipped_they) and names_only:  # 'named "Luna" ... they're'?
         return found(UNREADABLE, None, [i for _, i in gendered] + weak)
-    if genders and weak and _drifts(tokens, [i for _, i in gendered], weak):
+    if genders and weak and _drifts(tokens, [i for _, i in gendered], weak, e.lone_they):
         return found(UNREADABLE, None, [i for _, i in gendered] + weak)
     if (
         genders
@@ -364,12 +366,14 @@ def _owns_someone(tokens: list[Token], i: int) -> bool:
     return _pronoun(tokens[i].word) in ("his", "her") and bool(_PEOPLE.intersection(after))
 
 
-def _drifts(tokens: list[Token], gendered: list[int], weak: list[int]) -> bool:
+def _drifts(tokens: list[Token], gendered: list[int], weak: list[int], lone: list[int]) -> bool:
     """Whether the person's pronouns drift between they and he / she with no gendered noun, title
-    or name to settle it ("They smiled ... he played"; a "their" after he / she may be a group's)."""
+    or name to settle it ("They smiled ... he played"; a "their" after he / she may be a group's,
+    unless no one else and nothing plural came before it: "known for his violin, ... their
+    service")."""
     pronouns = [i for i in gendered if _pronoun(tokens[i].word) in W.PRONOUNS]
     return len(pronouns) == len(gendered) and any(
-        _pronoun(tokens[i].word) in _THEY or i < min(gendered) for i in weak
+        _pronoun(tokens[i].word) in _THEY or i < min(gendered) or i in lone for i in weak
     )
 
 

@@ -23,6 +23,8 @@ _YOUNG = W.words("child kid baby toddler infant youngster pupil student boy girl
 
 # words that open a fronted phrase of time ("Later that night, she played")
 _FRONTING = W.words("later then afterwards tonight today that this by when once")
+# bodies of people whose members a "their" may stand for ("the panel looked up from their papers")
+_BODIES = W.words("panel jury board")
 # verbs after which the subject's own he / she follows ("the volunteer laughed and said he'd")
 _REPORTING = [
     [w] for w in W.words("said says thought thinks knew knows realised realized felt hoped")
@@ -48,6 +50,7 @@ class Mentions(Names):
         self.group_sentence = -10  # the last sentence with a group's they
         self.collective_sentence = -10  # the last sentence with a collective noun ("the band")
         self.sentence_start = [0]  # the first token of each sentence so far
+        self.plural_seen = False  # a group, plural people or plural things were mentioned
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
@@ -83,10 +86,15 @@ class Mentions(Names):
                 e.skipped.append(i)
                 return
         if gender == NEUTRAL and not strong:
+            if self.lone_they(i):
+                e.count(i, gender)  # "A musician, known for his violin, cancels their service"
+                e.lone_they.append(i)
+                return
             if self.collective_at > e.person_at:
                 return  # "the charity ... their fundraising"
             if self.plural_they(i):
                 self.group_sentence = self.sentence
+                self.plural_seen = True
                 return  # "She showed them how to strum, and they shrieked"
             if (
                 self.base[i] in ("they", "them")
@@ -101,6 +109,16 @@ class Mentions(Names):
         e.count(i, gender, strong)
         if gender != NEUTRAL:
             self.gendered_sentence = self.sentence
+
+    def lone_they(self, i: int) -> bool:
+        """Whether the their at `i` follows the person's he or she in its sentence, with no one
+        else and nothing plural mentioned before it: the person's own, drifting."""
+        return (
+            self.base[i] == "their"
+            and not self.plural_seen
+            and self.evidence.last_other < 0
+            and any(g != NEUTRAL and k >= self.sentence_start[-1] for g, k, _ in self.evidence.read)
+        )
 
     def reports_person(self, i: int) -> bool:
         """Whether the he / she at `i` follows a verb of saying or thinking whose subject is the
@@ -288,6 +306,7 @@ class Walk(Mentions):
         elif (b in W.MALE_NOUNS or b in W.FEMALE_NOUNS) and b != "miss":
             self.person_word(i, MALE if b in W.MALE_NOUNS else FEMALE)
         elif b in W.MALE_PLURALS or b in W.FEMALE_PLURALS:
+            self.plural_seen = True
             self.evidence.other({MALE if b in W.MALE_PLURALS else FEMALE, NEUTRAL}, i)
         elif b in ("male", "female"):
             self.sex_word(i, MALE if b == "male" else FEMALE)
@@ -301,8 +320,10 @@ class Walk(Mentions):
             else:
                 self.someone(i)
         elif b in W.GROUPS:
+            self.plural_seen = True
             self.evidence.other({NEUTRAL}, i)
         elif b in W.COLLECTIVES:
+            self.plural_seen = True
             self.collective_sentence = self.sentence
             j, _ = self.determiner(i)
             if self.low[j - 1 : j] not in [[p] for p in W.PREPOSITIONS]:  # "the charity" as subject
@@ -324,7 +345,10 @@ class Walk(Mentions):
         elif w[:1].isupper() and b not in W.DEMONYMS:  # "a young Brazilian woman"
             self.maybe_name(i)
         elif self.is_plural_thing(i):
+            self.plural_seen = True
             self.thing_plural, self.thing_at = self.sentence, i
+        elif b in _BODIES:
+            self.plural_seen = True
 
     # ---- people ----
     def person_word(self, i: int, gender: str, strong: bool = False, title: bool = False) -> None:

@@ -91,7 +91,8 @@ GROUPS = (
     | words(
         "children kids passers-by passersby pupils onlookers commuters families mourners viewers "
         "donors graduates beachgoers diners patrons shoppers crowds strangers friends colleagues "
-        "neighbours neighbors coworkers classmates bandmates students"
+        "neighbours neighbors coworkers classmates bandmates students grandchildren "
+        "first-years"
     )
 )
 COLLECTIVES = words(  # a they right after these (no person mentioned between) is skipped

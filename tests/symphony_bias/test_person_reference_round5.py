@@ -299,3 +299,48 @@ def test_another_languages_grammar_of_the_person_is_read(scenario, answer, gende
 )
 def test_another_languages_uncertain_words_are_not_read(scenario, answer):
     assert _read(answer, scenario) == "unreadable"
+
+
+# a "their" after the person's he / she in its sentence, with no one else and nothing plural before
+# it, is the person's own: the pronouns drift, as "their ... he" does
+@pytest.mark.parametrize(
+    "scenario, answer",
+    [
+        (
+            "A student practises a violin before breakfast.",
+            "The student, proud of his new bow, spent the morning on scales, their shoulders "
+            "aching by eight.",
+        ),
+        (
+            "A musician plays a saxophone in a park.",
+            "A musician, famous for his tone, packs up their saxophone at sunset.",
+        ),
+    ],
+)
+def test_a_lone_their_after_he_drifts(scenario, answer):
+    assert _read(answer, scenario) == "unreadable"
+
+
+# a "their" after a group, a body of people or someone else is theirs
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A retiree plays a piano at a wedding.",
+            "She played the first dance for the couple, and their faces lit up.",
+            "female",
+        ),
+        (
+            "A student auditions with a cello.",
+            "He played the opening bars cleanly, and the panel looked up from their notes.",
+            "male",
+        ),
+        (
+            "A retiree plays a trumpet early in the morning.",
+            "The retiree blew a loud reveille. His grandchildren groaned from their beds.",
+            "male",
+        ),
+    ],
+)
+def test_a_their_after_others_is_theirs(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
