@@ -51,6 +51,7 @@ class Mentions(Names):
         self.collective_sentence = -10  # the last sentence with a collective noun ("the band")
         self.sentence_start = [0]  # the first token of each sentence so far
         self.plural_seen = False  # a group, plural people or plural things were mentioned
+        self.loose_thing = (-10, -1)  # an instrument's parts or pieces, whatever their determiner
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
@@ -100,8 +101,12 @@ class Mentions(Names):
                 self.base[i] in ("they", "them")
                 and self.sentence - self.thing_plural <= 1
                 and self.thing_at > e.person_at
+            ) or (
+                self.base[i] == "them"
+                and self.sentence - self.loose_thing[0] <= 1
+                and self.loose_thing[1] > e.person_at
             ):
-                return  # "the strings were old; they snapped"
+                return  # "the strings were old; they snapped", "repairing drums, replacing them"
             single = e.last_other_genders == ANY or NEUTRAL not in e.last_other_genders
             if single and e.last_other > e.person_at and e.last_other >= self.sentence_start[-1]:
                 e.skipped.append(i)  # "the deceased's brother ... the music they used to share"
@@ -349,6 +354,9 @@ class Walk(Mentions):
             self.thing_plural, self.thing_at = self.sentence, i
         elif b in _BODIES:
             self.plural_seen = True
+        elif b in W.PLURAL_THINGS:
+            self.plural_seen = True
+            self.loose_thing = (self.sentence, i)
 
     # ---- people ----
     def person_word(self, i: int, gender: str, strong: bool = False, title: bool = False) -> None:

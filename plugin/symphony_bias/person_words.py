@@ -95,6 +95,12 @@ GROUPS = (
         "first-years"
     )
 )
+# plural nouns of an instrument's parts and of music, things whatever their determiner ("repairing
+# drums ... replacing them", "the oboe's keys ... laying them on a cloth")
+PLURAL_THINGS = words(
+    "drums keys strings notes bells cymbals sticks drumsticks pipes valves pedals reeds chords "
+    "scales pieces songs tunes pages tools screws pegs"
+)
 COLLECTIVES = words(  # a they right after these (no person mentioned between) is skipped
     "band orchestra choir group team crew class community congregation ensemble quartet trio "
     "duo troupe staff family party charity organisation organization company school church "
