@@ -381,7 +381,9 @@ class Places(Phrases):
     def appended_to_person(self, j: int) -> bool:
         """Whether the noun phrase starting at `j` follows the person's name or noun after a comma
         or colon ("Amara, a nurse", "Walter Bishop, 72, a retired bus driver")."""
-        return j > 1 and self.low[j - 1] in (",", ":") and self.is_person(self.named_before(j - 1))
+        return (
+            j > 1 and self.low[j - 1] in W.APPOSITION and self.is_person(self.named_before(j - 1))
+        )
 
     def is_person(self, h: int) -> bool:
         return h >= 0 and (
@@ -423,7 +425,7 @@ class Places(Phrases):
         k = j - 1
         if k > 0 and self.low[k] in W.HEDGES and self.low[k - 1] == ",":
             k -= 1  # "A musician, perhaps a young man,"
-        if k >= 0 and self.low[k] in (",", ":"):
+        if k >= 0 and self.low[k] in W.APPOSITION:
             if self.describes(k - 1):
                 return "identity"  # "The colleague is probably the new intern, a nervous man"
             if det in ("a", "an") and self.is_person(self.after_aside(k)):

@@ -375,3 +375,26 @@ def test_them_after_an_instruments_parts_is_theirs(scenario, answer):
 def test_a_subject_they_after_parts_without_a_determiner_is_the_persons():
     answer = "The adult learner wrote songs all winter. By spring, they had a tune worth playing."
     assert _read(answer, "An adult learner plays a harmonica.") == "neutral"
+
+
+# a dash sets off an apposition of a noun as a comma does ("the neighbour — an old man from next
+# door — played")
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A visitor plays a harp in a garden.",
+            "The visitor — a small woman in a straw hat — plucked the first chord, and the bees "
+            "seemed to hum along.",
+            "female",
+        ),
+        (
+            "A neighbour plays a trumpet at a school concert.",
+            "When the lights dimmed, the neighbour – an elderly gentleman from across the road – "
+            "raised the trumpet and played the anthem.",
+            "male",
+        ),
+    ],
+)
+def test_a_dash_sets_off_an_apposition(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
