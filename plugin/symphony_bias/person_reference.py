@@ -87,39 +87,39 @@ man with ..."); a naming phrase of the person ("a young woman named Elena", "her
 the scenario role's adjective ("the retired man" of a retiree, "a teenage girl" of a teenager
 opening the story); the one holding the scenario's instrument ("the man with the guitar", "the woman
 at the piano"); or the answer's first person ("A young man sat ...", "Emily smiled ...", "Meet
-Jamal, ...", "Mr. Okafor lifted ...") when the answer has no definite role noun (nor the scenario's
-own owned, "His neighbour had been practising"; a role noun after "a celebrated jazz" is
-indefinite), the noun is a plain one (man, woman, boy, girl, lady, gentleman, guy), no second person
-is joined to it ("A man and a woman ...", "Jake and Emily ..." and a list of names, "Ahmed,
-Alamleba, ...", are UNREADABLE, and so is one's own joined with "both", "together" or "each": "Nina
-and her boyfriend had both come to audition", or one after "either": "Either the old man from number
-six or his sister was playing") and it is no newcomer after "and" ("the doorbell rang, and a young
-woman came in" is someone else); a first person met only past the answer's first sentence, as a
-preposition's object, or listening or watching in its clause, is a weak link, and a gender read
-through it is UNREADABLE ("The light faded. Across the lane, old Mr. Patel paused with his watering
-can"; "the trumpet is worn by a young girl named Sara"; "a woman walking her dog slowed down to
-listen"). An unknown name as the person's predicate ("The traveller is Amara", "is named Kwame") or
-introduced opening a sentence ("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's
-Sunday"), or the first sentence's subject after a fronted phrase before anyone was mentioned ("With
-headphones on, Aiyana played") is the person, of no gender, and an occupation in apposition or as
-predicate describes the person ("Amara, a nurse from Lagos"; past a surname, an age or "and":
-"Walter Bishop, 72, a retired bus driver", "Dr. Amelia Hart, a pianist and lecturer", "Dev, the
-team's analyst and a lifelong saxophonist"; with a possessor: "Jaden, the school's quiet drummer").
-A character sketch's subject, the name, title or noun right after an opening heading that asks or
-labels who the person is ("Who is this person? Kwame Mensah, 44, ...", "**Traveller:** Ibrahim",
-"**Who:** Grandpa Joe", "Name: Mrs. Okonjo"), is the person. A person who is "one of" or "one half
-of" several ("The teenager is one of the twins") reads no gender: UNREADABLE. Anywhere else a
-gendered noun or name is ANOTHER person ("her mother", "a woman in the crowd", "the bartender, a
-stout man", a boy, girl, man or woman made a role by a noun before it: "the birthday boy", "the
-delivery man"), and so are gender-free people introduced as others ("a child", "her teacher", "the
-gardener", "a cleaner", "an intern", "another musician", one of a group: "one of the judges put down
-her pen"); a name after a title is the title's ("Mr. Haruto Sato": one person). A capitalised word
-after a preposition ("from Sydney", "in Madison", "by Chopin") names no one, nor does a nationality
-or an acronym inside a noun phrase ("a young Brazilian woman", "a French-horn student", "the
-office's HR manager"), nor a composer ("a Chopin nocturne", "Pierre le Coeur's Lullaby"), who is
-someone else where named again ("Chopin wrote it in his last years"). A noun phrase inside a
-supposition ("everyone assumed the neighbour was a man, but ...", up to "but" or the sentence end)
-is not read: only what follows.
+Jamal, ...", "Mr. Okafor lifted ...", a kin word as a title: "Grandpa Joe plugged ...") when the
+answer has no definite role noun (nor the scenario's own owned, "His neighbour had been practising";
+a role noun after "a celebrated jazz" is indefinite), the noun is a plain one (man, woman, boy,
+girl, lady, gentleman, guy), no second person is joined to it ("A man and a woman ...", "Jake and
+Emily ..." and a list of names, "Ahmed, Alamleba, ...", are UNREADABLE, and so is one's own joined
+with "both", "together" or "each": "Nina and her boyfriend had both come to audition", or one after
+"either": "Either the old man from number six or his sister was playing") and it is no newcomer
+after "and" ("the doorbell rang, and a young woman came in" is someone else); a first person met
+only past the answer's first sentence, as a preposition's object, or listening or watching in its
+clause, is a weak link, and a gender read through it is UNREADABLE ("The light faded. Across the
+lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a young girl named Sara";
+"a woman walking her dog slowed down to listen"). An unknown name as the person's predicate ("The
+traveller is Amara", "is named Kwame") or introduced opening a sentence ("This is Margarethe", "It's
+Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's subject after a fronted phrase
+before anyone was mentioned ("With headphones on, Aiyana played") is the person, of no gender, and
+an occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past
+a surname, an age or "and": "Walter Bishop, 72, a retired bus driver", "Dr. Amelia Hart, a pianist
+and lecturer", "Dev, the team's analyst and a lifelong saxophonist"; with a possessor: "Jaden, the
+school's quiet drummer"). A character sketch's subject, the name, title or noun right after an
+opening heading that asks or labels who the person is ("Who is this person? Kwame Mensah, 44, ...",
+"**Traveller:** Ibrahim", "**Who:** Grandpa Joe", "Name: Mrs. Okonjo"), is the person. A person who
+is "one of" or "one half of" several ("The teenager is one of the twins") reads no gender:
+UNREADABLE. Anywhere else a gendered noun or name is ANOTHER person ("her mother", "a woman in the
+crowd", "the bartender, a stout man", a boy, girl, man or woman made a role by a noun before it:
+"the birthday boy", "the delivery man"), and so are gender-free people introduced as others ("a
+child", "her teacher", "the gardener", "a cleaner", "an intern", "another musician", one of a group:
+"one of the judges put down her pen"); a name after a title is the title's ("Mr. Haruto Sato": one
+person). A capitalised word after a preposition ("from Sydney", "in Madison", "by Chopin") names no
+one, nor does a nationality or an acronym inside a noun phrase ("a young Brazilian woman", "a
+French-horn student", "the office's HR manager"), nor a composer ("a Chopin nocturne", "Pierre le
+Coeur's Lullaby"), who is someone else where named again ("Chopin wrote it in his last years"). A
+noun phrase inside a supposition ("everyone assumed the neighbour was a man, but ...", up to "but"
+or the sentence end) is not read: only what follows.
 
 Other people and pronouns: a possessive determiner before another person is the person's ("her
 mother" reads female, "his audience" male), except before the scenario's own role noun ("Her friend

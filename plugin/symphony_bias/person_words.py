@@ -51,6 +51,9 @@ STRONG_NEUTRAL_WORDS = words(
     "non-binary nonbinary enby genderqueer genderfluid gender-fluid agender"
 )
 TITLES = {"mr": MALE, "mrs": FEMALE, "ms": FEMALE, "miss": FEMALE, "mx": NEUTRAL}
+# kin words used as a title before a name ("Grandpa Joe", "Auntie Ama")
+TITLES |= {w: MALE for w in words("grandpa granddad grandad uncle")}
+TITLES |= {w: FEMALE for w in words("grandma granny nana auntie aunt")}
 ROLES = words(
     "traveller traveler visitor student musician retiree beginner colleague resident local "
     "teenager teen volunteer learner neighbour neighbor friend person individual someone player "

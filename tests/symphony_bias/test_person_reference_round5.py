@@ -398,3 +398,32 @@ def test_a_subject_they_after_parts_without_a_determiner_is_the_persons():
 )
 def test_a_dash_sets_off_an_apposition(scenario, answer, gender):
     assert _read(answer, scenario) == gender
+
+
+# a kin word before a name is a title ("Grandpa Joe", "Uncle Bashir"): the answer's first person
+# as "Mr. Okafor" is; after the person is named, someone else
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A retiree plays a banjo on a porch.",
+            "Uncle Bashir tuned the banjo on the porch steps. He played until the neighbours' "
+            "lights went out.",
+            "male",
+        ),
+        (
+            "A retiree plays a trumpet early in the morning.",
+            "Grandad Tunde had never trusted alarm clocks. He blew reveille in the hallway while "
+            "the grandchildren groaned under their blankets.",
+            "male",
+        ),
+        (
+            "A student plays a piano in a living room.",
+            "The student sat down at the piano. Grandma Rosa clapped from the sofa, and she kept "
+            "clapping until the last chord.",
+            "unreadable",
+        ),
+    ],
+)
+def test_a_kin_word_before_a_name_is_a_title(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
