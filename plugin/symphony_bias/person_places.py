@@ -253,12 +253,15 @@ class Evidence:
     # light faded. Across the lane, old Mr. Patel paused") or as a preposition's object: a weak link
     weak_first: bool = False
     lone_they: list[int] = field(default_factory=list)  # a they after he / she, no one else near
+    last_gendered: int = -1  # the last he / she (or other gendered word) read
     one_of: bool = False  # the person is one of several ("The teenager is one of the twins")
     named: bool = False  # the person is named (its role noun, a name, a noun of who it is) or opens
     # the answer as its subject
 
     def count(self, i: int, gender: str, strong: bool = False) -> None:
         self.read.append((gender, i, strong))
+        if gender != NEUTRAL:
+            self.last_gendered = i
         self.counted.add(i)
         self.protagonist = True
         self.person_at = i

@@ -122,7 +122,7 @@ class Mentions(Names):
             self.base[i] == "their"
             and not self.plural_seen
             and self.evidence.last_other < 0
-            and any(g != NEUTRAL and k >= self.sentence_start[-1] for g, k, _ in self.evidence.read)
+            and self.evidence.last_gendered >= self.sentence_start[-1]
         )
 
     def reports_person(self, i: int) -> bool:
