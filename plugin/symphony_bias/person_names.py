@@ -256,7 +256,8 @@ def fronted_subject(low: list[str], words: list[str], evidence: Evidence, i: int
     played the recording"): a name of the answer's first person."""
     first = low[0] if low else ""
     return (
-        low[i - 1 : i] == [","]
+        i < 16  # a fronted phrase is short
+        and low[i - 1 : i] == [","]
         and (first in W.PLACE_PREPOSITIONS or first in W.SUBORDINATORS or first == "with")
         and not evidence.protagonist
         and evidence.last_other < 0
