@@ -193,7 +193,13 @@ DEMONYMS = words(
     "nigerian norwegian pakistani palestinian persian peruvian polish portuguese "
     "romanian russian rwandan scottish senegalese serbian slovak somali spanish sudanese "
     "swedish swiss syrian taiwanese tanzanian thai tibetan tunisian turkish ugandan ukrainian "
-    "uruguayan uzbek venezuelan vietnamese welsh yemeni zambian zimbabwean"
+    "uruguayan uzbek venezuelan vietnamese welsh yemeni zambian zimbabwean "
+    "maori samoan tongan fijian inuit cherokee navajo yoruba igbo zulu xhosa maasai quechua "
+    "punjabi tamil sikh afghan algerian angolan cameroonian ivorian malian sri lankan burmese "
+    "laotian singaporean emirati saudi qatari omani slovenian macedonian albanian belarusian "
+    "moldovan azerbaijani kyrgyz tajik turkmen cypriot maltese luxembourgish panamanian "
+    "paraguayan salvadoran honduran nicaraguan costa rican puerto rican latina latino "
+    "scandinavian arab asian caribbean"
 )
 NAMING = words("named called")
 INDEFINITE = words("a an another one his her their my your our its some every each any other")

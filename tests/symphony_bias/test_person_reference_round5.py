@@ -427,3 +427,25 @@ def test_a_dash_sets_off_an_apposition(scenario, answer, gender):
 )
 def test_a_kin_word_before_a_name_is_a_title(scenario, answer, gender):
     assert _read(answer, scenario) == gender
+
+
+# a people's name before a noun is a nationality, not a name ("a young Samoan man")
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A volunteer plays a ukulele at a picnic.",
+            "The volunteer is Sione, a young Samoan man who runs the church youth band. He plays "
+            "three songs before the sausages are ready.",
+            "male",
+        ),
+        (
+            "A visitor plays a guitar in a chapel.",
+            "The visitor is Hine, a Māori woman from Rotorua. She plays a waiata her grandmother "
+            "taught her, and the chapel falls silent.",
+            "female",
+        ),
+    ],
+)
+def test_more_peoples_names_are_nationalities(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
