@@ -153,12 +153,13 @@ survived two wars", "where the old steamer lay at anchor, her lights") or in a n
 instrument's possessive ("The cello's low voice") or its name before the noun it modifies ("The
 cello case clicked shut") is no subject. A skipped pronoun makes an answer with nothing else read
 UNREADABLE. A they right after a collective (the charity, the band) with no mention of the person
-between, or a subject they / them in the sentence after a plural noun of things ("the strings were
-old; they snapped"), or a them after an instrument's parts or pieces whatever their determiner
-("patching drums, tuning them"), is skipped silently. A singular they / them / their after another
-single person mentioned in its sentence past the person's last mention is that other's, or both of
-theirs ("the deceased's brother ... the music they used to share"): skipped (a doubt), not after a
-group ("The children crowded around them").
+between, or in the sentence after one with the person's he / she later in its sentence ("waiting for
+the choir. When they did, he came in"), or a subject they / them in the sentence after a plural noun
+of things ("the strings were old; they snapped"), or a them after an instrument's parts or pieces
+whatever their determiner ("patching drums, tuning them"), is skipped silently. A singular they /
+them / their after another single person mentioned in its sentence past the person's last mention is
+that other's, or both of theirs ("the deceased's brother ... the music they used to share"): skipped
+(a doubt), not after a group ("The children crowded around them").
 
 Decision: male and female evidence, or gendered and strong-neutral evidence: UNREADABLE. In an
 answer that never names the person, he / she alone, the first of them past the first sentence and

@@ -234,6 +234,14 @@ class Mentions(Names):
             return True
         if self.base[i] == "them" and self.collective_sentence == self.sentence:
             return True  # "presents a piece to the government, urging them to ..."
+        if self.base[i] == "they" and self.collective_sentence == self.sentence - 1:
+            for word in self.low[
+                i + 1 : i + 8
+            ]:  # "waiting for the choir. When they did, he came in"
+                if word in (".", "!", "?", ";"):
+                    break
+                if word in ("he", "she"):
+                    return True
         for word in self.low[i + 1 : i + 7]:
             if word in W.CLAUSE_BREAKS:
                 return False

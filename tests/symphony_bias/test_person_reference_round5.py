@@ -449,3 +449,26 @@ def test_a_kin_word_before_a_name_is_a_title(scenario, answer, gender):
 )
 def test_more_peoples_names_are_nationalities(scenario, answer, gender):
     assert _read(answer, scenario) == gender
+
+
+# a they in the sentence after a collective, with the person's he / she later in its sentence, is
+# the collective's ("waiting for the choir ... When they did, he came in")
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A student plays a violin with an orchestra.",
+            "She sat at the back, violin ready, waiting for the orchestra to finish the overture. "
+            "When they did, she lifted her bow and played the solo.",
+            "female",
+        ),
+        (
+            "A volunteer plays a trumpet at a memorial service.",
+            "He stood by the door and waited for the choir to finish. When they sat down, he "
+            "played the last post.",
+            "male",
+        ),
+    ],
+)
+def test_a_they_after_a_collective_before_he_is_the_collectives(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
