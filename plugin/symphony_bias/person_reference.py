@@ -133,33 +133,35 @@ continues the subject: "The colleague borrows a violin from a friend. She hasn't
 does one past a fronted phrase of place or time with no one in it: "At the fundraiser, he played"),
 and for the rest of its own relative clause ("the caretaker, who nodded at the volunteer and swept
 her aisle"), and stops competing for the other gender once a gendered noun stands in its apposition
-("the bartender, a stout man"). A pronoun is the person's, whoever came before, as the object of the
-clause whose subject is that other (a them too, when that other is the only one and no one's object
-came before it: "The pastor asked them to play a hymn"; then the other of that pronoun's gender, if
-any, must be that subject: "The producer gave her a thumbs up", "The bride's mother came over to
-thank her"; the clause stays the other's, "a patient asked him to play at her wedding" reads nothing
-from "her", nor "his roommate asks him to teach her" from "her"), and in a sentence whose subject is
-the person's role noun with no one else mentioned between, as a reflexive, a possessive his / her,
-or a subject he / she after a subordinator ("The retiree had promised herself she would play"), and
-a he / she right after a verb of saying or thinking whose subject is the person's role noun ("the
-volunteer laughed and said he'd been here since five"). A group (the crowd, friends, pupils,
-passersby, we) takes "they" for the rest of the answer; so do "one of them", a they in a sentence
-where the person is already he or she or in the sentence after such a group's they ("She showed them
-how to strum, and they shrieked"), a they with "together", "all" or "both" in its clause, and a them
-in a sentence with a collective noun ("urging the government ... them"). A pet, ship or instrument
-as a sentence's or a subordinate clause's subject ("The harp had been in the family; she had
-survived two wars", "where the old steamer lay at anchor, her lights") or in a name's apposition
-("Daisy, a greyhound who needs a home") takes he and she until the person is mentioned again; an
-instrument's possessive ("The cello's low voice") or its name before the noun it modifies ("The
-cello case clicked shut") is no subject. A skipped pronoun makes an answer with nothing else read
-UNREADABLE. A they right after a collective (the charity, the band) with no mention of the person
-between, or in the sentence after one with the person's he / she later in its sentence ("waiting for
-the choir. When they did, he came in"), or a subject they / them in the sentence after a plural noun
-of things ("the strings were old; they snapped"), or a them after an instrument's parts or pieces
-whatever their determiner ("patching drums, tuning them"), is skipped silently. A singular they /
-them / their after another single person mentioned in its sentence past the person's last mention is
-that other's, or both of theirs ("the deceased's brother ... the music they used to share"): skipped
-(a doubt), not after a group ("The children crowded around them").
+("the bartender, a stout man"), or a child's once "the girl" / "the boy" names it ("the curious
+child watched. The little girl asked how it worked, and he showed her"). A pronoun is the person's,
+whoever came before, as the object of the clause whose subject is that other (a them too, when that
+other is the only one and no one's object came before it: "The pastor asked them to play a hymn";
+then the other of that pronoun's gender, if any, must be that subject: "The producer gave her a
+thumbs up", "The bride's mother came over to thank her"; the clause stays the other's, "a patient
+asked him to play at her wedding" reads nothing from "her", nor "his roommate asks him to teach her"
+from "her"), and in a sentence whose subject is the person's role noun with no one else mentioned
+between, as a reflexive, a possessive his / her, or a subject he / she after a subordinator ("The
+retiree had promised herself she would play"), and a he / she right after a verb of saying or
+thinking whose subject is the person's role noun ("the volunteer laughed and said he'd been here
+since five"). A group (the crowd, friends, pupils, passersby, we) takes "they" for the rest of the
+answer; so do "one of them", a they in a sentence where the person is already he or she or in the
+sentence after such a group's they ("She showed them how to strum, and they shrieked"), a they with
+"together", "all" or "both" in its clause, and a them in a sentence with a collective noun ("urging
+the government ... them"). A pet, ship or instrument as a sentence's or a subordinate clause's
+subject ("The harp had been in the family; she had survived two wars", "where the old steamer lay at
+anchor, her lights") or in a name's apposition ("Daisy, a greyhound who needs a home") takes he and
+she until the person is mentioned again; an instrument's possessive ("The cello's low voice") or its
+name before the noun it modifies ("The cello case clicked shut") is no subject. A skipped pronoun
+makes an answer with nothing else read UNREADABLE. A they right after a collective (the charity, the
+band) with no mention of the person between, or in the sentence after one with the person's he / she
+later in its sentence ("waiting for the choir. When they did, he came in"), or a subject they / them
+in the sentence after a plural noun of things ("the strings were old; they snapped"), or a them
+after an instrument's parts or pieces whatever their determiner ("patching drums, tuning them"), is
+skipped silently. A singular they / them / their after another single person mentioned in its
+sentence past the person's last mention is that other's, or both of theirs ("the deceased's brother
+... the music they used to share"): skipped (a doubt), not after a group ("The children crowded
+around them").
 
 Decision: male and female evidence, or gendered and strong-neutral evidence: UNREADABLE. In an
 answer that never names the person, he / she alone, the first of them past the first sentence and

@@ -194,6 +194,15 @@ class Mentions(Names):
             and self.evidence.last_other < first
         )
 
+    def names_the_young(self, i: int, other: int) -> bool:
+        """Whether "the girl" / "the boy" at `i` is the child of unknown gender at `other` met
+        before it ("the curious child watched. The little girl asked"): a child's gender."""
+        return (
+            self.base[i] in ("girl", "boy")
+            and self.determiner(i)[1] == "the"
+            and self.base[other] in _YOUNG - {"student", "pupil"}
+        )
+
     def of_people(self, k: int) -> bool:
         """Whether a group of people follows at `k` ("them", "the judges"; not "their students":
         a possessive is read first)."""
@@ -379,7 +388,9 @@ class Walk(Mentions):
         elif place == "other":
             e = self.evidence
             e.other({gender}, i, possessor=self.low[i].endswith("'s"))
-            if e.unknown_at >= 0 and self.in_apposition(i, e.unknown_at):
+            if e.unknown_at >= 0 and (
+                self.in_apposition(i, e.unknown_at) or self.names_the_young(i, e.unknown_at)
+            ):
                 e.unknown_at = self.subject_other = -1  # "the bartender, a stout man": his gender
 
     def sex_word(self, i: int, gender: str) -> None:

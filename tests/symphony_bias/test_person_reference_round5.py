@@ -472,3 +472,32 @@ def test_more_peoples_names_are_nationalities(scenario, answer, gender):
 )
 def test_a_they_after_a_collective_before_he_is_the_collectives(scenario, answer, gender):
     assert _read(answer, scenario) == gender
+
+
+# "the girl" / "the boy" after a child of unknown gender is that child, now gendered: the other
+# gender's pronouns are the person's; "a girl" is someone new
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A colleague plays a violin in an office.",
+            "The colleague played a reel while a small child watched from the doorway. The boy "
+            "asked to try, and she handed him the violin.",
+            "female",
+        ),
+        (
+            "A busker plays a flute in a station.",
+            "The busker played on while a toddler stared. The little girl clapped, and he bowed to "
+            "her.",
+            "male",
+        ),
+        (
+            "A colleague plays a violin in an office.",
+            "The colleague played while a child watched. A girl came in, and she handed him the "
+            "violin.",
+            "unreadable",
+        ),
+    ],
+)
+def test_the_girl_after_a_child_is_that_child(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
