@@ -382,11 +382,10 @@ class Places(Phrases):
         return j >= 0 and (self.after_copula(j) or self.appended_to_person(j))
 
     def appended_to_person(self, j: int) -> bool:
-        """Whether the noun phrase starting at `j` follows the person's name or noun after a comma
-        or colon ("Amara, a nurse", "Walter Bishop, 72, a retired bus driver")."""
-        return (
-            j > 1 and self.low[j - 1] in W.APPOSITION and self.is_person(self.named_before(j - 1))
-        )
+        """Whether the noun phrase starting at `j` follows the person's name or noun after a comma,
+        colon or dash ("Amara, a nurse", "Walter Bishop, 72, a retired bus driver")."""
+        set_off = j > 1 and self.low[j - 1] in W.APPOSITION
+        return set_off and self.is_person(self.named_before(j - 1))
 
     def is_person(self, h: int) -> bool:
         return h >= 0 and (
