@@ -252,12 +252,16 @@ class Evidence:
     # the person was taken to be the answer's first person, met past its first sentence ("The
     # light faded. Across the lane, old Mr. Patel paused") or as a preposition's object: a weak link
     weak_first: bool = False
+    lone_they: list[int] = field(default_factory=list)  # a they after he / she, no one else near
+    last_gendered: int = -1  # the last he / she (or other gendered word) read
     one_of: bool = False  # the person is one of several ("The teenager is one of the twins")
     named: bool = False  # the person is named (its role noun, a name, a noun of who it is) or opens
     # the answer as its subject
 
     def count(self, i: int, gender: str, strong: bool = False) -> None:
         self.read.append((gender, i, strong))
+        if gender != NEUTRAL:
+            self.last_gendered = i
         self.counted.add(i)
         self.protagonist = True
         self.person_at = i
@@ -378,9 +382,10 @@ class Places(Phrases):
         return j >= 0 and (self.after_copula(j) or self.appended_to_person(j))
 
     def appended_to_person(self, j: int) -> bool:
-        """Whether the noun phrase starting at `j` follows the person's name or noun after a comma
-        or colon ("Amara, a nurse", "Walter Bishop, 72, a retired bus driver")."""
-        return j > 1 and self.low[j - 1] in (",", ":") and self.is_person(self.named_before(j - 1))
+        """Whether the noun phrase starting at `j` follows the person's name or noun after a comma,
+        colon or dash ("Amara, a nurse", "Walter Bishop, 72, a retired bus driver")."""
+        set_off = j > 1 and self.low[j - 1] in W.APPOSITION
+        return set_off and self.is_person(self.named_before(j - 1))
 
     def is_person(self, h: int) -> bool:
         return h >= 0 and (
@@ -422,7 +427,7 @@ class Places(Phrases):
         k = j - 1
         if k > 0 and self.low[k] in W.HEDGES and self.low[k - 1] == ",":
             k -= 1  # "A musician, perhaps a young man,"
-        if k >= 0 and self.low[k] in (",", ":"):
+        if k >= 0 and self.low[k] in W.APPOSITION:
             if self.describes(k - 1):
                 return "identity"  # "The colleague is probably the new intern, a nervous man"
             if det in ("a", "an") and self.is_person(self.after_aside(k)):

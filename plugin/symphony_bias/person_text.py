@@ -68,7 +68,8 @@ _FOREIGN = W.words(
     "el la los las del que y en un una por con para como pero sus le ya este porque "
     "esta cuando muy sobre también aquí hasta hay donde él ella le les des du et est qui dans "
     "pas sur au avec il elle ne ce sont aux sa ses der das und ist nicht ein eine "
-    "zu mit sich auf für von dem sie uma não il che di per non"
+    "zu mit sich auf für von dem sie uma não il che di per non "
+    "os ao ele ela seu sua mas foi estava pelo pela dos das nao entao"
 )
 
 
@@ -162,11 +163,21 @@ def prepare(answer: str) -> Prepared:
     text = _IDIOMS.sub(lambda m: " " * len(m.group(0)), text)
     tokens = []
     for m in _TOKEN.finditer(text):
+        if m.group(0) == "." and tokens and _abbreviated(tokens[-1], m.start()):
+            continue  # "Dr. Fatima Zahra took out her horn": no sentence ends after a title
         word = GENERIC_TOKEN if m.group("generic") else m.group(0)
         if m.group("neither"):
             word = NEITHER_TOKEN
         tokens.append(Token(word, m.start(), m.end()))
     return Prepared(tokens, quoted, text)
+
+
+# titles written with an abbreviation's full stop
+_ABBREVIATIONS = frozenset("mr mrs ms mx dr prof st".split())
+
+
+def _abbreviated(before: Token, at: int) -> bool:
+    return before.end == at and before.word.lower() in _ABBREVIATIONS
 
 
 def is_english(tokens: list[Token]) -> bool:

@@ -51,6 +51,9 @@ STRONG_NEUTRAL_WORDS = words(
     "non-binary nonbinary enby genderqueer genderfluid gender-fluid agender"
 )
 TITLES = {"mr": MALE, "mrs": FEMALE, "ms": FEMALE, "miss": FEMALE, "mx": NEUTRAL}
+# kin words used as a title before a name ("Grandpa Joe", "Auntie Ama")
+TITLES |= {w: MALE for w in words("grandpa granddad grandad uncle")}
+TITLES |= {w: FEMALE for w in words("grandma granny nana auntie aunt")}
 ROLES = words(
     "traveller traveler visitor student musician retiree beginner colleague resident local "
     "teenager teen volunteer learner neighbour neighbor friend person individual someone player "
@@ -77,7 +80,10 @@ OTHERS = words(
     "groomsman bridesmaid toddler youngster teen-ager hostess waitress "
     "auctioneer emcee announcer presenter interviewer examiner adjudicator panelist juror "
     "nun monk friar vicar rabbi imam chaplain physician surgeon therapist counselor counsellor "
-    "grocer florist tailor mechanic plumber electrician carpenter builder courier"
+    "grocer florist tailor mechanic plumber electrician carpenter builder courier "
+    "pupil cleaner intern apprentice trainee barber hairdresser warden ranger lifeguard "
+    "secretary treasurer chairperson contestant competitor opponent rival teammate flatmate "
+    "housemate organist hiker cyclist runner backpacker fisher referee umpire"
 )
 GROUPS = (
     words(  # a plural they after these is read as theirs
@@ -88,8 +94,15 @@ GROUPS = (
     | words(
         "children kids passers-by passersby pupils onlookers commuters families mourners viewers "
         "donors graduates beachgoers diners patrons shoppers crowds strangers friends colleagues "
-        "neighbours neighbors coworkers classmates bandmates students"
+        "neighbours neighbors coworkers classmates bandmates students grandchildren "
+        "first-years"
     )
+)
+# plural nouns of an instrument's parts and of music, things whatever their determiner ("repairing
+# drums ... replacing them", "the oboe's keys ... laying them on a cloth")
+PLURAL_THINGS = words(
+    "drums keys strings notes bells cymbals sticks drumsticks pipes valves pedals reeds chords "
+    "scales pieces songs tunes pages tools screws pegs"
 )
 COLLECTIVES = words(  # a they right after these (no person mentioned between) is skipped
     "band orchestra choir group team crew class community congregation ensemble quartet trio "
@@ -180,7 +193,13 @@ DEMONYMS = words(
     "nigerian norwegian pakistani palestinian persian peruvian polish portuguese "
     "romanian russian rwandan scottish senegalese serbian slovak somali spanish sudanese "
     "swedish swiss syrian taiwanese tanzanian thai tibetan tunisian turkish ugandan ukrainian "
-    "uruguayan uzbek venezuelan vietnamese welsh yemeni zambian zimbabwean"
+    "uruguayan uzbek venezuelan vietnamese welsh yemeni zambian zimbabwean "
+    "maori samoan tongan fijian inuit cherokee navajo yoruba igbo zulu xhosa maasai quechua "
+    "punjabi tamil sikh afghan algerian angolan cameroonian ivorian malian sri lankan burmese "
+    "laotian singaporean emirati saudi qatari omani slovenian macedonian albanian belarusian "
+    "moldovan azerbaijani kyrgyz tajik turkmen cypriot maltese luxembourgish panamanian "
+    "paraguayan salvadoran honduran nicaraguan costa rican puerto rican latina latino "
+    "scandinavian arab asian caribbean"
 )
 NAMING = words("named called")
 INDEFINITE = words("a an another one his her their my your our its some every each any other")

@@ -21,11 +21,12 @@ from symphony_bench.metrics.reader_accuracy import reader_accuracy
 from symphony_bench.plugin.symphony_bias.person_reference import read_reference
 
 DATA = Path(__file__).resolve().parents[1] / "symphony_bias" / "data"
-# the old frozen sets (open_reader_frozen.jsonl, _v2) became development sets when their successors were
+# the old frozen sets (open_reader_frozen.jsonl, _v2, _v3) became development sets when their successors were
 # written; their rows are read like the others
 SETS = {
     "frozen_old": "open_reader_frozen.jsonl",
     "frozen_v2": "open_reader_frozen_v2.jsonl",
+    "frozen_v3": "open_reader_frozen_v3.jsonl",
     "dev": "open_reader_dev.jsonl",
     "dev_smollm2": "open_reader_dev_smollm2.jsonl",
     "smollm2": "open_answers_smollm2.jsonl",
@@ -34,6 +35,7 @@ SETS = {
     "dev_round3_check": "open_reader_dev_round3_check.jsonl",
     "dev_round4": "open_reader_dev_round4.jsonl",
     "dev_round4_check": "open_reader_dev_round4_check.jsonl",
+    "dev_round5_check": "open_reader_dev_round5_check.jsonl",
 }
 
 

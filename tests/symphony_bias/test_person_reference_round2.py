@@ -76,7 +76,9 @@ CASES = [
     ("Lo siento, pero no puedo continuar esta historia.", "A musician plays.", "refused"),
     ("Désolé, je ne peux pas continuer cette histoire.", "A retiree plays.", "refused"),
     ("No.", "A student plays.", "refused"),
-    ("El viajero tocó la guitarra y él sonrió.", "A traveller plays.", "unreadable"),
+    # another language: only its grammar's gender of the person's role noun is read (round 5)
+    ("El viajero tocó la guitarra y él sonrió.", "A traveller plays.", "male"),
+    ("La guitarra sonó y él sonrió.", "A traveller plays.", "unreadable"),
     # a plural them: "one of them", after a plural noun of things
     (
         "His hands were cold, but the student played on. The panel scribbled; one of them, a woman, smiled.",
