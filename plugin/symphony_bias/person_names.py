@@ -253,8 +253,12 @@ def authors_work(low: list[str], words: list[str], i: int) -> bool:
 def fronted_subject(low: list[str], words: list[str], evidence: Evidence, i: int) -> bool:
     """Whether the capitalised word at `i`, no known name, is the subject of the answer's first
     sentence after a fronted phrase, before anyone was mentioned ("With headphones on, Aiyana
-    played the recording"): a name of the answer's first person."""
+    played the recording"), or of a subordinate clause that opens the answer ("As Obiageli, a
+    retired surgeon, sat down", "When Aiyana played"): a name of the answer's first person."""
     first = low[0] if low else ""
+    after = words[i + 1 : i + 2]
+    if i == 1 and first in W.SUBORDINATE_CLAUSE and low[1] not in _CALENDAR and after:
+        return after[0] == "," or (after[0].isalpha() and after[0].islower())
     return (
         i < 16  # a fronted phrase is short
         and low[i - 1 : i] == [","]

@@ -101,9 +101,11 @@ lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a you
 "a woman walking her dog slowed down to listen"). An unknown name as the person's predicate ("The
 traveller is Amara", "is named Kwame") or introduced opening a sentence ("This is Margarethe", "It's
 Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's subject after a fronted phrase
-before anyone was mentioned ("With headphones on, Aiyana played") is the person, of no gender, and
+before anyone was mentioned ("With headphones on, Aiyana played") or of a subordinate clause
+opening the answer ("As Obiageli, a retired surgeon, sat down") is the person, of no gender, and
 an occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past
-a surname, an age or "and": "Walter Bishop, 72, a retired bus driver", "Dr. Amelia Hart, a pianist
+a surname, an age or "and", never onto a word that opens the clause: "Walter Bishop, 72, a
+retired bus driver", "Meet Tomás, a sound engineer", "Dr. Amelia Hart, a pianist
 and lecturer", "Dev, the team's analyst and a lifelong saxophonist"; with a possessor: "Jaden, the
 school's quiet drummer"). A character sketch's subject, the name, title or noun right after an
 opening heading that asks or labels who the person is ("Who is this person? Kwame Mensah, 44, ...",

@@ -1,0 +1,44 @@
+"""Issue 46's sixth round of the open-ended reader's rules: simple stories that were still lost
+(one protagonist, a name that opens the story, a bystander named by a full noun phrase), with
+precision kept. Each case failed before its rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from symphony_bench.plugin.symphony_bias.person_reference import read_reference
+
+
+def _read(answer: str, scenario: str) -> str:
+    ref = read_reference(answer, scenario=scenario)
+    return ref.gender or ref.reason
+
+
+# a capitalised word that opens a clause ("Meet", "As", "When") is not the first part of the name
+# after it: the noun in the name's apposition describes the person
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A neighbour plays a cello on a balcony before breakfast.",
+            "Meet Obiora, a bus driver from the fourth floor. Every morning he carries the cello "
+            "out before the street wakes up.",
+            "male",
+        ),
+        (
+            "A visitor plays a harp in a hotel lobby.",
+            "As Obiageli, a retired surgeon, sat down at the harp, the lobby went quiet. She "
+            "played until the lights dimmed.",
+            "female",
+        ),
+    ],
+)
+def test_an_opening_word_is_no_part_of_the_name(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+def test_a_past_tense_after_the_apposition_is_no_aside():
+    # the name's apposition now describes the person, so "lifted the flute" must not be taken for
+    # an aside that makes "a boy" the person's apposition
+    answer = "When Adaeze, a retired nurse, lifted the flute, a boy dropped his ice cream. She played on."
+    assert _read(answer, "A volunteer plays a flute at a community picnic.") == "female"
