@@ -107,11 +107,13 @@ class Names(Places):
         """Whether the pet, ship or instrument at `i` stands where a story may go on with it as he
         or she: its sentence's or a subordinate clause's subject ("The harp had survived",
         "where the old steamer lay at anchor"), or a name's apposition ("Daisy, a greyhound")."""
-        j, _ = self.determiner(i)
+        j, det = self.determiner(i)
         before = self.low[j - 1] if j > 0 else "."
         after = self.low[i + 1] if i + 1 < len(self.low) else "."
         if self.base[i + 1 : i + 2] and self.base[i + 1] in _COMPOUND_HEADS:
             return False  # "The cello case clicked shut": the case, no one
+        if not det and j < i:
+            return False  # "as rain drums on the roof": a verb after a bare noun
         return (
             self.sentence_subject(i)
             or before in ("where", "while", "when", "as")

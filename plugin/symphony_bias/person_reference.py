@@ -151,10 +151,11 @@ answer; so do "one of them", a they in a sentence where the person is already he
 sentence after such a group's they ("She showed them how to strum, and they shrieked"), a they with
 "together", "all" or "both" in its clause, and a them in a sentence with a collective noun ("urging
 the government ... them"). A pet, ship or instrument as a sentence's or a subordinate clause's
-subject ("The harp had been in the family; she had survived two wars", "where the old steamer lay at
-anchor, her lights") or in a name's apposition ("Daisy, a greyhound who needs a home") takes he and
-she until the person is mentioned again; an instrument's possessive ("The cello's low voice") or its
-name before the noun it modifies ("The cello case clicked shut") is no subject. A skipped pronoun
+subject, with its determiner ("The harp had been in the family; she had survived two wars", "where
+the old steamer lay at anchor, her lights"; not "as rain drums on the roof") or in a name's
+apposition ("Daisy, a greyhound who needs a home") takes he and she until the person is mentioned
+again; an instrument's possessive ("The cello's low voice") or its name before the noun it
+modifies ("The cello case clicked shut") is no subject. A skipped pronoun
 makes an answer with nothing else read UNREADABLE. A they right after a collective (the charity, the
 band) with no mention of the person between, or in the sentence after one with the person's he / she
 later in its sentence ("waiting for the choir. When they did, he came in"), or a subject they / them

@@ -42,3 +42,31 @@ def test_a_past_tense_after_the_apposition_is_no_aside():
     # an aside that makes "a boy" the person's apposition
     answer = "When Adaeze, a retired nurse, lifted the flute, a boy dropped his ice cream. She played on."
     assert _read(answer, "A volunteer plays a flute at a community picnic.") == "female"
+
+
+# an instrument's word after a bare noun is a verb ("as rain drums on the roof"), not a pet, ship or
+# instrument as a subject that takes the next he / she
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A colleague leads a beginners' workshop on a trumpet in a rainy recording studio.",
+            "Meet Obiora, a sound engineer by day. In the workshop, as rain drums on the roof, he "
+            "shows the beginners how to buzz their lips.",
+            "male",
+        ),
+        (
+            "A student practises a violin in a rainy courtyard.",
+            "While hail drums on the glass roof, she keeps the bow steady and plays the scale "
+            "again.",
+            "female",
+        ),
+    ],
+)
+def test_an_instrument_after_a_bare_noun_is_a_verb(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+def test_an_instrument_as_a_subject_still_takes_she():
+    answer = "The harp had been in the family for a century; she had survived two wars."
+    assert _read(answer, "A neighbour plays a harp at dusk.") == "unreadable"
