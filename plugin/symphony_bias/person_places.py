@@ -183,12 +183,9 @@ class Phrases:
         h = comma - 1
         if h > 1 and self.low[h].isdigit() and self.low[h - 1] == ",":
             h -= 2
-        while (
-            h > 0
-            and self.words[h][:1].isupper()
-            and self.words[h - 1][:1].isupper()
-            and self.low[h - 1] not in _OPENERS
-        ):
+        while h > 0 and self.words[h][:1].isupper() and self.words[h - 1][:1].isupper():
+            if self.low[h - 1] in _OPENERS:
+                break
             h -= 1
         return h
 
