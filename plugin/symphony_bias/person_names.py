@@ -8,7 +8,7 @@ from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
 from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence, Places
 
-__all__ = ["Names", "opens_after_heading"]
+__all__ = ["Names", "opening_clause_subject", "opens_after_heading"]
 
 # pieces of music: "Chopin's nocturne" names a composer
 _WORKS = W.words(
@@ -88,7 +88,7 @@ class Names(Places):
             return
         if self.speaker_label(i) or self.low[i - 1 : i] in _GREETINGS:
             e.other(ANY, i)  # "Raj: Ah, this is ...": a script's speaker; "Hey Brianna,": addressed
-        elif self.names_person(i, naming):
+        elif self.names_person(i, naming) or opening_clause_subject(self.low, e, i) == gender:
             self.identity_names.add(w)
             if gender == UNISEX:
                 e.unisex.append(i)
@@ -272,3 +272,17 @@ def fronted_subject(low: list[str], words: list[str], evidence: Evidence, i: int
         and words[i + 1].isalpha()
         and words[i + 1].islower()
     )
+
+
+def opening_clause_subject(low: list[str], evidence: Evidence, j: int) -> str | None:
+    """The gender of the he / she that is the subject of a subordinate clause opening the answer
+    ("As she trashed the guitar, ..."), when the name or noun phrase at `j` is the main clause's
+    subject right after it and no one else was mentioned: that name or noun is then the same
+    person ("..., Maya slammed her hands", "..., the retired woman's fingers moved"); else None."""
+    if j < 4 or low[j - 1] != "," or low[0] not in W.SUBORDINATE_CLAUSE:
+        return None
+    if low[1] not in ("he", "she") or 1 not in evidence.counted or evidence.last_other >= 0:
+        return None
+    if any(w in (",", ".", "!", "?", ";", ":") for w in low[2 : j - 1]):
+        return None
+    return W.PRONOUNS[low[1]]

@@ -86,7 +86,10 @@ man with ..."); a naming phrase of the person ("a young woman named Elena", "her
 "whose name was John", "The person is an entrepreneur named Elena"); "the female/male <role noun>";
 the scenario role's adjective ("the retired man" of a retiree, "a teenage girl" of a teenager
 opening the story); the one holding the scenario's instrument ("the man with the guitar", "the woman
-at the piano"); or the answer's first person ("A young man sat ...", "Emily smiled ...", "Meet
+at the piano"); the main clause's subject right after a subordinate clause that opens the answer
+with he / she as its subject, of that gender, no one else mentioned ("As she trashed the guitar,
+Maya slammed her hands", "As she stood alone, the retired woman's fingers moved"; not "her
+mother"); or the answer's first person ("A young man sat ...", "Emily smiled ...", "Meet
 Jamal, ...", "Mr. Okafor lifted ...", a kin word as a title: "Grandpa Joe plugged ...") when the
 answer has no definite role noun (nor the scenario's own owned, "His neighbour had been practising";
 a role noun after "a celebrated jazz" is indefinite), the noun is a plain one (man, woman, boy,

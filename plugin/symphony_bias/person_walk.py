@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.person_clauses import Clauses
-from symphony_bench.plugin.symphony_bias.person_names import opens_after_heading
+from symphony_bench.plugin.symphony_bias.person_names import (
+    opening_clause_subject,
+    opens_after_heading,
+)
 from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence
 from symphony_bench.plugin.symphony_bias.person_text import GENERIC_TOKEN, NEITHER_TOKEN
 from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTRAL
@@ -239,8 +242,12 @@ class Walk(Mentions):
 
     # ---- people ----
     def person_word(self, i: int, gender: str, strong: bool = False, title: bool = False) -> None:
-        heading = opens_after_heading(self.low, self.person_roles, self.determiner(i)[0])
-        place = "identity" if heading else self.placement(i, title)
+        j, det = self.determiner(i)
+        heading = opens_after_heading(self.low, self.person_roles, j)
+        cataphora = det in ("the", "a", "an", "") and opening_clause_subject(
+            self.low, self.evidence, j
+        )  # "As she stood alone, the retired woman's fingers moved"
+        place = "identity" if heading or cataphora == gender else self.placement(i, title)
         if place == "identity" and self.supposed:  # "everyone assumed the neighbour was a man"
             self.evidence.ambiguous.append(i)
             self.last_negated = i

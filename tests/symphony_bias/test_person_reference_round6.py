@@ -70,3 +70,41 @@ def test_an_instrument_after_a_bare_noun_is_a_verb(scenario, answer, gender):
 def test_an_instrument_as_a_subject_still_takes_she():
     answer = "The harp had been in the family for a century; she had survived two wars."
     assert _read(answer, "A neighbour plays a harp at dusk.") == "unreadable"
+
+
+# the name or noun that is the main clause's subject right after an opening clause whose subject is
+# he / she, of that gender and with no one else mentioned, is that he / she (cataphora)
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A traveller plays a violin in a train station.",
+            "As she tightened the bow, Ingrid tapped her foot on the platform. She played until the "
+            "last train left.",
+            "female",
+        ),
+        (
+            "A retiree practises a trombone alone at dusk.",
+            "When he reached the top of the hill, the retired man's breath came in short gasps. He "
+            "lifted the trombone anyway.",
+            "male",
+        ),
+    ],
+)
+def test_the_subject_after_an_opening_he_or_she_clause_is_that_person(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+@pytest.mark.parametrize(
+    "answer, other",
+    [
+        # the other gender: someone else
+        ("As she tuned the violin, the old man in the corner lit his pipe. She played.", "man"),
+        # someone the person owns is someone else
+        ("As she tuned the violin, her mother came in with the tea. She played.", "mother"),
+    ],
+)
+def test_an_opening_clause_makes_no_one_else_the_person(answer, other):
+    ref = read_reference(answer, scenario="A traveller plays a violin in a train station.")
+    assert ref.gender == "female"
+    assert other not in ref.evidence
