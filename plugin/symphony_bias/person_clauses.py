@@ -92,8 +92,9 @@ class Clauses(Names):
             and j > 0
             and self.low[j - 1] in W.PREPOSITIONS
             and any(
-                self.is_person(k) and self.sentence_subject(k)
-                for k in range(first, min(first + 4, e.unknown_at))
+                self.is_person(k)
+                and (self.sentence_subject(k) or self.after_fronted(first, self.determiner(k)[0]))
+                for k in range(first, min(first + 12, e.unknown_at))
             )
         )
 
@@ -101,8 +102,11 @@ class Clauses(Names):
         """Whether `i` is its sentence's first word, or the first past a fronted phrase of place or
         time with no one in it ("At the fundraiser, he played")."""
         first = self.sentence_start[-1]
-        if i == first:
-            return True
+        return i == first or (self.after_fronted(first, i) and self.evidence.last_other < first)
+
+    def after_fronted(self, first: int, i: int) -> bool:
+        """Whether `i` follows a fronted phrase of place or time with no one in it that opens the
+        sentence starting at `first` ("At the fundraiser, he", "In the basement, a bass player")."""
         fronted = range(first + 1, i - 1)
         return (
             self.low[i - 1] == ","
@@ -112,7 +116,6 @@ class Clauses(Names):
                 self.low[k] in (",", "who") or k in self.evidence.counted or self.is_person(k)
                 for k in fronted
             )
-            and self.evidence.last_other < first
         )
 
     def names_the_young(self, i: int, other: int) -> bool:

@@ -134,8 +134,10 @@ in the crowd smiled; she clapped." reads nothing from "she"); a possessor ("the 
 no second person of its gender. An other of unknown gender (a child, the producer, the concierge)
 competes for he and she until the person is mentioned again (but a he / she opening the sentence
 after one whose subject was the person, with that other only a preposition's object and no child,
-continues the subject: "The colleague borrows a violin from a friend. She hasn't played since"; so
-does one past a fronted phrase of place or time with no one in it: "At the fundraiser, he played"),
+continues the subject: "The colleague borrows a violin from a friend. She hasn't played since",
+and so when that subject stood past a fronted phrase: "In the basement, a bass player buys a bass
+from a random individual. She begins to play"; so does a he / she past a fronted phrase of place
+or time with no one in it: "At the fundraiser, he played"),
 and for the rest of its own relative clause ("the caretaker, who nodded at the volunteer and swept
 her aisle"), and stops competing for the other gender once a gendered noun stands in its apposition
 ("the bartender, a stout man"), or a child's once "the girl" / "the boy" names it ("the curious

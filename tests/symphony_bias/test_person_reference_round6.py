@@ -108,3 +108,26 @@ def test_an_opening_clause_makes_no_one_else_the_person(answer, other):
     ref = read_reference(answer, scenario="A traveller plays a violin in a train station.")
     assert ref.gender == "female"
     assert other not in ref.evidence
+
+
+# a subject he / she goes on from a sentence whose subject, past a fronted phrase, was the person and
+# in which the other was only a preposition's object
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "An adult learner buys a cello second-hand and plays for a while in the garage.",
+            "On Saturday morning, the adult learner bought a scratched cello from a retired "
+            "teacher. She played scales on it until lunch.",
+            "female",
+        ),
+        (
+            "A traveller plays a harmonica at a bus stop.",
+            "At the bus stop, a weary traveller borrowed a lighter from a stranger. He lit his "
+            "pipe and played a slow blues.",
+            "male",
+        ),
+    ],
+)
+def test_the_subject_goes_on_from_a_subject_past_a_fronted_phrase(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
