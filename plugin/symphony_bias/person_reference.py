@@ -14,7 +14,7 @@ Order of work:
    no markers ("Okay, the user wants ...", "Let me think": a template opened <think> in the prompt
    and the budget ran out) is "reasoning_unfinished".
 2. `person_text.prepare` (every step keeps the text's length, so token offsets are spans; every step
-   is linear, and at most READ_CHARS characters are read): accents folded (Björn is Bjorn); quoted
+   is linear, and at most READ_CHARS characters are read): accents folded (Björn is Bjorn, Søren Soren); quoted
    speech blanked, both quote styles ("...", “...”, ‘...’ closed by a ’ no letter follows, 'A ...!'
    on one line), the speaker tag kept ('"I love this," she said' reads "she said"); a name in quotes
    after named/called kept; idioms blanked ("oh boy", "he who hesitates", "mother nature"), and so

@@ -131,3 +131,24 @@ def test_an_opening_clause_makes_no_one_else_the_person(answer, other):
 )
 def test_the_subject_goes_on_from_a_subject_past_a_fronted_phrase(scenario, answer, gender):
     assert _read(answer, scenario) == gender
+
+
+# Latin letters that have no decomposition (ø, ł, æ, ß ...) fold to one letter, so a name with one
+# stays one word and its apposition describes the person
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A colleague leads a beginners' workshop on a keyboard in a rainy recording studio.",
+            "**Name:** Søren Møller, a sound engineer. He shows the beginners their first chords.",
+            "male",
+        ),
+        (
+            "A student practises a violin in a quiet classroom.",
+            "Meet Małgorzata Wiśniewska, a nursing student. She practises scales before lectures.",
+            "female",
+        ),
+    ],
+)
+def test_undecomposed_latin_letters_fold(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
