@@ -27,6 +27,8 @@ _COMPOUND_HEADS = W.words(
     "lesson lessons teacher teachers part solo section keys pedal pedals strings neck reed "
     "mouthpiece tuner amp cable music sheet deck cabin"
 )
+# nouns of a person in an opening name's apposition ("Marko Jedletski, a 26-year-old male")
+_PERSON_NOUNS = W.MALE_NOUNS | W.FEMALE_NOUNS | W.OTHERS | W.ROLES | W.words("male female")
 # words of a heading that asks or labels who the person is ("Who is this person?", "Name:")
 _HEADINGS = W.words("who name character protagonist")
 # days and months: "It's Sunday" introduces no one
@@ -73,8 +75,8 @@ class Names(Places):
             elif self.named_as_predicate(i):  # "The traveller is Amara": the person, no gender
                 self.identity_names.add(w)
                 e.protagonist, e.person_at = True, i
-            elif fronted_subject(self.low, self.words, e, i):  # "With headphones on, Aiyana played"
-                self.identity_names.add(w)
+            elif fronted_subject(self.low, self.words, e, i) or self.opens_sketch(i):
+                self.identity_names.add(w)  # "With headphones on, Aiyana played"
                 e.protagonist, e.person_at = True, i
             elif self.maybe_someone(i):  # "the saxophonist, Miles Davis", "the Marianne": someone?
                 e.first_single = min(e.first_single, i)
@@ -124,6 +126,19 @@ class Names(Places):
                 and after in W.RELATIVES | {",", ".", "named", "called"}
             )
         )
+
+    def opens_sketch(self, i: int) -> bool:
+        """Whether the capitalised word at `i` opens the answer, past a surname, before a person
+        noun in apposition ("Marko Jedletski, a 26-year-old male, leads ..."): the person's name."""
+        n = 1 + (self.words[1:2] != [] and self.words[1][:1].isupper())
+        if i != 0 or self.low[n : n + 1] != [","]:
+            return False
+        for m in range(n + 1, min(n + 7, len(self.low))):
+            if self.base[m] in _PERSON_NOUNS or self.base[m] in self.roles:
+                return True
+            if not (self.low[m] in ("a", "an", "the") or self.is_modifier(m)):
+                return False
+        return False
 
     def unknown_name_before(self, i: int) -> bool:
         """Whether the word before `i` is a capitalised word no list knows that may be a first name

@@ -435,7 +435,7 @@ class Places(Phrases):
         if k > 0 and self.low[k] in W.HEDGES and self.low[k - 1] == ",":
             k -= 1  # "A musician, perhaps a young man,"
         if k >= 0 and self.low[k] in W.APPOSITION:
-            if self.describes(k - 1):
+            if self.describes(self.named_before(k)):
                 return "identity"  # "The colleague is probably the new intern, a nervous man"
             if det in ("a", "an") and self.is_person(self.after_aside(k)):
                 return "identity"  # "A weary traveller, lost in thought, a man with ..."

@@ -105,7 +105,9 @@ lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a you
 traveller is Amara", "is named Kwame") or introduced opening a sentence ("This is Margarethe", "It's
 Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's subject after a fronted phrase
 before anyone was mentioned ("With headphones on, Aiyana played") or of a subordinate clause
-opening the answer ("As Obiageli, a retired surgeon, sat down") is the person, of no gender, and
+opening the answer ("As Obiageli, a retired surgeon, sat down"), or opening the answer before a
+person noun in apposition ("Marko Jedletski, a 26-year-old male, leads") is the person, of no
+gender, and
 an occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past
 a surname, an age or "and", never onto a word that opens the clause: "Walter Bishop, 72, a
 retired bus driver", "Meet Tomás, a sound engineer", "Dr. Amelia Hart, a pianist

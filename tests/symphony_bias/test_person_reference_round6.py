@@ -152,3 +152,30 @@ def test_the_subject_goes_on_from_a_subject_past_a_fronted_phrase(scenario, answ
 )
 def test_undecomposed_latin_letters_fold(scenario, answer, gender):
     assert _read(answer, scenario) == gender
+
+
+# an unknown capitalised name that opens the answer, past a surname, before a person noun in
+# apposition is the person's name (no gender of its own), and so is that apposition
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A colleague plays a harp in a rainy recording studio.",
+            "Tadeusz Wronka, a 30-year-old male, tunes the harp while keeping his coat on.",
+            "male",
+        ),
+        (
+            "A neighbour plays a cello on a balcony before breakfast.",
+            "Oyelaran, a retired surgeon, carries the cello out at dawn. A jogger waves up at "
+            "her, and she nods back.",
+            "female",
+        ),
+    ],
+)
+def test_an_opening_name_before_a_person_in_apposition_is_the_person(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+def test_an_opening_word_before_a_place_in_apposition_names_no_one():
+    answer = "Lisbon, a city of hills, woke slowly. A man on the corner said he had heard her play."
+    assert _read(answer, "A neighbour plays a cello on a balcony before breakfast.") == "unreadable"
