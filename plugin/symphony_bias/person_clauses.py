@@ -19,6 +19,11 @@ _YOUNG = W.words("child kid baby toddler infant youngster pupil student boy girl
 
 # words that open a fronted phrase of time ("Later that night, she played")
 _FRONTING = W.words("later then afterwards tonight today that this by when once")
+# verbs of a cue that another gives the one who plays ("The conductor nodded, and she began")
+_CUES = W.words(
+    "nodded nods gave gives waved waves signalled signaled signals gestured gestures pointed "
+    "points winked winks counted counts cued cues smiled smiles"
+)
 # verbs after which the subject's own he / she follows ("the volunteer laughed and said he'd")
 _REPORTING = [
     [w] for w in W.words("said says thought thinks knew knows realised realized felt hoped")
@@ -95,6 +100,30 @@ class Clauses(Names):
                 self.is_person(k)
                 and (self.sentence_subject(k) or self.after_fronted(first, self.determiner(k)[0]))
                 for k in range(first, min(first + 12, e.unknown_at))
+            )
+        )
+
+    def switches_subject(self, i: int) -> bool:
+        """Whether the he / she at `i` opens a clause joined by ", and" to a short one in which the
+        other of unknown gender gives a cue (at most four words: "The conductor nodded, and she
+        began", "The engineer gave a thumbs up, and she launched"), in the sentence after one whose
+        subject was the person: the one cued is the person."""
+        e, start = self.evidence, self.sentence_start
+        if self.base[i] not in ("he", "she") or self.low[i - 2 : i] != [",", "and"]:
+            return False
+        if len(start) < 2 or e.unknown_at != e.last_other:
+            return False
+        first, last, other = start[-2], start[-1], e.unknown_at
+        between = self.low[other + 1 : i - 2]
+        return (
+            self.determiner(other)[0] == last
+            and self.base[other] not in _YOUNG
+            and 1 <= len(between) <= 4
+            and between[0] in _CUES
+            and all(w.isalpha() and w not in W.PRONOUNS for w in between)
+            and any(
+                self.is_person(k) and self.sentence_subject(k)
+                for k in range(first, min(first + 6, last))
             )
         )
 

@@ -139,7 +139,9 @@ after one whose subject was the person, with that other only a preposition's obj
 continues the subject: "The colleague borrows a violin from a friend. She hasn't played since",
 and so when that subject stood past a fronted phrase: "In the basement, a bass player buys a bass
 from a random individual. She begins to play"; so does a he / she past a fronted phrase of place
-or time with no one in it: "At the fundraiser, he played"),
+or time with no one in it: "At the fundraiser, he played"; and a he / she after ", and" in the next
+sentence, when that other only gave a cue in a short clause, is the one cued: "The student raised
+the oboe. The conductor nodded, and she began"),
 and for the rest of its own relative clause ("the caretaker, who nodded at the volunteer and swept
 her aisle"), and stops competing for the other gender once a gendered noun stands in its apposition
 ("the bartender, a stout man"), or a child's once "the girl" / "the boy" names it ("the curious

@@ -44,7 +44,11 @@ class Mentions(Clauses):
             e.skipped.append(i)
             return
         competing = e.unknown_at > e.person_at or self.subject_other == self.sentence
-        if gender != NEUTRAL and competing and self.continues_subject(i):
+        if (
+            gender != NEUTRAL
+            and competing
+            and (self.continues_subject(i) or self.switches_subject(i))
+        ):
             e.count(i, gender, strong)  # "Dana ... borrows a violin from a friend. She hasn't"
             self.gendered_sentence = self.sentence
             return

@@ -179,3 +179,32 @@ def test_an_opening_name_before_a_person_in_apposition_is_the_person(scenario, a
 def test_an_opening_word_before_a_place_in_apposition_names_no_one():
     answer = "Lisbon, a city of hills, woke slowly. A man on the corner said he had heard her play."
     assert _read(answer, "A neighbour plays a cello on a balcony before breakfast.") == "unreadable"
+
+
+# a he / she joined by ", and" to a short clause in which another of unknown gender gives a cue, in
+# the sentence after one whose subject was the person, is the person (the one cued)
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A volunteer plays a trumpet at a memorial service.",
+            "The volunteer stood by the door and lifted the trumpet. The vicar nodded, and he "
+            "played the last post.",
+            "male",
+        ),
+        (
+            "A teenager plays a drum kit at a school concert.",
+            "The teenager sat behind the kit and checked the pedals. The teacher gave a quick nod, "
+            "and she hit the first fill.",
+            "female",
+        ),
+    ],
+)
+def test_the_one_cued_by_another_is_the_person(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+def test_another_who_comes_in_is_no_cue():
+    # "came in" is no cue: the she may be the cleaner's own
+    answer = "The student practised scales. The cleaner came in, and she started mopping."
+    assert _read(answer, "A student practises a violin in a quiet classroom.") == "unreadable"
