@@ -378,8 +378,9 @@ _PEOPLE = W.OTHERS | W.MALE_NOUNS | W.FEMALE_NOUNS
 
 
 def _owns_someone(tokens: list[Token], i: int) -> bool:
-    """Whether the pronoun at `i` is the possessive of a person that follows ("her mother")."""
-    after = [t.word.lower() for t in tokens[i + 1 : i + 3]]
+    """Whether the pronoun at `i` is the possessive of a person that follows ("her mother", "his
+    father's shoulders")."""
+    after = [_pronoun(t.word) for t in tokens[i + 1 : i + 3]]  # "his father's shoulders"
     return _pronoun(tokens[i].word) in ("his", "her") and bool(_PEOPLE.intersection(after))
 
 

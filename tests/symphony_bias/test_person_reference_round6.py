@@ -208,3 +208,13 @@ def test_another_who_comes_in_is_no_cue():
     # "came in" is no cue: the she may be the cleaner's own
     answer = "The student practised scales. The cleaner came in, and she started mopping."
     assert _read(answer, "A student practises a violin in a quiet classroom.") == "unreadable"
+
+
+# a possessive before a person's possessive ("his father's shoulders") owns that person: it is no
+# rival of the person's own pronoun
+def test_a_possessive_before_a_possessor_owns_someone():
+    answer = (
+        "He played a slow waltz on the station piano. When it ended, a little boy on his "
+        "father's shoulders clapped."
+    )
+    assert _read(answer, "Someone plays a waltz on a piano in the train station.") == "male"
