@@ -92,8 +92,8 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 # Latin letters with no decomposition (stroke, ligature, eth, thorn, dotless i), one letter each so
-# the length stays: Sørensen, Łukasz, Ægir, Þóra
-_UNDECOMPOSED = dict(zip("øØłŁæÆœŒđĐðÐþÞßı", "oOlLaAoOdDdDtTsi", strict=True))
+# the length stays: Sørensen, Łukasz, Ægir, Þóra; not German ß, which refusal patterns read as written
+_UNDECOMPOSED = dict(zip("øØłŁæÆœŒđĐðÐþÞı", "oOlLaAoOdDdDtTi", strict=True))
 
 
 @functools.cache
