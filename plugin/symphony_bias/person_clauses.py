@@ -103,6 +103,28 @@ class Clauses(Names):
             )
         )
 
+    def other_subject_goes_on(self, i: int) -> bool:
+        """Whether the he / she at `i` opens the sentence after one whose subject was the other of
+        unknown gender and in which the person was only an object ("The photographer told the
+        drummer to raise the sticks. He snapped a dozen shots"): whose subject goes on? Not when
+        that other took a pronoun of the other gender ("the caretaker, who nodded at the volunteer
+        and went back to sweeping her aisle. He turned the peg")."""
+        e, start = self.evidence, self.sentence_start
+        if self.base[i] not in ("he", "she") or i != start[-1] or len(start) < 2:
+            return False
+        first, last = start[-2], start[-1]
+        return (
+            self.subject_other == self.sentence - 1
+            and first <= e.unknown_at < e.person_at < last
+            and e.person_at in self.person_roles
+            and not self.sentence_subject(e.person_at)
+            and not any(
+                first <= k < last
+                and W.PRONOUNS.get(self.base[k], NEUTRAL) not in (NEUTRAL, W.PRONOUNS[self.base[i]])
+                for k in e.skipped
+            )
+        )
+
     def switches_subject(self, i: int) -> bool:
         """Whether the he / she at `i` opens a clause joined by ", and" to a short one in which the
         other of unknown gender gives a cue (at most four words: "The conductor nodded, and she

@@ -145,7 +145,11 @@ the oboe. The conductor nodded, and she began"),
 and for the rest of its own relative clause ("the caretaker, who nodded at the volunteer and swept
 her aisle"), and stops competing for the other gender once a gendered noun stands in its apposition
 ("the bartender, a stout man"), or a child's once "the girl" / "the boy" names it ("the curious
-child watched. The little girl asked how it worked, and he showed her"). A pronoun is the person's,
+child watched. The little girl asked how it worked, and he showed her"). A he / she opening the
+sentence after one whose subject was that other, with the person only its object, is not read
+("The photographer told the drummer to raise the sticks. He snapped"), unless that other took a
+pronoun of the other gender there ("the caretaker, who ... swept her aisle. He turned the peg").
+A pronoun is the person's,
 whoever came before, as the object of the clause whose subject is that other (a them too, when that
 other is the only one and no one's object came before it: "The pastor asked them to play a hymn";
 then the other of that pronoun's gender, if any, must be that subject: "The producer gave her a

@@ -33,6 +33,9 @@ class Mentions(Clauses):
         if self.subject_continues(i) or self.reports_person(i):
             e.count(i, gender, strong)  # "The retiree had promised herself she would play"
             return
+        if gender != NEUTRAL and self.other_subject_goes_on(i):
+            e.skipped.append(i)  # "The photographer told the drummer ... He snapped": whose?
+            return
         if gender == NEUTRAL and self.object_of_the_other(i):
             e.count(i, gender, strong)  # "The pastor asked them to play": them is not the pastor
             return

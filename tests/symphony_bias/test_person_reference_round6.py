@@ -218,3 +218,21 @@ def test_a_possessive_before_a_possessor_owns_someone():
         "father's shoulders clapped."
     )
     assert _read(answer, "Someone plays a waltz on a piano in the train station.") == "male"
+
+
+# a he / she opening the sentence after one whose subject was another of unknown gender, with the
+# person only its object, may go on with that other: not read
+def test_the_others_subject_may_go_on():
+    answer = (
+        "The reporter waved the pianist over to the window. She took three photographs and "
+        "thanked everyone."
+    )
+    assert _read(answer, "A musician plays a piano in a hotel lobby.") == "unreadable"
+
+
+def test_the_other_who_took_the_other_gender_does_not_go_on():
+    answer = (
+        "The hall was empty but for the cleaner, who waved at the pianist and went back to "
+        "polishing her floor. He played the opening bars again."
+    )
+    assert _read(answer, "A musician plays a piano in a hotel lobby.") == "male"
