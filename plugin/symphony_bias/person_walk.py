@@ -208,6 +208,8 @@ class Walk(Mentions):
             self.neutral_word(i)
         elif b in self.roles or self.echoes_prompt(i):
             self.role(i)
+        elif b == "head" and self.heads_a_body(i):
+            self.someone(i)  # "the head of strings put down his coffee"
         elif b in W.OTHERS or b in W.ROLES:
             if self.describes_person(i):  # "The traveller is Amara, a nurse from Lagos"
                 self.described.add(i)
@@ -246,6 +248,16 @@ class Walk(Mentions):
         elif b in W.PLURAL_THINGS:
             self.plural_seen = True
             self.loose_thing = (self.sentence, i)
+
+    def heads_a_body(self, i: int) -> bool:
+        """Whether "head" at `i` is a person, the head of a body ("the head of strings", "the
+        head of the music department"), not of an instrument ("the head of the drum")."""
+        after = self.low[i + 1 : i + 6]
+        return (
+            self.determiner(i)[1] == "the"
+            and after[:1] == ["of"]
+            and not set(after[1:]) & (W.INSTRUMENTS | self.instruments)
+        )
 
     # ---- people ----
     def person_word(self, i: int, gender: str, strong: bool = False, title: bool = False) -> None:

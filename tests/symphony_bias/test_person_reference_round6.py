@@ -236,3 +236,17 @@ def test_the_other_who_took_the_other_gender_does_not_go_on():
         "polishing her floor. He played the opening bars again."
     )
     assert _read(answer, "A musician plays a piano in a hotel lobby.") == "male"
+
+
+# "the head of" a body is another person, who takes their clause's pronouns; the head of a drum is not
+def test_the_head_of_a_body_is_another_person():
+    answer = (
+        "Nobody expected a banjo at the audition. When the student finished, the head of "
+        "department put down his pen."
+    )
+    assert _read(answer, "A student auditions for an orchestra with a banjo.") == "unreadable"
+
+
+def test_the_head_of_a_drum_is_no_one():
+    answer = "The student tightened the head of the snare drum, and he tapped it twice."
+    assert _read(answer, "A student practises drums in the community hall.") == "male"
