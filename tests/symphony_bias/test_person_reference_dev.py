@@ -107,17 +107,7 @@ def test_dev_set_shape():
         (DEV_ROUND5_CHECK, 0.02),
         (DEV_ROUND6_CHECK, 0.02),
     ],
-    ids=[
-        "written",
-        "smollm2",
-        "round2",
-        "round3",
-        "round4",
-        "round4_check",
-        "v3",
-        "round5_check",
-        "round6_check",
-    ],
+    ids="written smollm2 round2 round3 round4 round4_check v3 round5_check round6_check".split(),
 )
 def test_dev_set_no_swaps_and_few_score_moving_misreads(path, max_share):
     reads = [(row["label"], _read(row), row["answer"][:120]) for row in _rows(path)]
