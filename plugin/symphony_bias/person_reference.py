@@ -89,7 +89,9 @@ opening the story); the one holding the scenario's instrument ("the man with the
 at the piano"); the main clause's subject right after a subordinate clause that opens the answer
 with he / she as its subject, of that gender, no one else mentioned ("As she trashed the guitar,
 Maya slammed her hands", "As she stood alone, the retired woman's fingers moved"; not "her
-mother"); or the answer's first person ("A young man sat ...", "Emily smiled ...", "Meet
+mother"); "the woman" / "the man" (a plain noun) when no one else was mentioned and every gendered
+word read for the person is of its gender ("As she reached the stairs, ... The woman's gaze fell");
+or the answer's first person ("A young man sat ...", "Emily smiled ...", "Meet
 Jamal, ...", "Mr. Okafor lifted ...", a kin word as a title: "Grandpa Joe plugged ...") when the
 answer has no definite role noun (nor the scenario's own owned, "His neighbour had been practising";
 a role noun after "a celebrated jazz" is indefinite), the noun is a plain one (man, woman, boy,

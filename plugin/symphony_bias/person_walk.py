@@ -259,6 +259,14 @@ class Walk(Mentions):
             and not set(after[1:]) & (W.INSTRUMENTS | self.instruments)
         )
 
+    def names_the_one_so_far(self, i: int, gender: str) -> bool:
+        """Whether the plain noun at `i` ("the woman") names again the one person of the answer so
+        far: no one else was mentioned and every gendered word read for the person is of its
+        gender ("As she reached the top of the stairs, ... The woman's gaze fell upon ...")."""
+        e = self.evidence
+        genders = {g for g, _, _ in e.read if g != NEUTRAL}
+        return self.base[i] in W.GENERIC_NOUNS and e.last_other < 0 and genders == {gender}
+
     # ---- people ----
     def person_word(self, i: int, gender: str, strong: bool = False, title: bool = False) -> None:
         j, det = self.determiner(i)
@@ -266,7 +274,9 @@ class Walk(Mentions):
         cataphora = det in ("the", "a", "an", "") and opening_clause_subject(
             self.low, self.evidence, j
         )  # "As she stood alone, the retired woman's fingers moved"
-        place = "identity" if heading or cataphora == gender else self.placement(i, title)
+        again = det == "the" and self.names_the_one_so_far(i, gender)  # "she ... The woman's gaze"
+        identity = heading or cataphora == gender or again
+        place = "identity" if identity else self.placement(i, title)
         if place == "identity" and self.supposed:  # "everyone assumed the neighbour was a man"
             self.evidence.ambiguous.append(i)
             self.last_negated = i

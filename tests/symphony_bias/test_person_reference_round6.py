@@ -250,3 +250,33 @@ def test_the_head_of_a_body_is_another_person():
 def test_the_head_of_a_drum_is_no_one():
     answer = "The student tightened the head of the snare drum, and he tapped it twice."
     assert _read(answer, "A student practises drums in the community hall.") == "male"
+
+
+# "the woman" / "the man" names again the one person of the answer so far, when no one else was
+# mentioned and the person's gendered words are of its gender
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A person brings a cello to the rooftop and starts to play.",
+            "As she reached the roof, the wind rose. The woman's hands shook as she tuned the "
+            "cello, and she played her scales until she was warm.",
+            "female",
+        ),
+        (
+            "A traveller plays a harmonica at a bus stop.",
+            "He found the harmonica at last. The old man smiled, and he played until his hands "
+            "were numb and his bus came.",
+            "male",
+        ),
+    ],
+)
+def test_the_plain_noun_names_the_one_person_again(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+def test_the_plain_noun_after_someone_else_is_someone_else():
+    answer = "She tuned the cello while a porter swept the roof. The woman hummed as she played."
+    assert _read(answer, "A person brings a cello to the rooftop and starts to play.") == (
+        "unreadable"
+    )
