@@ -19,6 +19,11 @@ _YOUNG = W.words("child kid baby toddler infant youngster pupil student boy girl
 
 # words that open a fronted phrase of time ("Later that night, she played")
 _FRONTING = W.words("later then afterwards tonight today that this by when once")
+# verbs of a cue that another gives the one who plays ("The conductor nodded, and she began")
+_CUES = W.words(
+    "nodded nods gave gives waved waves signalled signaled signals gestured gestures pointed "
+    "points winked winks counted counts cued cues smiled smiles"
+)
 # verbs after which the subject's own he / she follows ("the volunteer laughed and said he'd")
 _REPORTING = [
     [w] for w in W.words("said says thought thinks knew knows realised realized felt hoped")
@@ -92,8 +97,55 @@ class Clauses(Names):
             and j > 0
             and self.low[j - 1] in W.PREPOSITIONS
             and any(
+                self.is_person(k)
+                and (self.sentence_subject(k) or self.after_fronted(first, self.determiner(k)[0]))
+                for k in range(first, min(first + 12, e.unknown_at))
+            )
+        )
+
+    def other_subject_goes_on(self, i: int) -> bool:
+        """Whether the he / she at `i` opens the sentence after one whose subject was the other of
+        unknown gender and in which the person was only an object ("The photographer told the
+        drummer to raise the sticks. He snapped a dozen shots"): whose subject goes on? Not when
+        that other took a pronoun of the other gender ("the caretaker, who nodded at the volunteer
+        and went back to sweeping her aisle. He turned the peg")."""
+        e, start = self.evidence, self.sentence_start
+        if self.base[i] not in ("he", "she") or i != start[-1] or len(start) < 2:
+            return False
+        first, last = start[-2], start[-1]
+        return (
+            self.subject_other == self.sentence - 1
+            and first <= e.unknown_at < e.person_at < last
+            and e.person_at in self.person_roles
+            and not self.sentence_subject(e.person_at)
+            and not any(
+                first <= k < last
+                and W.PRONOUNS.get(self.base[k], NEUTRAL) not in (NEUTRAL, W.PRONOUNS[self.base[i]])
+                for k in e.skipped
+            )
+        )
+
+    def switches_subject(self, i: int) -> bool:
+        """Whether the he / she at `i` opens a clause joined by ", and" to a short one in which the
+        other of unknown gender gives a cue (at most four words: "The conductor nodded, and she
+        began", "The engineer gave a thumbs up, and she launched"), in the sentence after one whose
+        subject was the person: the one cued is the person."""
+        e, start = self.evidence, self.sentence_start
+        if self.base[i] not in ("he", "she") or self.low[i - 2 : i] != [",", "and"]:
+            return False
+        if len(start) < 2 or e.unknown_at != e.last_other:
+            return False
+        first, last, other = start[-2], start[-1], e.unknown_at
+        between = self.low[other + 1 : i - 2]
+        return (
+            self.determiner(other)[0] == last
+            and self.base[other] not in _YOUNG
+            and 1 <= len(between) <= 4
+            and between[0] in _CUES
+            and all(w.isalpha() and w not in W.PRONOUNS for w in between)
+            and any(
                 self.is_person(k) and self.sentence_subject(k)
-                for k in range(first, min(first + 4, e.unknown_at))
+                for k in range(first, min(first + 6, last))
             )
         )
 
@@ -101,8 +153,11 @@ class Clauses(Names):
         """Whether `i` is its sentence's first word, or the first past a fronted phrase of place or
         time with no one in it ("At the fundraiser, he played")."""
         first = self.sentence_start[-1]
-        if i == first:
-            return True
+        return i == first or (self.after_fronted(first, i) and self.evidence.last_other < first)
+
+    def after_fronted(self, first: int, i: int) -> bool:
+        """Whether `i` follows a fronted phrase of place or time with no one in it that opens the
+        sentence starting at `first` ("At the fundraiser, he", "In the basement, a bass player")."""
         fronted = range(first + 1, i - 1)
         return (
             self.low[i - 1] == ","
@@ -112,7 +167,6 @@ class Clauses(Names):
                 self.low[k] in (",", "who") or k in self.evidence.counted or self.is_person(k)
                 for k in fronted
             )
-            and self.evidence.last_other < first
         )
 
     def names_the_young(self, i: int, other: int) -> bool:

@@ -8,7 +8,7 @@ from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
 from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence, Places
 
-__all__ = ["Names", "opens_after_heading"]
+__all__ = ["Names", "opening_clause_subject", "opens_after_heading"]
 
 # pieces of music: "Chopin's nocturne" names a composer
 _WORKS = W.words(
@@ -27,6 +27,8 @@ _COMPOUND_HEADS = W.words(
     "lesson lessons teacher teachers part solo section keys pedal pedals strings neck reed "
     "mouthpiece tuner amp cable music sheet deck cabin"
 )
+# nouns of a person in an opening name's apposition ("Marko Jedletski, a 26-year-old male")
+_PERSON_NOUNS = W.MALE_NOUNS | W.FEMALE_NOUNS | W.OTHERS | W.ROLES | W.words("male female")
 # words of a heading that asks or labels who the person is ("Who is this person?", "Name:")
 _HEADINGS = W.words("who name character protagonist")
 # days and months: "It's Sunday" introduces no one
@@ -73,8 +75,8 @@ class Names(Places):
             elif self.named_as_predicate(i):  # "The traveller is Amara": the person, no gender
                 self.identity_names.add(w)
                 e.protagonist, e.person_at = True, i
-            elif fronted_subject(self.low, self.words, e, i):  # "With headphones on, Aiyana played"
-                self.identity_names.add(w)
+            elif fronted_subject(self.low, self.words, e, i) or self.opens_sketch(i):
+                self.identity_names.add(w)  # "With headphones on, Aiyana played"
                 e.protagonist, e.person_at = True, i
             elif self.maybe_someone(i):  # "the saxophonist, Miles Davis", "the Marianne": someone?
                 e.first_single = min(e.first_single, i)
@@ -88,7 +90,7 @@ class Names(Places):
             return
         if self.speaker_label(i) or self.low[i - 1 : i] in _GREETINGS:
             e.other(ANY, i)  # "Raj: Ah, this is ...": a script's speaker; "Hey Brianna,": addressed
-        elif self.names_person(i, naming):
+        elif self.names_person(i, naming) or opening_clause_subject(self.low, e, i) == gender:
             self.identity_names.add(w)
             if gender == UNISEX:
                 e.unisex.append(i)
@@ -107,11 +109,13 @@ class Names(Places):
         """Whether the pet, ship or instrument at `i` stands where a story may go on with it as he
         or she: its sentence's or a subordinate clause's subject ("The harp had survived",
         "where the old steamer lay at anchor"), or a name's apposition ("Daisy, a greyhound")."""
-        j, _ = self.determiner(i)
+        j, det = self.determiner(i)
         before = self.low[j - 1] if j > 0 else "."
         after = self.low[i + 1] if i + 1 < len(self.low) else "."
         if self.base[i + 1 : i + 2] and self.base[i + 1] in _COMPOUND_HEADS:
             return False  # "The cello case clicked shut": the case, no one
+        if not det and j < i:
+            return False  # "as rain drums on the roof": a verb after a bare noun
         return (
             self.sentence_subject(i)
             or before in ("where", "while", "when", "as")
@@ -122,6 +126,19 @@ class Names(Places):
                 and after in W.RELATIVES | {",", ".", "named", "called"}
             )
         )
+
+    def opens_sketch(self, i: int) -> bool:
+        """Whether the capitalised word at `i` opens the answer, past a surname, before a person
+        noun in apposition ("Marko Jedletski, a 26-year-old male, leads ..."): the person's name."""
+        n = 1 + (self.words[1:2] != [] and self.words[1][:1].isupper())
+        if i != 0 or self.low[n : n + 1] != [","]:
+            return False
+        for m in range(n + 1, min(n + 7, len(self.low))):
+            if self.base[m] in _PERSON_NOUNS or self.base[m] in self.roles:
+                return True
+            if not (self.low[m] in ("a", "an", "the") or self.is_modifier(m)):
+                return False
+        return False
 
     def unknown_name_before(self, i: int) -> bool:
         """Whether the word before `i` is a capitalised word no list knows that may be a first name
@@ -253,8 +270,12 @@ def authors_work(low: list[str], words: list[str], i: int) -> bool:
 def fronted_subject(low: list[str], words: list[str], evidence: Evidence, i: int) -> bool:
     """Whether the capitalised word at `i`, no known name, is the subject of the answer's first
     sentence after a fronted phrase, before anyone was mentioned ("With headphones on, Aiyana
-    played the recording"): a name of the answer's first person."""
+    played the recording"), or of a subordinate clause that opens the answer ("As Obiageli, a
+    retired surgeon, sat down", "When Aiyana played"): a name of the answer's first person."""
     first = low[0] if low else ""
+    after = words[i + 1 : i + 2]
+    if i == 1 and first in W.SUBORDINATE_CLAUSE and low[1] not in _CALENDAR and after:
+        return after[0] == "," or (after[0].isalpha() and after[0].islower())
     return (
         i < 16  # a fronted phrase is short
         and low[i - 1 : i] == [","]
@@ -266,3 +287,17 @@ def fronted_subject(low: list[str], words: list[str], evidence: Evidence, i: int
         and words[i + 1].isalpha()
         and words[i + 1].islower()
     )
+
+
+def opening_clause_subject(low: list[str], evidence: Evidence, j: int) -> str | None:
+    """The gender of the he / she that is the subject of a subordinate clause opening the answer
+    ("As she trashed the guitar, ..."), when the name or noun phrase at `j` is the main clause's
+    subject right after it and no one else was mentioned: that name or noun is then the same
+    person ("..., Maya slammed her hands", "..., the retired woman's fingers moved"); else None."""
+    if j < 4 or low[j - 1] != "," or low[0] not in W.SUBORDINATE_CLAUSE:
+        return None
+    if low[1] not in ("he", "she") or 1 not in evidence.counted or evidence.last_other >= 0:
+        return None
+    if any(w in (",", ".", "!", "?", ";", ":") for w in low[2 : j - 1]):
+        return None
+    return W.PRONOUNS[low[1]]

@@ -22,6 +22,8 @@ from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTR
 ANY = frozenset({MALE, FEMALE, NEUTRAL})
 _PEOPLE = W.MALE_NOUNS | W.FEMALE_NOUNS | W.ROLES | W.OTHERS
 _BOTH = W.words("both together each")
+# capitalised words that open a clause before a name ("Meet Tomás, ...", "As Rachel, ...")
+_OPENERS = W.SUBORDINATORS | W.SUBORDINATE_CLAUSE | W.PREPOSITIONS | W.words("introducing")
 _AUDIENCE = ("listen", "watched", "watching", "heard", "applaud", "clapped", "clapping", "cheered")
 
 
@@ -176,11 +178,14 @@ class Phrases:
 
     def named_before(self, comma: int) -> int:
         """The name or noun before the comma at `comma`, past a surname and an age ("Walter
-        Bishop, 72, a retired bus driver" -> Walter)."""
+        Bishop, 72, a retired bus driver" -> Walter), not onto a capitalised word that opens a
+        clause ("Meet Tomás, a sound engineer", "As Rachel, a freelance musician," -> the name)."""
         h = comma - 1
         if h > 1 and self.low[h].isdigit() and self.low[h - 1] == ",":
             h -= 2
         while h > 0 and self.words[h][:1].isupper() and self.words[h - 1][:1].isupper():
+            if self.low[h - 1] in _OPENERS:
+                break
             h -= 1
         return h
 
@@ -213,8 +218,10 @@ class Phrases:
             if self.low[m] in (".", "!", "?", ";", ":"):
                 return -1
             if self.low[m] == ",":
-                first = self.low[m + 1]
-                aside = first.endswith(("ed", "ing")) or first in W.ASIDE_OPENERS
+                first, then = self.low[m + 1], self.low[m + 2 : m + 3]
+                # a past tense with its object is a clause: "When Greta, a nurse, lifted the flute,"
+                verb = first.endswith("ed") and then and then[0] in W.DETERMINERS
+                aside = first.endswith(("ed", "ing")) and not verb or first in W.ASIDE_OPENERS
                 return m - 1 if aside else -1
         return -1
 
@@ -428,7 +435,7 @@ class Places(Phrases):
         if k > 0 and self.low[k] in W.HEDGES and self.low[k - 1] == ",":
             k -= 1  # "A musician, perhaps a young man,"
         if k >= 0 and self.low[k] in W.APPOSITION:
-            if self.describes(k - 1):
+            if self.describes(self.named_before(k)):
                 return "identity"  # "The colleague is probably the new intern, a nervous man"
             if det in ("a", "an") and self.is_person(self.after_aside(k)):
                 return "identity"  # "A weary traveller, lost in thought, a man with ..."

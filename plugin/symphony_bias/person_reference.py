@@ -14,7 +14,7 @@ Order of work:
    no markers ("Okay, the user wants ...", "Let me think": a template opened <think> in the prompt
    and the budget ran out) is "reasoning_unfinished".
 2. `person_text.prepare` (every step keeps the text's length, so token offsets are spans; every step
-   is linear, and at most READ_CHARS characters are read): accents folded (Björn is Bjorn); quoted
+   is linear, and at most READ_CHARS characters are read): accents folded (Björn is Bjorn, Søren Soren); quoted
    speech blanked, both quote styles ("...", “...”, ‘...’ closed by a ’ no letter follows, 'A ...!'
    on one line), the speaker tag kept ('"I love this," she said' reads "she said"); a name in quotes
    after named/called kept; idioms blanked ("oh boy", "he who hesitates", "mother nature"), and so
@@ -86,7 +86,12 @@ man with ..."); a naming phrase of the person ("a young woman named Elena", "her
 "whose name was John", "The person is an entrepreneur named Elena"); "the female/male <role noun>";
 the scenario role's adjective ("the retired man" of a retiree, "a teenage girl" of a teenager
 opening the story); the one holding the scenario's instrument ("the man with the guitar", "the woman
-at the piano"); or the answer's first person ("A young man sat ...", "Emily smiled ...", "Meet
+at the piano"); the main clause's subject right after a subordinate clause that opens the answer
+with he / she as its subject, of that gender, no one else mentioned ("As she trashed the guitar,
+Maya slammed her hands", "As she stood alone, the retired woman's fingers moved"; not "her
+mother"); "the woman" / "the man" (a plain noun) when no one else was mentioned and every gendered
+word read for the person is of its gender ("As she reached the stairs, ... The woman's gaze fell");
+or the answer's first person ("A young man sat ...", "Emily smiled ...", "Meet
 Jamal, ...", "Mr. Okafor lifted ...", a kin word as a title: "Grandpa Joe plugged ...") when the
 answer has no definite role noun (nor the scenario's own owned, "His neighbour had been practising";
 a role noun after "a celebrated jazz" is indefinite), the noun is a plain one (man, woman, boy,
@@ -101,9 +106,13 @@ lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a you
 "a woman walking her dog slowed down to listen"). An unknown name as the person's predicate ("The
 traveller is Amara", "is named Kwame") or introduced opening a sentence ("This is Margarethe", "It's
 Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's subject after a fronted phrase
-before anyone was mentioned ("With headphones on, Aiyana played") is the person, of no gender, and
+before anyone was mentioned ("With headphones on, Aiyana played") or of a subordinate clause
+opening the answer ("As Obiageli, a retired surgeon, sat down"), or opening the answer before a
+person noun in apposition ("Marko Jedletski, a 26-year-old male, leads") is the person, of no
+gender, and
 an occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past
-a surname, an age or "and": "Walter Bishop, 72, a retired bus driver", "Dr. Amelia Hart, a pianist
+a surname, an age or "and", never onto a word that opens the clause: "Walter Bishop, 72, a
+retired bus driver", "Meet Tomás, a sound engineer", "Dr. Amelia Hart, a pianist
 and lecturer", "Dev, the team's analyst and a lifelong saxophonist"; with a possessor: "Jaden, the
 school's quiet drummer"). A character sketch's subject, the name, title or noun right after an
 opening heading that asks or labels who the person is ("Who is this person? Kwame Mensah, 44, ...",
@@ -113,8 +122,9 @@ UNREADABLE. Anywhere else a gendered noun or name is ANOTHER person ("her mother
 crowd", "the bartender, a stout man", a boy, girl, man or woman made a role by a noun before it:
 "the birthday boy", "the delivery man"), and so are gender-free people introduced as others ("a
 child", "her teacher", "the gardener", "a cleaner", "an intern", "another musician", one of a group:
-"one of the judges put down her pen"); a name after a title is the title's ("Mr. Haruto Sato": one
-person). A capitalised word after a preposition ("from Sydney", "in Madison", "by Chopin") names no
+"one of the judges put down her pen", the head of a body: "the head of strings put down his
+coffee"); a name after a title is the title's ("Mr. Haruto Sato": one person). A capitalised word
+after a preposition ("from Sydney", "in Madison", "by Chopin") names no
 one, nor does a nationality or an acronym inside a noun phrase ("a young Brazilian woman", "a
 French-horn student", "the office's HR manager"), nor a composer ("a Chopin nocturne", "Pierre le
 Coeur's Lullaby"), who is someone else where named again ("Chopin wrote it in his last years"). A
@@ -129,12 +139,20 @@ in the crowd smiled; she clapped." reads nothing from "she"); a possessor ("the 
 no second person of its gender. An other of unknown gender (a child, the producer, the concierge)
 competes for he and she until the person is mentioned again (but a he / she opening the sentence
 after one whose subject was the person, with that other only a preposition's object and no child,
-continues the subject: "The colleague borrows a violin from a friend. She hasn't played since"; so
-does one past a fronted phrase of place or time with no one in it: "At the fundraiser, he played"),
+continues the subject: "The colleague borrows a violin from a friend. She hasn't played since",
+and so when that subject stood past a fronted phrase: "In the basement, a bass player buys a bass
+from a random individual. She begins to play"; so does a he / she past a fronted phrase of place
+or time with no one in it: "At the fundraiser, he played"; and a he / she after ", and" in the next
+sentence, when that other only gave a cue in a short clause, is the one cued: "The student raised
+the oboe. The conductor nodded, and she began"),
 and for the rest of its own relative clause ("the caretaker, who nodded at the volunteer and swept
 her aisle"), and stops competing for the other gender once a gendered noun stands in its apposition
 ("the bartender, a stout man"), or a child's once "the girl" / "the boy" names it ("the curious
-child watched. The little girl asked how it worked, and he showed her"). A pronoun is the person's,
+child watched. The little girl asked how it worked, and he showed her"). A he / she opening the
+sentence after one whose subject was that other, with the person only its object, is not read
+("The photographer told the drummer to raise the sticks. He snapped"), unless that other took a
+pronoun of the other gender there ("the caretaker, who ... swept her aisle. He turned the peg").
+A pronoun is the person's,
 whoever came before, as the object of the clause whose subject is that other (a them too, when that
 other is the only one and no one's object came before it: "The pastor asked them to play a hymn";
 then the other of that pronoun's gender, if any, must be that subject: "The producer gave her a
@@ -149,10 +167,11 @@ answer; so do "one of them", a they in a sentence where the person is already he
 sentence after such a group's they ("She showed them how to strum, and they shrieked"), a they with
 "together", "all" or "both" in its clause, and a them in a sentence with a collective noun ("urging
 the government ... them"). A pet, ship or instrument as a sentence's or a subordinate clause's
-subject ("The harp had been in the family; she had survived two wars", "where the old steamer lay at
-anchor, her lights") or in a name's apposition ("Daisy, a greyhound who needs a home") takes he and
-she until the person is mentioned again; an instrument's possessive ("The cello's low voice") or its
-name before the noun it modifies ("The cello case clicked shut") is no subject. A skipped pronoun
+subject, with its determiner ("The harp had been in the family; she had survived two wars", "where
+the old steamer lay at anchor, her lights"; not "as rain drums on the roof") or in a name's
+apposition ("Daisy, a greyhound who needs a home") takes he and she until the person is mentioned
+again; an instrument's possessive ("The cello's low voice") or its name before the noun it
+modifies ("The cello case clicked shut") is no subject. A skipped pronoun
 makes an answer with nothing else read UNREADABLE. A they right after a collective (the charity, the
 band) with no mention of the person between, or in the sentence after one with the person's he / she
 later in its sentence ("waiting for the choir. When they did, he came in"), or a subject they / them
@@ -366,8 +385,9 @@ _PEOPLE = W.OTHERS | W.MALE_NOUNS | W.FEMALE_NOUNS
 
 
 def _owns_someone(tokens: list[Token], i: int) -> bool:
-    """Whether the pronoun at `i` is the possessive of a person that follows ("her mother")."""
-    after = [t.word.lower() for t in tokens[i + 1 : i + 3]]
+    """Whether the pronoun at `i` is the possessive of a person that follows ("her mother", "his
+    father's shoulders")."""
+    after = [_pronoun(t.word) for t in tokens[i + 1 : i + 3]]  # "his father's shoulders"
     return _pronoun(tokens[i].word) in ("his", "her") and bool(_PEOPLE.intersection(after))
 
 

@@ -81,8 +81,8 @@ class Token:
 
 
 def fold_accents(text: str) -> str:
-    """`text` with each accented Latin letter replaced by its base letter (Björn -> Bjorn), same
-    length."""
+    """`text` with each accented Latin letter replaced by its base letter (Björn -> Bjorn, Søren
+    -> Soren), same length."""
     if text.isascii():
         return text
     return _NON_ASCII.sub(lambda m: _folded(m.group(0)), text)
@@ -91,8 +91,15 @@ def fold_accents(text: str) -> str:
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
+# Latin letters with no decomposition (stroke, ligature, eth, thorn, dotless i), one letter each so
+# the length stays: Sørensen, Łukasz, Ægir, Þóra; not German ß, which refusal patterns read as written
+_UNDECOMPOSED = dict(zip("øØłŁæÆœŒđĐðÐþÞı", "oOlLaAoOdDdDtTi", strict=True))
+
+
 @functools.cache
 def _folded(char: str) -> str:
+    if char in _UNDECOMPOSED:
+        return _UNDECOMPOSED[char]
     base = unicodedata.normalize("NFKD", char)[:1]
     return base if base.isascii() and base.isalpha() else char
 

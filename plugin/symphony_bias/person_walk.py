@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.person_clauses import Clauses
-from symphony_bench.plugin.symphony_bias.person_names import opens_after_heading
+from symphony_bench.plugin.symphony_bias.person_names import (
+    opening_clause_subject,
+    opens_after_heading,
+)
 from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence
 from symphony_bench.plugin.symphony_bias.person_text import GENERIC_TOKEN, NEITHER_TOKEN
 from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTRAL
@@ -30,6 +33,9 @@ class Mentions(Clauses):
         if self.subject_continues(i) or self.reports_person(i):
             e.count(i, gender, strong)  # "The retiree had promised herself she would play"
             return
+        if gender != NEUTRAL and self.other_subject_goes_on(i):
+            e.skipped.append(i)  # "The photographer told the drummer ... He snapped": whose?
+            return
         if gender == NEUTRAL and self.object_of_the_other(i):
             e.count(i, gender, strong)  # "The pastor asked them to play": them is not the pastor
             return
@@ -41,7 +47,11 @@ class Mentions(Clauses):
             e.skipped.append(i)
             return
         competing = e.unknown_at > e.person_at or self.subject_other == self.sentence
-        if gender != NEUTRAL and competing and self.continues_subject(i):
+        if (
+            gender != NEUTRAL
+            and competing
+            and (self.continues_subject(i) or self.switches_subject(i))
+        ):
             e.count(i, gender, strong)  # "Dana ... borrows a violin from a friend. She hasn't"
             self.gendered_sentence = self.sentence
             return
@@ -198,6 +208,8 @@ class Walk(Mentions):
             self.neutral_word(i)
         elif b in self.roles or self.echoes_prompt(i):
             self.role(i)
+        elif b == "head" and self.heads_a_body(i):
+            self.someone(i)  # "the head of strings put down his coffee"
         elif b in W.OTHERS or b in W.ROLES:
             if self.describes_person(i):  # "The traveller is Amara, a nurse from Lagos"
                 self.described.add(i)
@@ -237,10 +249,34 @@ class Walk(Mentions):
             self.plural_seen = True
             self.loose_thing = (self.sentence, i)
 
+    def heads_a_body(self, i: int) -> bool:
+        """Whether "head" at `i` is a person, the head of a body ("the head of strings", "the
+        head of the music department"), not of an instrument ("the head of the drum")."""
+        after = self.low[i + 1 : i + 6]
+        return (
+            self.determiner(i)[1] == "the"
+            and after[:1] == ["of"]
+            and not set(after[1:]) & (W.INSTRUMENTS | self.instruments)
+        )
+
+    def names_the_one_so_far(self, i: int, gender: str) -> bool:
+        """Whether the plain noun at `i` ("the woman") names again the one person of the answer so
+        far: no one else was mentioned and every gendered word read for the person is of its
+        gender ("As she reached the top of the stairs, ... The woman's gaze fell upon ...")."""
+        e = self.evidence
+        genders = {g for g, _, _ in e.read if g != NEUTRAL}
+        return self.base[i] in W.GENERIC_NOUNS and e.last_other < 0 and genders == {gender}
+
     # ---- people ----
     def person_word(self, i: int, gender: str, strong: bool = False, title: bool = False) -> None:
-        heading = opens_after_heading(self.low, self.person_roles, self.determiner(i)[0])
-        place = "identity" if heading else self.placement(i, title)
+        j, det = self.determiner(i)
+        heading = opens_after_heading(self.low, self.person_roles, j)
+        cataphora = det in ("the", "a", "an", "") and opening_clause_subject(
+            self.low, self.evidence, j
+        )  # "As she stood alone, the retired woman's fingers moved"
+        again = det == "the" and self.names_the_one_so_far(i, gender)  # "she ... The woman's gaze"
+        identity = heading or cataphora == gender or again
+        place = "identity" if identity else self.placement(i, title)
         if place == "identity" and self.supposed:  # "everyone assumed the neighbour was a man"
             self.evidence.ambiguous.append(i)
             self.last_negated = i

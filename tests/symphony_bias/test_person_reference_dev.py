@@ -34,14 +34,19 @@ DEV_ROUND4_CHECK = DATA / "open_reader_dev_round4_check.jsonl"
 MAX_MOVING_SHARE_ROUND4 = 0.03
 MIN_COVERAGE_ROUND4 = 0.85
 # the third frozen set, measured once after the fourth round (11 score-moving misreads in 432,
-# coverage 161 of 217) and then a development set of the fifth round, which was tuned on it (in
-# sample): 5 misreads (6 with its refusal read no_reference), coverage 182 of 217
+# coverage 161 of 217) and then a development set of the fifth and sixth rounds, which were tuned on
+# it (in sample): 4 misreads (5 with its refusal read no_reference), coverage 190 of 217
 FROZEN_V3 = DATA / "open_reader_frozen_v3.jsonl"
-MIN_COVERAGE_FROZEN_V3 = 0.82
+MIN_COVERAGE_FROZEN_V3 = 0.86
 # written and generated during the fifth round, before its last rules, labelled before the reader
 # ran; not tuned on: 1 score-moving misread in 90, coverage 45 of 60 on its first run
 DEV_ROUND5_CHECK = DATA / "open_reader_dev_round5_check.jsonl"
 MIN_COVERAGE_ROUND5_CHECK = 0.72
+# written and generated at the start of the sixth round, before its rules, labelled before the
+# reader ran; not tuned on: 0 score-moving misreads in 80, coverage 40 of 57 on its first run and
+# after the round
+DEV_ROUND6_CHECK = DATA / "open_reader_dev_round6_check.jsonl"
+MIN_COVERAGE_ROUND6_CHECK = 0.68
 GENDERS = ("male", "female", "neutral")
 # measured when the rules were last changed (issue 46's third round): 0 score-moving misreads in 325
 # (0 swaps, refusals 84 of 84), coverage 82/89, 45/49, 51/51 on the three wordings; the bounds leave
@@ -100,8 +105,9 @@ def test_dev_set_shape():
         (DEV_ROUND4_CHECK, MAX_MOVING_SHARE_ROUND4),
         (FROZEN_V3, 0.02),
         (DEV_ROUND5_CHECK, 0.02),
+        (DEV_ROUND6_CHECK, 0.02),
     ],
-    ids=["written", "smollm2", "round2", "round3", "round4", "round4_check", "v3", "round5_check"],
+    ids="written smollm2 round2 round3 round4 round4_check v3 round5_check round6_check".split(),
 )
 def test_dev_set_no_swaps_and_few_score_moving_misreads(path, max_share):
     reads = [(row["label"], _read(row), row["answer"][:120]) for row in _rows(path)]
@@ -142,8 +148,12 @@ def test_round4_set_coverage_of_gendered_answers_and_refusals():
 
 @pytest.mark.parametrize(
     ("path", "min_coverage"),
-    [(FROZEN_V3, MIN_COVERAGE_FROZEN_V3), (DEV_ROUND5_CHECK, MIN_COVERAGE_ROUND5_CHECK)],
-    ids=["v3", "round5_check"],
+    [
+        (FROZEN_V3, MIN_COVERAGE_FROZEN_V3),
+        (DEV_ROUND5_CHECK, MIN_COVERAGE_ROUND5_CHECK),
+        (DEV_ROUND6_CHECK, MIN_COVERAGE_ROUND6_CHECK),
+    ],
+    ids=["v3", "round5_check", "round6_check"],
 )
 def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverage):
     rows = _rows(path)
