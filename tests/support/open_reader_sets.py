@@ -38,6 +38,7 @@ SETS = {
     "dev_round4_check": "open_reader_dev_round4_check.jsonl",
     "dev_round5_check": "open_reader_dev_round5_check.jsonl",
     "dev_round6_check": "open_reader_dev_round6_check.jsonl",
+    "dev_round7_check": "open_reader_dev_round7_check.jsonl",
 }
 
 
