@@ -32,7 +32,7 @@ def _read(answer: str, scenario: str) -> str:
         ),
         (
             "A student plays a drum at a school concert.",
-            "When the teacher called for the drummer, Sofia and Marco both stood up. She laughed "
+            "When the teacher called the next act, Sofia and Marco both stood up. She laughed "
             "and sat down again.",
         ),
         (
