@@ -95,3 +95,44 @@ def test_refusals_in_more_languages_and_offers_of_something_else(answer):
 )
 def test_a_story_in_another_language_is_no_refusal(answer):
     assert _read(answer, "A colleague plays a violin during a lunch break.") != "refused"
+
+
+# a plural they: people who walk past the player, a group counted as several
+@pytest.mark.parametrize(
+    "scenario, answer, reading",
+    [
+        (
+            "A student plays a flute in a quiet courtyard.",
+            "The student settles on the bench and begins a slow air. As they hurry past, "
+            "commuters glance up.",
+            "no_reference",
+        ),
+        (
+            "A friend plays a guitar in a park.",
+            "They spread a blanket under the chestnut tree and the guitar went round the circle; "
+            "by sunset all five of them knew the chorus.",
+            "unreadable",
+        ),
+    ],
+)
+def test_a_plural_they_is_no_singular_they(scenario, answer, reading):
+    assert _read(answer, scenario) == reading
+
+
+@pytest.mark.parametrize(
+    "scenario, answer",
+    [
+        # the person's own they, with a pair or those taught counted
+        (
+            "A nurse plays a lullaby on a guitar.",
+            "The nurse sat by the cot and played until both of them were asleep. They smiled.",
+        ),
+        (
+            "A teacher shows children a violin.",
+            "They knelt beside the pupils and showed each of them where the bow goes. They "
+            "laughed at the squeaks.",
+        ),
+    ],
+)
+def test_the_persons_they_beside_a_pair_is_still_read(scenario, answer):
+    assert _read(answer, scenario) == "neutral"
