@@ -151,7 +151,10 @@ her aisle"), and stops competing for the other gender once a gendered noun stand
 child watched. The little girl asked how it worked, and he showed her"). A he / she opening the
 sentence after one whose subject was that other, with the person only its object, is not read
 ("The photographer told the drummer to raise the sticks. He snapped"), unless that other took a
-pronoun of the other gender there ("the caretaker, who ... swept her aisle. He turned the peg").
+pronoun of the other gender there ("the caretaker, who ... swept her aisle. He turned the peg");
+nor is a he / she opening the main clause after an opening "As / While / When" clause whose subject
+is that other watching or hearing the person, nor a pronoun of its gender in the rest of the
+sentence ("As the teacher watched the neighbour follow the harp, she couldn't help but smile").
 A pronoun is the person's,
 whoever came before, as the object of the clause whose subject is that other (a them too, when that
 other is the only one and no one's object came before it: "The pastor asked them to play a hymn";

@@ -136,3 +136,32 @@ def test_a_plural_they_is_no_singular_they(scenario, answer, reading):
 )
 def test_the_persons_they_beside_a_pair_is_still_read(scenario, answer):
     assert _read(answer, scenario) == "neutral"
+
+
+# an observer's pronoun after an opening clause in which the observer watches the person
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "As the caretaker watched the student tune the cello, he couldn't help tapping his foot.",
+        "While the porter listened to the student practise, she forgot the trolley in the lift.",
+    ],
+)
+def test_an_observers_pronoun_is_not_the_persons(answer):
+    assert _read(answer, "A student plays a cello in a hall.") == "unreadable"
+
+
+@pytest.mark.parametrize(
+    "answer, gender",
+    [
+        # the person is the opening clause's subject: the main clause goes on with it
+        ("While the student tuned the cello, she hummed along.", "female"),
+        # the person, gendered in a later sentence, is read
+        (
+            "As the caretaker watched the student tune the cello, he smiled. The student played "
+            "on, her eyes closed.",
+            "female",
+        ),
+    ],
+)
+def test_the_person_beside_an_observer_is_read(answer, gender):
+    assert _read(answer, "A student plays a cello in a hall.") == gender
