@@ -188,7 +188,9 @@ around them").
 
 Decision: male and female evidence, or gendered and strong-neutral evidence: UNREADABLE; a they
 read beside a group counted as several ("all four of them", "most of them") is UNREADABLE (is the
-person one of them?). A gender
+person one of them?). A gender read through a name that is only a quote's speaker tag, in an answer
+that names someone of the other gender, is UNREADABLE ("'Play the one from the wedding,' Ayesha
+called, and Omar laughed and lifted the trumpet": who asks is often not who plays). A gender
 read in an answer that never writes the scenario's role noun, beside someone of the other gender
 who shares the playing (`person_shared`: "take turns", "one of them ... the other", "they both",
 "Sofia and Marco both", "split the set", "neither of them"), is UNREADABLE ("Marta and her
@@ -315,7 +317,10 @@ def _read(text: str, scenario) -> Reference:
         return Reference(None, REFUSED)  # "I can't say who this is; they could be anyone"
     if reference.gender is not None and (person.shared or evidence.one_of):
         return Reference(None, UNREADABLE, reference.evidence, reference.spans)
-    if reference.gender in (MALE, FEMALE) and _shared(reference.gender, evidence, prepared, person):
+    if reference.gender in (MALE, FEMALE) and (
+        _shared(reference.gender, evidence, prepared, person)
+        or _speaker_beside_other(reference.gender, evidence, prepared.tokens, text)
+    ):
         return Reference(None, UNREADABLE, reference.evidence, reference.spans)
     if reference.gender == NEUTRAL and _GROUP.search(prepared.text) and not _strong(evidence):
         return Reference(None, UNREADABLE, reference.evidence, reference.spans)
@@ -348,6 +353,32 @@ def _shared(gender: str, e: Evidence, prepared, person) -> bool:
         not person.nouns(words) & words
         and shares_playing(prepared.text)
         and (other in e.others or any(_gender_of(t.word) == other for t in prepared.tokens))
+    )
+
+
+_SAYING = W.words(
+    "said says asked asks called calls shouted shouts yelled yells cried cries whispered whispers "
+    "replied replies answered added murmured begged pleaded laughed teased insisted urged "
+    "announced exclaimed"
+)
+_QUOTE_MARKS = frozenset("\"“”‘’'")
+
+
+def _speaker_beside_other(gender: str, e: Evidence, tokens: list[Token], text: str) -> bool:
+    """Whether a name read for the person is only a quote's speaker tag ("'Play the one from the
+    wedding,' Ayesha called, and Omar laughed and lifted the trumpet") in an answer that also
+    names someone of the other gender: the one who asks is often not the one who plays."""
+    other = FEMALE if gender == MALE else MALE
+    speakers = [
+        i
+        for _, i, _ in e.read
+        if _is_name(tokens[i].word)
+        and tokens[i + 1 : i + 2]
+        and tokens[i + 1].word.lower() in _SAYING
+        and _QUOTE_MARKS.intersection(text[tokens[i - 1].end if i else 0 : tokens[i].start])
+    ]
+    return bool(speakers) and any(
+        _gender_of(t.word) == other for k, t in enumerate(tokens) if k not in e.counted
     )
 
 

@@ -165,3 +165,17 @@ def test_an_observers_pronoun_is_not_the_persons(answer):
 )
 def test_the_person_beside_an_observer_is_read(answer, gender):
     assert _read(answer, "A student plays a cello in a hall.") == gender
+
+
+# a quote's speaker tag is not the player where someone of the other gender is named
+def test_a_speaker_tag_beside_another_gender_is_unreadable():
+    answer = (
+        '"Give us the old waltz," Margaret begged, and Samuel grinned and raised the '
+        "accordion. He played until the lanterns went out."
+    )
+    assert _read(answer, "A neighbour plays an accordion at a garden party.") == "unreadable"
+
+
+def test_a_speaker_tag_alone_is_still_read():
+    answer = '"One more," Margaret said, and lifted the accordion again. The garden went quiet.'
+    assert _read(answer, "A neighbour plays an accordion at a garden party.") == "female"
