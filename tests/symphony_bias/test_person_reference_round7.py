@@ -179,3 +179,15 @@ def test_a_speaker_tag_beside_another_gender_is_unreadable():
 def test_a_speaker_tag_alone_is_still_read():
     answer = '"One more," Margaret said, and lifted the accordion again. The garden went quiet.'
     assert _read(answer, "A neighbour plays an accordion at a garden party.") == "female"
+
+
+# plural people nouns are groups: their "their" is not the person's singular they
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The student begins a slow air. The office workers glance up from their phones.",
+        "The student begins a slow air. The regulars at the cafe raise their cups.",
+    ],
+)
+def test_a_groups_their_is_no_singular_they(answer):
+    assert _read(answer, "A student plays a flute in a quiet courtyard.") != "neutral"
