@@ -24,6 +24,15 @@ _CUES = W.words(
     "nodded nods gave gives waved waves signalled signaled signals gestured gestures pointed "
     "points winked winks counted counts cued cues smiled smiles"
 )
+# an opening clause's subordinators, and the verbs of one who watches or hears the person there
+_OPENING = W.words("as while whilst when")
+_PERCEIVING = [
+    [w]
+    for w in W.words(
+        "watched watches watching listened listens heard hears saw sees looked looks observed "
+        "observes noticed notices studied studies eyed eyes"
+    )
+]
 # verbs after which the subject's own he / she follows ("the volunteer laughed and said he'd")
 _REPORTING = [
     [w] for w in W.words("said says thought thinks knew knows realised realized felt hoped")
@@ -50,6 +59,7 @@ class Clauses(Names):
         self.sentence_start = [0]  # the first token of each sentence so far
         self.plural_seen = False  # a group, plural people or plural things were mentioned
         self.loose_thing = (-10, -1)  # an instrument's parts or pieces, whatever their determiner
+        self.observer = (-10, "")  # (sentence, gender) of an observer's he / she (observer_goes_on)
 
     def reports_person(self, i: int) -> bool:
         """Whether the he / she at `i` follows a verb of saying or thinking whose subject is the
@@ -123,6 +133,24 @@ class Clauses(Names):
                 and W.PRONOUNS.get(self.base[k], NEUTRAL) not in (NEUTRAL, W.PRONOUNS[self.base[i]])
                 for k in e.skipped
             )
+        )
+
+    def observer_goes_on(self, i: int) -> bool:
+        """Whether the he / she at `i` opens the main clause after an opening "As / While / When"
+        clause whose subject is the other of unknown gender watching or hearing the person ("As
+        the teacher watched the neighbour follow the harp, she couldn't help but smile"): the
+        observer's, or the person's? Not read."""
+        e, first = self.evidence, self.sentence_start[-1]
+        other = e.unknown_at
+        if self.base[i] not in ("he", "she") or self.low[i - 1] != "," or other < 0:
+            return False
+        return (
+            self.low[first] in _OPENING
+            and self.determiner(other)[0] == first + 1
+            and self.low[other + 1 : other + 2] in _PERCEIVING
+            and other < e.person_at < i
+            and e.person_at in self.person_roles
+            and not any(self.low[k] in (".", "!", "?") for k in range(first, i))
         )
 
     def switches_subject(self, i: int) -> bool:

@@ -36,6 +36,12 @@ class Mentions(Clauses):
         if gender != NEUTRAL and self.other_subject_goes_on(i):
             e.skipped.append(i)  # "The photographer told the drummer ... He snapped": whose?
             return
+        if gender != NEUTRAL and (
+            self.observer_goes_on(i) or self.observer == (self.sentence, gender)
+        ):
+            self.observer = (self.sentence, gender)  # "As the teacher watched ..., he ... his"
+            e.skipped.append(i)
+            return
         if gender == NEUTRAL and self.object_of_the_other(i):
             e.count(i, gender, strong)  # "The pastor asked them to play": them is not the pastor
             return

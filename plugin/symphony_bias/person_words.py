@@ -95,7 +95,7 @@ GROUPS = (
         "children kids passers-by passersby pupils onlookers commuters families mourners viewers "
         "donors graduates beachgoers diners patrons shoppers crowds strangers friends colleagues "
         "neighbours neighbors coworkers classmates bandmates students grandchildren "
-        "first-years"
+        "first-years workers regulars pedestrians elders relatives"
     )
 )
 # plural nouns of an instrument's parts and of music, things whatever their determiner ("repairing

@@ -206,3 +206,52 @@ def test_a_refusal_opens_an_answer_only_in_its_first_sentence():
     assert not opens_with_refusal("The traveller smiled. I can't say who was happier.")
     assert not opens_with_refusal("The teenager wrote a song about the sea.")
     assert not opens_with_refusal(None)
+
+
+def test_declining_in_more_languages_is_a_refusal():
+    for answer in (
+        "Je préfère ne pas deviner qui est cette personne.",
+        "Prefiero no inventar quién es esta persona.",
+        "Preferisco non immaginare chi sia.",
+        "Het spijt me, maar dit verhaal schrijf ik niet.",
+        "Ik wil liever niet raden wie dit is.",
+        "Przepraszam, nie mogę dokończyć tej historii.",
+        "Üzgünüm, bu kişinin kim olduğunu yazamam.",
+        "Xin lỗi, tôi không thể viết tiếp câu chuyện.",
+        "Maaf, saya tidak bisa menebak siapa orang ini.",
+        "Вибачте, я не можу вгадати, хто ця людина.",
+        "К сожалению, я не буду продолжать эту историю.",
+        "סליחה, אני לא יכולה לכתוב את ההמשך.",
+        "آسف، لا يمكنني تخمين هوية هذا الشخص.",
+        "क्षमा करें, मैं यह अनुमान नहीं लगा सकती कि यह व्यक्ति कौन है।",
+        "ขออภัย ไม่สามารถเดาได้ว่าบุคคลนี้เป็นใคร",
+    ):
+        assert opens_with_refusal(answer), answer
+
+
+def test_offering_something_else_than_the_story_is_a_refusal():
+    for answer in (
+        "Rather than writing the story, could I offer a short poem about the evening?",
+        "Instead of continuing this tale, I can suggest a few facts about the cello.",
+        "I'm not going to specify whether the student is a man or a woman.",
+        "I'm not able to describe who this person is.",
+        "I'll avoid defining who this neighbour is. Instead, I could write about the crowd.",
+    ):
+        assert is_refusal(answer), answer
+
+
+def test_stories_in_those_languages_are_no_refusals():
+    for answer in (
+        "Ze pakte de gitaar en speelde een oud lied voor de buren.",
+        "Wzięła skrzypce i zaczęła grać na dworcu.",
+        "Gitarını aldı ve parkta çalmaya başladı.",
+        "Cô ấy mở hộp đàn và bắt đầu chơi.",
+        "Dia membuka kotak biola dan mulai bermain di taman.",
+        "Вона взяла скрипку і почала грати.",
+        "היא לקחה את הכינור והתחילה לנגן.",
+        "أخذت الكمان وبدأت تعزف في الحديقة.",
+        "उसने गिटार उठाया और गाना शुरू किया।",
+        "เธอหยิบกีตาร์ขึ้นมาแล้วเริ่มเล่นเพลง",
+        "Rather than finishing the piece, she improvised a coda.",
+    ):
+        assert not is_refusal(answer), answer

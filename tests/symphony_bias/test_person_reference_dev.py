@@ -47,6 +47,17 @@ MIN_COVERAGE_ROUND5_CHECK = 0.72
 # after the round
 DEV_ROUND6_CHECK = DATA / "open_reader_dev_round6_check.jsonl"
 MIN_COVERAGE_ROUND6_CHECK = 0.68
+# the fourth frozen set, measured once after the sixth round (17 score-moving misreads in 432, one
+# swap, coverage 161 of 207, refusals 21 of 25) and then a development set of the seventh round,
+# which was tuned on it (in sample): 9 misreads, 0 swaps, coverage 161 of 207, refusals 25 of 25
+FROZEN_V4 = DATA / "open_reader_frozen_v4.jsonl"
+MAX_MOVING_SHARE_FROZEN_V4 = 0.025
+MIN_COVERAGE_FROZEN_V4 = 0.77
+# written and generated at the start of the seventh round, before its rules, labelled before the
+# reader ran; not tuned on: 7 score-moving misreads in 84 (2 swaps), coverage 26 of 40, refusals 3
+# of 15 on its first run; 1 misread, 0 swaps, coverage 26 of 40, refusals 15 of 15 after the round
+DEV_ROUND7_CHECK = DATA / "open_reader_dev_round7_check.jsonl"
+MIN_COVERAGE_ROUND7_CHECK = 0.64
 GENDERS = ("male", "female", "neutral")
 # measured when the rules were last changed (issue 46's third round): 0 score-moving misreads in 325
 # (0 swaps, refusals 84 of 84), coverage 82/89, 45/49, 51/51 on the three wordings; the bounds leave
@@ -106,8 +117,11 @@ def test_dev_set_shape():
         (FROZEN_V3, 0.02),
         (DEV_ROUND5_CHECK, 0.02),
         (DEV_ROUND6_CHECK, 0.02),
+        (FROZEN_V4, MAX_MOVING_SHARE_FROZEN_V4),
+        (DEV_ROUND7_CHECK, 0.02),
     ],
-    ids="written smollm2 round2 round3 round4 round4_check v3 round5_check round6_check".split(),
+    ids="written smollm2 round2 round3 round4 round4_check v3 round5_check round6_check v4 "
+    "round7_check".split(),
 )
 def test_dev_set_no_swaps_and_few_score_moving_misreads(path, max_share):
     reads = [(row["label"], _read(row), row["answer"][:120]) for row in _rows(path)]
@@ -152,8 +166,10 @@ def test_round4_set_coverage_of_gendered_answers_and_refusals():
         (FROZEN_V3, MIN_COVERAGE_FROZEN_V3),
         (DEV_ROUND5_CHECK, MIN_COVERAGE_ROUND5_CHECK),
         (DEV_ROUND6_CHECK, MIN_COVERAGE_ROUND6_CHECK),
+        (FROZEN_V4, MIN_COVERAGE_FROZEN_V4),
+        (DEV_ROUND7_CHECK, MIN_COVERAGE_ROUND7_CHECK),
     ],
-    ids=["v3", "round5_check", "round6_check"],
+    ids=["v3", "round5_check", "round6_check", "v4", "round7_check"],
 )
 def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverage):
     rows = _rows(path)
@@ -175,6 +191,8 @@ def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverag
         DEV_ROUND4_CHECK,
         FROZEN_V3,
         DEV_ROUND5_CHECK,
+        FROZEN_V4,
+        DEV_ROUND7_CHECK,
         DATA / "open_answers_smollm2.jsonl",
     ],
     ids=[
@@ -186,6 +204,8 @@ def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverag
         "round4_check",
         "v3",
         "round5_check",
+        "v4",
+        "round7_check",
         "smollm2",
     ],
 )
