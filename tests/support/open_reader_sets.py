@@ -5,7 +5,7 @@ answers, refusals read refused).
     python tests/support/open_reader_sets.py [--misses] [--set NAME]
 
 prints one table row per set and wording; `--misses` lists every answer read otherwise than its
-label, with the reader's evidence. The frozen set being written (v5) is not among these.
+label, with the reader's evidence. The frozen set of `reader_measurement` (v5) is not among these.
 """
 
 from __future__ import annotations
