@@ -135,15 +135,12 @@ _PATTERNS = (
     # nicht, wer ...", "Non so chi ...", "Não sei quem ..."
     r"\b(?:no\s+s[ée]\s+qui[ée]n|je\s+ne\s+sais\s+pas\s+qui|ich\s+wei(?:ß|ss)\s+nicht,?\s+wer|"
     r"non\s+so\s+chi|n[ãa]o\s+sei\s+quem)\b",
-    # I'd rather not / I would prefer not to <act>
-    rf"{_SUBJECT}(?:{_APOSTROPHE}d|\s+would)\s+(?:rather|prefer)\s+not(?:\s+to)?\s+(?:\w+\s+)?{_ACTS}\b",
     # I can't / won't / am not able to describe or specify who this person is, or whether ...
     rf"{_SUBJECT}(?:\s+{_NOT}|{_BE}\s+(?:\w+\s+)?{_UNABLE}\s+to|{_BE}\s+not\s+going\s+to)\s+"
     rf"(?:describe|specify|define)\s+{_WHO}",
     # I can't know / don't know / have no way of knowing who this person is
     rf"{_SUBJECT}\s+(?:{_NOT}(?:\s+really)?\s+{_KNOW}|have\s+no\s+way\s+of\s+knowing)\s+{_WHO}",
-    # I'm not going to assume; I don't think I should guess / it's appropriate to guess
-    rf"{_SUBJECT}{_BE}\s+not\s+going\s+to\s+(?:\w+\s+)?{_ACTS}\b",
+    # I don't think I should guess / it's appropriate to guess
     rf"{_SUBJECT}\s+(?:don{_APOSTROPHE}t|do\s+not)\s+think\s+(?:i\s+(?:should|can|could)|it(?:{_APOSTROPHE}s|\s+is|\s+would\s+be)"
     rf"\s+(?:appropriate|fair|right)\s+to)\s+(?:\w+\s+)?{_ACTS}\b",
     # I'm not comfortable assigning; I don't feel comfortable guessing; I avoid assuming

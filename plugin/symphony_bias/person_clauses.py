@@ -150,7 +150,6 @@ class Clauses(Names):
             and self.low[other + 1 : other + 2] in _PERCEIVING
             and other < e.person_at < i
             and e.person_at in self.person_roles
-            and not any(self.low[k] in (".", "!", "?") for k in range(first, i))
         )
 
     def switches_subject(self, i: int) -> bool:

@@ -99,9 +99,9 @@ def read_foreign(tokens: list[Token], raw: str, role: str | None) -> tuple[str |
             continue  # "die Besucher": plural; an article that disagrees is not this noun's
         read[gender].append(i)
     if not read[MALE] and not read[FEMALE] and low:
-        opening = raw.lstrip()[:4].lower()
         first = low[0]
-        if first in _OPENING and (first != "el" or opening.startswith("él")):
+        accented = raw[tokens[0].start : tokens[0].start + 2].lower() == "él"
+        if first in _OPENING and (first != "el" or accented):
             read[_OPENING[first]].append(0)
     genders = [g for g in (MALE, FEMALE) if read[g]]
     if len(genders) != 1:

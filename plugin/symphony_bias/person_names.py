@@ -169,15 +169,7 @@ class Names(Places):
     def named_as_predicate(self, i: int) -> bool:
         """ "The retiree is Harold", "The colleague is Dr. Amelia Hart"."""
         k = i - 1
-        while k > 0 and self.low[k] in (
-            ".",
-            "dr",
-            "prof",
-            "professor",
-            "doctor",
-            "grandma",
-            "grandpa",
-        ):
+        while k > 0 and self.low[k] in ("dr", "prof", "professor", "doctor"):
             k -= 1
         if k > 0 and self.base[k] in W.COPULAS and self.person_subject(k):
             return True

@@ -13,8 +13,8 @@ import re
 
 _SHARED = re.compile(
     r"\b(?:(?:take|takes|took|taking|taken)\s+turns|in\s+turns|turn\s+about|split\s+the|"
-    r"(?:the\s+)?one\s+of\s+them\b.*?\bthe\s+other|(?:they|we)\s+both|both\s+of\s+them|"
-    r"and\s+(?:\w+\s+){1,3}?both|neither\s+of\s+them)\b",
+    r"one\s+of\s+them\b.{0,200}?\bthe\s+other|(?:they|we)\s+both|both\s+of\s+them|"
+    r"and\s+(?:\w+\s+){1,3}?both(?!\s+(?:hands|arms|feet|eyes|sides|ends)\b)|neither\s+of\s+them)\b",
     re.IGNORECASE | re.DOTALL,
 )
 

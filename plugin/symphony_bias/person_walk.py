@@ -334,7 +334,7 @@ class Walk(Mentions):
     def role(self, i: int) -> None:
         j, det = self.determiner(i)
         b, e = self.base[i], self.evidence
-        if j > 1 and self.low[j - 1] in (",", ":") and self.is_person(self.named_before(j - 1)):
+        if self.appended_to_person(j):
             other = False  # "the volunteer, a young musician,", "Kathryn Kroll, a pianist,"
         elif self.low[j - 1 : j] in (["named"], ["called"]):
             other = False  # a quoted name removed: 'named "Luna", a solo artist'

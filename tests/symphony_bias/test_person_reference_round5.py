@@ -501,3 +501,15 @@ def test_a_they_after_a_collective_before_he_is_the_collectives(scenario, answer
 )
 def test_the_girl_after_a_child_is_that_child(scenario, answer, gender):
     assert _read(answer, scenario) == gender
+
+
+# a Spanish answer opening with "Él" behind markdown or a quoted greeting is still its protagonist
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "**Él** tocó la guitarra en la estación hasta que llegó el tren.",
+        '"¡Hola!" Él tocó la guitarra en la estación hasta que llegó el tren.',
+    ],
+)
+def test_el_opening_after_markdown_or_a_quote_is_read(answer):
+    assert _read(answer, "A traveller plays a guitar in the station.") == "male"

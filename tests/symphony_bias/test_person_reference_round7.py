@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from symphony_bench.plugin.symphony_bias.person_reference import read_reference
+from symphony_bench.plugin.symphony_bias.person_shared import shares_playing
 
 
 def _read(answer: str, scenario: str) -> str:
@@ -191,3 +192,27 @@ def test_a_speaker_tag_alone_is_still_read():
 )
 def test_a_groups_their_is_no_singular_they(answer):
     assert _read(answer, "A student plays a flute in a quiet courtyard.") != "neutral"
+
+
+# "both hands" is one person's hands, not two people who share the playing; and "one of them ...
+# the other" must be near each other to say so
+@pytest.mark.parametrize(
+    "answer, gender",
+    [
+        (
+            "Marco sat down on the bench and played with both hands. A woman stopped to listen. "
+            "He smiled at her.",
+            "male",
+        ),
+        ("He lifted the guitar and held it in both hands. A woman stopped to listen.", "male"),
+    ],
+)
+def test_both_hands_is_no_shared_playing(answer, gender):
+    assert _read(answer, "A traveller plays a guitar in the station.") == gender
+
+
+def test_one_of_them_far_from_the_other_is_no_shared_playing():
+    pigeons = "Two pigeons landed on the railing, and one of them pecked at a crumb. "
+    tune = "Marco tuned the guitar and played a slow waltz while the trains came and went. " * 3
+    assert shares_playing(pigeons + "The other flew off.")
+    assert not shares_playing(pigeons + tune + "He walked to the other platform.")
