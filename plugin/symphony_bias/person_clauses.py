@@ -7,6 +7,7 @@ from __future__ import annotations
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.person_anchor import Anchor
 from symphony_bench.plugin.symphony_bias.person_names import Names
+from symphony_bench.plugin.symphony_bias.person_places import word_at
 from symphony_bench.plugin.symphony_bias.person_text import Token
 from symphony_bench.plugin.symphony_bias.person_words import NEUTRAL
 
@@ -234,5 +235,5 @@ class Clauses(Names):
             and det in ("this", "the")
             and self.sentence == 0
             and self.sentence_subject(i)
-            and self.base[i + 1 : i + 2] in [[c] for c in W.COPULAS]
+            and word_at(self.base, i + 1) in W.COPULAS
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
-from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence, Places
+from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence, Places, word_at
 
 __all__ = ["Names", "opening_clause_subject", "opens_after_heading"]
 
@@ -17,7 +17,7 @@ _WORKS = W.words(
 )
 _NAME_PARTICLES = W.words("le la de du van von da di del der")
 # a name after these is the one addressed ("Hey Brianna, this is Elton"), not the person
-_GREETINGS = [[w] for w in W.words("hey hi hello dear dearest")]
+_GREETINGS = W.words("hey hi hello dear dearest")
 
 
 # nouns after which a pet's, ship's or instrument's name is a modifier ("the cello case", "the dog
@@ -52,7 +52,7 @@ class Names(Places):
             self.name_parts.add(i)
             return  # a surname, a name's later part ("Nguyen Van Minh")
         self.name_parts.add(i)
-        before_work = self.base[i + 1 : i + 2] in [[w] for w in _WORKS]
+        before_work = word_at(self.base, i + 1) in _WORKS
         if (before_work and self.low[i - 1 : i] in (["a"], ["the"])) or authors_work(
             self.low, self.words, i
         ):
@@ -88,7 +88,7 @@ class Names(Places):
             # "the Marianne was leaving port; she'd sail": a ship
             self.named_thing = (self.sentence, i)
             return
-        if self.speaker_label(i) or self.low[i - 1 : i] in _GREETINGS:
+        if self.speaker_label(i) or word_at(self.low, i - 1) in _GREETINGS:
             e.other(ANY, i)  # "Raj: Ah, this is ...": a script's speaker; "Hey Brianna,": addressed
         elif self.names_person(i, naming) or opening_clause_subject(self.low, e, i) == gender:
             self.identity_names.add(w)

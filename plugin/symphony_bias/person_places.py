@@ -36,6 +36,11 @@ def _base(word: str) -> str:
     return kin if kin in W.MALE_NOUNS or kin in W.FEMALE_NOUNS else base
 
 
+def word_at(words: list[str], k: int) -> str:
+    """The word at `k`, "" outside the answer."""
+    return words[k] if 0 <= k < len(words) else ""
+
+
 class Phrases:
     """Token geometry of one answer."""
 
@@ -192,11 +197,11 @@ class Phrases:
     def holds_instrument(self, i: int) -> bool:
         """Whether the noun at `i` is followed by "with / holding / at ... the <the scenario's
         instrument>" ("the man with the guitar", "the woman at the piano")."""
-        if not self.instruments or self.low[i + 1 : i + 2] not in [[w] for w in W.HOLDING]:
+        if not self.instruments or word_at(self.low, i + 1) not in W.HOLDING:
             return False
         for m in range(i + 2, min(i + 6, len(self.low))):
             if self.low[m] in self.instruments:  # its head, not "the violin case"
-                return self.low[m + 1 : m + 2] not in [[w] for w in W.INSTRUMENT_COMPOUNDS]
+                return word_at(self.low, m + 1) not in W.INSTRUMENT_COMPOUNDS
             if not (self.low[m] in W.DETERMINERS or self.is_modifier(m)):
                 return False
         return False
@@ -459,7 +464,7 @@ class Places(Phrases):
         if self.negated(k, det):
             self.last_negated = i
             return "negated"
-        compound = self.low[i - 1 : i] in [[w] for w in W.ROLE_COMPOUNDS]
+        compound = word_at(self.low, i - 1) in W.ROLE_COMPOUNDS
         if compound and self.base[i] in W.GENERIC_NOUNS and not self.after_copula(j):
             return "other"  # "The birthday boy stared at the clarinet"
         if (

@@ -14,7 +14,7 @@ from symphony_bench.plugin.symphony_bias.person_names import (
     opening_clause_subject,
     opens_after_heading,
 )
-from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence
+from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence, word_at
 from symphony_bench.plugin.symphony_bias.person_text import GENERIC_TOKEN, NEITHER_TOKEN
 from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTRAL
 
@@ -228,7 +228,7 @@ class Walk(Mentions):
             self.plural_seen = True
             self.collective_sentence = self.sentence
             j, _ = self.determiner(i)
-            if self.low[j - 1 : j] not in [[p] for p in W.PREPOSITIONS]:  # "the charity" as subject
+            if word_at(self.low, j - 1) not in W.PREPOSITIONS:  # "the charity" as subject
                 self.collective_at = i
         elif b in W.NAMED_THINGS and not w.endswith("'s") and self.thing_as_someone(i):
             self.named_thing = (self.sentence, i)
