@@ -40,6 +40,7 @@ SETS = {
     "dev_round5_check": "open_reader_dev_round5_check.jsonl",
     "dev_round6_check": "open_reader_dev_round6_check.jsonl",
     "dev_round7_check": "open_reader_dev_round7_check.jsonl",
+    "dev_round8_check": "open_reader_dev_round8_check.jsonl",
 }
 
 
