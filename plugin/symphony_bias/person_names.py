@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
+from symphony_bench.plugin.symphony_bias.person_link import handles_instrument
 from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence, Places, word_at
 
 __all__ = ["Names", "opening_clause_subject", "opens_after_heading"]
@@ -90,7 +91,14 @@ class Names(Places):
             return
         if self.speaker_label(i) or word_at(self.low, i - 1) in _GREETINGS:
             e.other(ANY, i)  # "Raj: Ah, this is ...": a script's speaker; "Hey Brianna,": addressed
-        elif self.names_person(i, naming) or opening_clause_subject(self.low, e, i) == gender:
+        elif (
+            (
+                not self.person_roles
+                and handles_instrument(self.low, self.words, i, self.instruments)
+            )
+            or self.names_person(i, naming)
+            or opening_clause_subject(self.low, e, i) == gender
+        ):
             self.identity_names.add(w)
             if gender == UNISEX:
                 e.unisex.append(i)

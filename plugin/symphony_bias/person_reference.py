@@ -110,6 +110,14 @@ before anyone was mentioned ("With headphones on, Aiyana played") or of a subord
 opening the answer ("As Obiageli, a retired surgeon, sat down"), or opening the answer before a
 person noun in apposition ("Marko Jedletski, a 26-year-old male, leads") is the person, of no
 gender, and
+a given name that is the subject of a clause holding the scenario's instrument (any instrument where
+the scenario names none), one of its parts ("the strings", "the reed") or a verb of playing, before
+the clause ends and before anyone else is mentioned, names the person wherever it stands, when no
+role noun was read as the person ("The lights were low. Chidi knelt on the hall floor, keyboard
+upside down, screwdriver in his teeth"; "Kwame sat down and plucked the strings"); never a name in
+apposition ("the sax player, Louis Armstrong, was playing"), joined to another ("Mara and Luis took
+turns"), listening ("Hannah listened to the saxophone"), or in a sentence that names someone of
+the other gender ("Kofi plays in the mornings and Ama at night"); and
 an occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past
 a surname, an age or "and", never onto a word that opens the clause: "Walter Bishop, 72, a
 retired bus driver", "Meet Tomás, a sound engineer", "Dr. Amelia Hart, a pianist

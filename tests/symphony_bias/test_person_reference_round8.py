@@ -1,0 +1,103 @@
+"""Issue 46's eighth round of the open-ended reader's rules: the named protagonist who handles the
+scenario's instrument, never linked to the scenario's role noun. Each case failed before its rule,
+but for the guards, which hold what a rule must not do."""
+
+from __future__ import annotations
+
+import pytest
+
+from symphony_bench.plugin.symphony_bias.person_reference import read_reference
+
+
+def _read(answer: str, scenario: str) -> str:
+    ref = read_reference(answer, scenario=scenario)
+    return ref.gender or ref.reason
+
+
+# a named person who handles the scenario's instrument (or plays) in their clause is the person,
+# even where someone else is mentioned first or the name is met past the first sentence
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A traveller plays a tuba in a hotel lobby.",
+            "The lobby was empty except for a cleaner vacuuming the carpet. Rafael lifted the tuba "
+            "onto his knee and played a slow march, and the night clerk turned the radio off to "
+            "hear him.",
+            "male",
+        ),
+        (
+            "A neighbour plays a harp on a balcony.",
+            "The rain had stopped at last. Across the courtyard, a child opened a window. Ingrid "
+            "sat down and put her fingers on the strings; she played until the streetlights came "
+            "on.",
+            "female",
+        ),
+        (
+            "A student practises a new piece on a cello before breakfast.",
+            "The kettle had not boiled yet. Tomasz tuned the cello by ear, then worked through the "
+            "first page twice, and his landlady knocked on the ceiling with a broom.",
+            "male",
+        ),
+        (
+            "A friend plays an instrument in a noisy kitchen.",
+            "The radio was on in the next flat. Priya took the banjo down from the shelf and played "
+            "over the noise, and her cousin stopped chopping onions to clap along.",
+            "female",
+        ),
+    ],
+)
+def test_a_named_person_who_handles_the_instrument_is_the_person(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+# guards: the name must be the subject of the clause that holds the instrument, with no one else
+# between, no other gender named in its sentence, and no role noun already read as the person
+@pytest.mark.parametrize(
+    "scenario, answer, not_read",
+    [
+        # a name in apposition to another person is that person
+        (
+            "A traveller plays drums in a café.",
+            "The café was packed. A waiter cleared the tables, and the manager, Sandra Reid, "
+            "played the drums on the bar with two spoons.",
+            "female",
+        ),
+        # two names joined: either could be the person
+        (
+            "A neighbour plays a clarinet in the garden.",
+            "A mower droned next door. Greta and Tomas took turns with the clarinet until the "
+            "mower stopped.",
+            "female",
+        ),
+        # another gender named in the name's sentence
+        (
+            "A student plays a flute in the classroom.",
+            "The bell had rung. A cleaner left the door open while Aisha played the flute and "
+            "Daniel turned the pages for her.",
+            "female",
+        ),
+        # someone else between the name and the instrument: the name is not the one who plays
+        (
+            "A visitor plays a cello in a basement.",
+            "A bulb flickered overhead. Olivia asked the porter to tune the cello, and the porter "
+            "did it without a word.",
+            "female",
+        ),
+        # the name only listens
+        (
+            "A colleague plays a saxophone at an office party.",
+            "The music was turned down. Hannah listened to the saxophone from the doorway.",
+            "female",
+        ),
+        # a role noun read as the person: a name that plays is someone else
+        (
+            "A traveller plays a violin in a park.",
+            "The traveller set the violin case down and watched. Maria played the violin for a "
+            "minute, then handed it back.",
+            "female",
+        ),
+    ],
+)
+def test_a_name_not_linked_to_the_instrument_is_not_read(scenario, answer, not_read):
+    assert _read(answer, scenario) != not_read
