@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
+from symphony_bench.plugin.symphony_bias.person_places import Phrases
 
 # the parts of an instrument a player handles ("plucked the strings", "wet the reed")
 _PARTS = W.words("strings bow reed reeds valves slide mouthpiece sticks drumsticks")
@@ -27,18 +28,18 @@ _LISTENING = ("listen", "watch", "heard", "hear", "applaud", "clap", "cheer")
 _OWNERS = W.words("the his her its")
 _WINDOW = 16
 _SENTENCE = 60
+_NEAR = 200
 _ENDS = (".", "!", "?")
 
 
-def handles_instrument(
-    low: list[str], words: list[str], i: int, instruments: frozenset[str]
-) -> bool:
+def handles_instrument(phrases: Phrases, i: int) -> bool:
     """Whether the name at `i` (its later parts and a title before it passed) is the subject of a
     clause that holds the scenario's instrument (any instrument where the scenario names none), one
     of its parts or a verb of playing, before the clause ends and before anyone else is mentioned;
     never a name in apposition ("the sax player, Louis Armstrong,"), joined to another ("Mara and
     Luis"), or in a sentence that names someone of the other gender ("Kofi plays in the mornings
     and Ama at night")."""
+    low, words = phrases.low, phrases.words
     start = i - 1 if i > 0 and low[i - 1].rstrip(".") in W.TITLES else i
     before = low[start - 2 : start]
     if low[i].endswith("'s") or (before and before[-1] not in _CLAUSE_OPENERS):
@@ -48,12 +49,10 @@ def handles_instrument(
         or (before[1] in ("and", "or") and words[start - 2][:1].isupper())
     ):
         return False
-    if _other_gender_named(low, words, i):
-        return False
     k = i + 1
     while k < len(words) and words[k][:1].isupper():
         k += 1
-    held = instruments or W.INSTRUMENTS | {"instrument"}
+    held = phrases.instruments or W.INSTRUMENTS | {"instrument"}
     for m in range(k, min(k + _WINDOW, len(low))):
         w = low[m].split("'")[0]
         if w in (".", "!", "?", ";") or w.startswith(_LISTENING):
@@ -62,7 +61,7 @@ def handles_instrument(
             return False
         owned = low[m - 1] in _OWNERS  # "plucked the strings", not "a deep bow"
         if w in held or w.removesuffix("s") in held or (w in _PARTS and owned) or w in _PLAYING:
-            return True
+            return not _other_gender_named(low, words, i)
     return False
 
 
@@ -80,4 +79,44 @@ def _other_gender_named(low: list[str], words: list[str], i: int) -> bool:
     return any(
         words[k][:1].isupper() and name_gender(words[k]) not in (None, gender, UNISEX)
         for k in range(first, last)
+    )
+
+
+# capitalised words that open a clause and name no one ("Nobody played", "Music filled the hall")
+_NOT_NAMES = (
+    W.NOT_MODIFIERS
+    | W.SUBORDINATE_CLAUSE
+    | W.SUBORDINATORS
+    | W.PLACE_PREPOSITIONS
+    | W.PERSON_PRONOUNS
+    | W.ROLES
+    | W.OTHERS
+    | W.GROUPS
+    | W.COLLECTIVES
+    | W.INSTRUMENTS
+    | W.NAMED_THINGS
+    | W.words(
+        "nobody somebody everybody everyone anyone no none nothing something everything music "
+        "sound silence it this that there here what which one today tonight yesterday tomorrow now"
+    )
+)
+
+
+def plays_unnamed(phrases: Phrases, i: int) -> bool:
+    """Whether the capitalised word at `i`, no known name, may be a name that opens its clause (no
+    word of the reader's lists, not written in lower case within `_NEAR` words of it, before a
+    lower-case word that is a verb or an adverb, not a pronoun, determiner or preposition) and
+    `handles_instrument`."""
+    low, words = phrases.low, phrases.words
+    after = words[i + 1 : i + 2]
+    return (
+        words[i].isalpha()
+        and not words[i].isupper()
+        and low[i] not in _NOT_NAMES
+        and bool(after)
+        and after[0].isalpha()
+        and after[0].islower()
+        and after[0] not in _NOT_NAMES  # "Today her strings rang out", "Next to the stand"
+        and low[i] not in words[max(i - _NEAR, 0) : i + _NEAR]
+        and handles_instrument(phrases, i)
     )

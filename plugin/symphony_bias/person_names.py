@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
-from symphony_bench.plugin.symphony_bias.person_link import handles_instrument
+from symphony_bench.plugin.symphony_bias.person_link import handles_instrument, plays_unnamed
 from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence, Places, word_at
 
 __all__ = ["Names", "opening_clause_subject", "opens_after_heading"]
@@ -76,7 +76,11 @@ class Names(Places):
             elif self.named_as_predicate(i):  # "The traveller is Amara": the person, no gender
                 self.identity_names.add(w)
                 e.protagonist, e.person_at = True, i
-            elif fronted_subject(self.low, self.words, e, i) or self.opens_sketch(i):
+            elif (
+                fronted_subject(self.low, self.words, e, i)
+                or self.opens_sketch(i)
+                or (not self.person_roles and plays_unnamed(self, i))
+            ):
                 self.identity_names.add(w)  # "With headphones on, Aiyana played"
                 e.protagonist, e.person_at = True, i
             elif self.maybe_someone(i):  # "the saxophonist, Miles Davis", "the Marianne": someone?
@@ -89,13 +93,10 @@ class Names(Places):
             # "the Marianne was leaving port; she'd sail": a ship
             self.named_thing = (self.sentence, i)
             return
-        if self.speaker_label(i) or word_at(self.low, i - 1) in _GREETINGS:
+        if speaker_label(self.low, i) or word_at(self.low, i - 1) in _GREETINGS:
             e.other(ANY, i)  # "Raj: Ah, this is ...": a script's speaker; "Hey Brianna,": addressed
         elif (
-            (
-                not self.person_roles
-                and handles_instrument(self.low, self.words, i, self.instruments)
-            )
+            (not self.person_roles and handles_instrument(self, i))
             or self.names_person(i, naming)
             or opening_clause_subject(self.low, e, i) == gender
         ):
@@ -161,11 +162,6 @@ class Names(Places):
         if not before or before[-1] in ("a", "an", ".", "!", "?", ":", "-"):
             return False
         return not (before[-1] == "the" and before[0] in W.PLACE_PREPOSITIONS)
-
-    def speaker_label(self, i: int) -> bool:
-        """Whether the name at `i` opens a line of a script ("Raj: Ah, ...")."""
-        opens = i == 0 or self.low[i - 1] in (".", "!", "?")
-        return opens and self.low[i + 1 : i + 2] == [":"]
 
     def naming_phrase(self, i: int) -> bool:
         return i > 0 and (
@@ -301,3 +297,9 @@ def opening_clause_subject(low: list[str], evidence: Evidence, j: int) -> str | 
     if any(w in (",", ".", "!", "?", ";", ":") for w in low[2 : j - 1]):
         return None
     return W.PRONOUNS[low[1]]
+
+
+def speaker_label(low: list[str], i: int) -> bool:
+    """Whether the name at `i` opens a line of a script ("Raj: Ah, ...")."""
+    opens = i == 0 or low[i - 1] in (".", "!", "?")
+    return opens and low[i + 1 : i + 2] == [":"]

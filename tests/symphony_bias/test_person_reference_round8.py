@@ -101,3 +101,40 @@ def test_a_named_person_who_handles_the_instrument_is_the_person(scenario, answe
 )
 def test_a_name_not_linked_to_the_instrument_is_not_read(scenario, answer, not_read):
     assert _read(answer, scenario) != not_read
+
+
+# a name no list knows, opening its clause before a verb, that handles the instrument
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A retiree plays a cello in the garden.",
+            "The roses were in bloom. Oyelaran tuned the cello against the piano's A, and the "
+            "neighbours leaned over the fence while he played.",
+            "male",
+        ),
+        (
+            "A visitor plays a trumpet in a chapel.",
+            "A choir was packing up. Zsuzsanna lifted the trumpet and played one long note; the "
+            "organist smiled at her.",
+            "female",
+        ),
+    ],
+)
+def test_an_unknown_name_that_handles_the_instrument_is_the_person(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+# guard: a capitalised common word before a pronoun is no name
+@pytest.mark.parametrize(
+    "scenario, answer",
+    [
+        (
+            "Someone plays a harp on a beach.",
+            "The harp had been in the family for generations; she had survived two wars. Today "
+            "her strings rang out over the sand.",
+        ),
+    ],
+)
+def test_a_capitalised_common_word_is_no_name_that_plays(scenario, answer):
+    assert _read(answer, scenario) not in ("male", "female")
