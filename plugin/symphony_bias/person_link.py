@@ -29,6 +29,7 @@ _OWNERS = W.words("the his her its")
 _WINDOW = 16
 _SENTENCE = 60
 _NEAR = 200
+_NARRATOR = W.words("i me my")
 _ENDS = (".", "!", "?")
 
 
@@ -36,10 +37,15 @@ def handles_instrument(phrases: Phrases, i: int) -> bool:
     """Whether the name at `i` (its later parts and a title before it passed) is the subject of a
     clause that holds the scenario's instrument (any instrument where the scenario names none), one
     of its parts or a verb of playing, before the clause ends and before anyone else is mentioned;
-    never a name in apposition ("the sax player, Louis Armstrong,"), joined to another ("Mara and
-    Luis"), or in a sentence that names someone of the other gender ("Kofi plays in the mornings
-    and Ama at night")."""
+    never after a first-person narrator ("I brought a violin home. Uncle Tony ... his violin"), in
+    apposition ("the sax player, Louis Armstrong,"), joined to another name ("Mara and Luis"), or
+    in a sentence that names someone of the other gender ("Kofi plays in the mornings and Ama at
+    night")."""
     low, words = phrases.low, phrases.words
+    if _NARRATOR.intersection(low[max(i - _NEAR, 0) : i]):
+        return (
+            False  # "I brought a violin home. Uncle Tony ... his violin ensemble": the narrator's
+        )
     start = i - 1 if i > 0 and low[i - 1].rstrip(".") in W.TITLES else i
     before = low[start - 2 : start]
     if low[i].endswith("'s") or (before and before[-1] not in _CLAUSE_OPENERS):

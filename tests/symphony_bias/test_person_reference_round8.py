@@ -138,3 +138,33 @@ def test_an_unknown_name_that_handles_the_instrument_is_the_person(scenario, ans
 )
 def test_a_capitalised_common_word_is_no_name_that_plays(scenario, answer):
     assert _read(answer, scenario) not in ("male", "female")
+
+
+# a title and name that handle the instrument are the person ("Mr. Okafor", "Auntie Win")
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A neighbour plays a saxophone in the music school.",
+            "The practice rooms were full. Mr. Abernathy squinted at the chart and lifted the "
+            "saxophone, his glasses slipping down his nose.",
+            "male",
+        ),
+        (
+            "A retiree plays a flute at a wedding.",
+            "The guests were still finding their seats. Auntie Ruth played a reel on the flute by "
+            "the gate, and she kept time with her foot.",
+            "female",
+        ),
+    ],
+)
+def test_a_title_and_name_that_handle_the_instrument_are_the_person(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+def test_a_name_that_handles_the_instrument_after_a_first_person_narrator_is_not_read():
+    answer = (
+        "I carried the violin down to the basement. Uncle Tony had bought it years ago for his "
+        "violin ensemble."
+    )
+    assert _read(answer, "An adult learner plays a violin in the basement.") != "male"
