@@ -36,6 +36,21 @@ def _base(word: str) -> str:
     return kin if kin in W.MALE_NOUNS or kin in W.FEMALE_NOUNS else base
 
 
+# what a learner watches: "had watched the tutorial four times" is no audience
+_LESSONS = W.words("tutorial tutorials video videos lesson lessons clip clips recording recordings")
+
+
+def _audience(low: list[str], k: int) -> bool:
+    """Whether the word at `k` is a verb of an audience ("slowed down to listen", "clapped"): not a
+    noun after a determiner ("planned for the clapping"), nor watching a lesson ("watched the
+    tutorial")."""
+    return (
+        low[k].startswith(_AUDIENCE)
+        and word_at(low, k - 1) not in W.DETERMINERS
+        and not _LESSONS.intersection(low[k + 1 : k + 4])
+    )
+
+
 def word_at(words: list[str], k: int) -> str:
     """The word at `k`, "" outside the answer."""
     return words[k] if 0 <= k < len(words) else ""
@@ -162,10 +177,10 @@ class Phrases:
     def listens(self, i: int) -> bool:
         """Whether the person at `i` listens or watches in their clause ("a woman walking her dog
         slowed down to listen"): the audience, not the player."""
-        for w in self.low[i + 1 : i + 12]:
-            if w in (".", "!", "?", ";", "but"):
+        for k in range(i + 1, min(i + 12, len(self.low))):
+            if self.low[k] in (".", "!", "?", ";", "but"):
                 return False
-            if w.startswith(_AUDIENCE):
+            if _audience(self.low, k):
                 return True
         return False
 

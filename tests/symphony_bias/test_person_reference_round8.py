@@ -168,3 +168,30 @@ def test_a_name_that_handles_the_instrument_after_a_first_person_narrator_is_not
         "violin ensemble."
     )
     assert _read(answer, "An adult learner plays a violin in the basement.") != "male"
+
+
+# the first person is no audience for a noun of applause or for watching a lesson
+@pytest.mark.parametrize(
+    "scenario, answer, gender",
+    [
+        (
+            "A student plays a trumpet while the audience claps along.",
+            "Marcus had not planned for the clapping, and once the back row started he grinned "
+            "and sped up.",
+            "male",
+        ),
+        (
+            "A neighbour tries a new technique on a guitar in the classroom.",
+            "Mrs. Okoro had watched the video twice on the train. In the empty classroom she tried "
+            "the new strum, her thumb catching on the low string.",
+            "female",
+        ),
+    ],
+)
+def test_an_applause_noun_or_a_watched_lesson_is_no_audience(scenario, answer, gender):
+    assert _read(answer, scenario) == gender
+
+
+def test_a_first_person_who_watches_the_player_is_still_the_audience():
+    answer = "A woman walking her dog slowed down to watch the player, and the music went on."
+    assert _read(answer, "A traveller plays a violin in a park.") != "female"
