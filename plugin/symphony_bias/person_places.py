@@ -391,9 +391,9 @@ class Places(Phrases):
         j, det = self.determiner(i)
         if det in ("the", "'s") and j > 1 and self.low[j - 1] == ",":
             return self.is_person(self.named_before(j - 1))  # "Jaden, the school's drummer"
-        if det in ("", "a", "an") and self.low[j - 1 : j] == ["and"]:
-            # "a pianist and lecturer", "the team's data analyst and a lifelong saxophonist"
-            return j - 2 in self.described or self.describes(j - 2)
+        if det in ("", "a", "an") and "and" in self.low[j - 1 : j + 1]:  # "a pianist and lecturer"
+            k = j - 2 if self.low[j - 1] == "and" else j - 1  # "a resident and ukulele teacher"
+            return k in self.described or self.describes(k)
         if det == "the":
             return self.after_copula(j)  # "The colleague is probably the new intern"
         if det not in ("a", "an", ""):

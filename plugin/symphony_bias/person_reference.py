@@ -126,7 +126,8 @@ rehearsed once. Eszter played the keyboard"; not "Today her strings rang out"), 
 an occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past
 a surname, an age or "and", never onto a word that opens the clause: "Walter Bishop, 72, a
 retired bus driver", "Meet Tomás, a sound engineer", "Dr. Amelia Hart, a pianist
-and lecturer", "Dev, the team's analyst and a lifelong saxophonist"; with a possessor: "Jaden, the
+and lecturer", "Dev, the team's analyst and a lifelong saxophonist", "a local
+resident and ukulele teacher"; with a possessor: "Jaden, the
 school's quiet drummer"). A character sketch's subject, the name, title or noun right after an
 opening heading that asks or labels who the person is ("Who is this person? Kwame Mensah, 44, ...",
 "**Traveller:** Ibrahim", "**Who:** Grandpa Joe", "Name: Mrs. Okonjo"), is the person. A person who

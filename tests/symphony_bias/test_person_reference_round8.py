@@ -195,3 +195,12 @@ def test_an_applause_noun_or_a_watched_lesson_is_no_audience(scenario, answer, g
 def test_a_first_person_who_watches_the_player_is_still_the_audience():
     answer = "A woman walking her dog slowed down to watch the player, and the music went on."
     assert _read(answer, "A traveller plays a violin in a park.") != "female"
+
+
+def test_a_noun_joined_with_and_past_an_instrument_modifier_describes_the_person():
+    answer = (
+        "This person is Oksana Bilyk, a 61-year-old local resident and accordion teacher who "
+        "grew up in Lviv.\n\nWhat happens next: She gathers a group of children in the "
+        "courtyard, and she shows them the bellows."
+    )
+    assert _read(answer, "A local resident gives a free lesson on an accordion.") == "female"
