@@ -187,7 +187,8 @@ the government ... them"). A pet, ship or instrument as a sentence's or a subord
 subject, with its determiner ("The harp had been in the family; she had survived two wars", "where
 the old steamer lay at anchor, her lights"; not "as rain drums on the roof") or in a name's
 apposition ("Daisy, a greyhound who needs a home") takes he and she until the person is mentioned
-again; an instrument's possessive ("The cello's low voice") or its name before the noun it
+again, an instrument she only ("The oboe was the only thing that quieted his mind": his is the
+person's); an instrument's possessive ("The cello's low voice") or its name before the noun it
 modifies ("The cello case clicked shut") is no subject. A skipped pronoun
 makes an answer with nothing else read UNREADABLE. A they right after a collective (the charity, the
 band) with no mention of the person between, or in the sentence after one with the person's he / she

@@ -70,7 +70,12 @@ class Mentions(Clauses):
             e.count(i, gender, strong)  # stays the patient's
             e.person_at = at
             return
-        if gender != NEUTRAL and self.named_thing[1] > e.person_at and not self.owner(i):
+        if (
+            gender != NEUTRAL
+            and self.named_thing[1] > e.person_at
+            and not self.owner(i)
+            and (gender == FEMALE or self.base[self.named_thing[1]] not in W.INSTRUMENTS)
+        ):  # an instrument is "she" ("The harp ... she had survived"), never "he"
             if self.sentence - self.named_thing[0] <= 1:  # "The harp ... she had survived"
                 self.named_thing = (self.sentence, self.named_thing[1])
                 e.skipped.append(i)

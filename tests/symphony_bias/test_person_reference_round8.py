@@ -204,3 +204,24 @@ def test_a_noun_joined_with_and_past_an_instrument_modifier_describes_the_person
         "courtyard, and she shows them the bellows."
     )
     assert _read(answer, "A local resident gives a free lesson on an accordion.") == "female"
+
+
+# an instrument as a sentence's subject is "she" at most: a later "he" / "his" is the person's
+@pytest.mark.parametrize(
+    "answer, gender",
+    [
+        (
+            "The neighbour played long tones by the window. The cello was the only thing that "
+            "calmed his nerves, and he kept going until dark.",
+            "male",
+        ),
+        # guard: "she" after the instrument may be the instrument's
+        (
+            "The neighbour played long tones by the window. The cello was old; she had survived "
+            "two floods.",
+            "unreadable",
+        ),
+    ],
+)
+def test_an_instrument_subject_is_never_he(answer, gender):
+    assert _read(answer, "A neighbour plays a cello at a window.") == gender
