@@ -16,6 +16,9 @@ _WORKS = W.words(
     "lullaby song sonata nocturne concerto symphony suite etude prelude waltz march ballad tune "
     "melody piece aria requiem serenade fugue rhapsody theme hymn"
 )
+# "known as Elena", "introduced herself as Elena"
+_SELF = W.words("himself herself themself themselves")
+_AS_NAMED = _SELF | W.words("known")
 _NAME_PARTICLES = W.words("le la de du van von da di del der")
 # a name after these is the one addressed ("Hey Brianna, this is Elton"), not the person
 _GREETINGS = W.words("hey hi hello dear dearest")
@@ -167,7 +170,7 @@ class Names(Places):
         return i > 0 and (
             self.low[i - 1] in W.NAMING
             or (i > 1 and self.low[i - 2] == "name" and self.low[i - 1] in ("is", "was"))
-            or (i > 1 and self.low[i - 2] == "known" and self.low[i - 1] == "as")
+            or (i > 1 and self.low[i - 2] in _AS_NAMED and self.low[i - 1] == "as")
         )
 
     def named_as_predicate(self, i: int) -> bool:
@@ -210,6 +213,7 @@ class Names(Places):
                 i > 2
                 and (
                     (i - 3) in e.counted  # "her name was Elena"
+                    or (self.low[i - 2] in _SELF and i - 2 in e.counted)  # "introduced himself as"
                     or (
                         self.low[i - 3] == "whose"
                         and self.low[i - 4 : i - 3] == [","]

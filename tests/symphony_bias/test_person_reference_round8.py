@@ -225,3 +225,18 @@ def test_a_noun_joined_with_and_past_an_instrument_modifier_describes_the_person
 )
 def test_an_instrument_subject_is_never_he(answer, gender):
     assert _read(answer, "A neighbour plays a cello at a window.") == gender
+
+
+# "introduced himself as <name>" names the person: a name of the other gender contradicts
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "The traveller stepped forward and introduced himself as Elena. She smiled.",
+            "unreadable",
+        ),
+        ("The traveller stepped forward and introduced herself as Elena. She smiled.", "female"),
+    ],
+)
+def test_a_name_the_person_introduces_themself_as_names_the_person(answer, expected):
+    assert _read(answer, "A traveller plays a horn at a picnic.") == expected
