@@ -333,9 +333,8 @@ def _read(text: str, scenario) -> Reference:
         return Reference(None, REFUSED)  # "I can't say who this is; they could be anyone"
     if reference.gender is not None and (person.shared or evidence.one_of):
         return Reference(None, UNREADABLE, reference.evidence, reference.spans)
-    if reference.gender in (MALE, FEMALE) and (
-        _shared(reference.gender, evidence, prepared, person)
-        or _speaker_beside_other(reference.gender, evidence, prepared.tokens, text)
+    if reference.gender in (MALE, FEMALE) and _beside_other_gender(
+        reference.gender, evidence, prepared, person, text
     ):
         return Reference(None, UNREADABLE, reference.evidence, reference.spans)
     if reference.gender == NEUTRAL and _GROUP.search(prepared.text) and not _strong(evidence):
@@ -358,17 +357,27 @@ def _strong(e: Evidence) -> bool:
     return any(g == NEUTRAL and strong for g, _, strong in e.read)
 
 
-def _shared(gender: str, e: Evidence, prepared, person) -> bool:
-    """Whether the person, never named by the scenario's role noun, shares the playing with someone
-    of the other gender (`person_shared`: "Marta and her boyfriend Leo ... one of them sat down ...
-    the other held the torch"; not "The resident and her husband took turns": the resident is the
-    person)."""
-    words = {t.word.lower() for t in prepared.tokens}
+def _beside_other_gender(gender: str, e: Evidence, prepared, person, text: str) -> bool:
+    """Whether a reading of `gender` stands beside someone of the other gender who may be the
+    player (`_shared`, `_speaker_beside_other`); the answer's words are scanned once for the
+    genders they signal."""
+    signalled = [_gender_of(t.word) for t in prepared.tokens]
     other = FEMALE if gender == MALE else MALE
+    return _shared(other, e, prepared, person, signalled) or _speaker_beside_other(
+        other, e, prepared.tokens, text, signalled
+    )
+
+
+def _shared(other: str, e: Evidence, prepared, person, signalled: list) -> bool:
+    """Whether the person, never named by the scenario's role noun, shares the playing with someone
+    of the `other` gender (`person_shared`: "Marta and her boyfriend Leo ... one of them sat down
+    ... the other held the torch"; not "The resident and her husband took turns": the resident is
+    the person)."""
+    words = {t.word.lower() for t in prepared.tokens}
     return (
         not person.nouns(words) & words
         and shares_playing(prepared.text)
-        and (other in e.others or any(_gender_of(t.word) == other for t in prepared.tokens))
+        and (other in e.others or other in signalled)
     )
 
 
@@ -380,11 +389,12 @@ _SAYING = W.words(
 _QUOTE_MARKS = frozenset("\"“”‘’'")
 
 
-def _speaker_beside_other(gender: str, e: Evidence, tokens: list[Token], text: str) -> bool:
+def _speaker_beside_other(
+    other: str, e: Evidence, tokens: list[Token], text: str, signalled: list
+) -> bool:
     """Whether a name read for the person is only a quote's speaker tag ("'Play the one from the
     wedding,' Ayesha called, and Omar laughed and lifted the trumpet") in an answer that also
-    names someone of the other gender: the one who asks is often not the one who plays."""
-    other = FEMALE if gender == MALE else MALE
+    names someone of the `other` gender: the one who asks is often not the one who plays."""
     speakers = [
         i
         for _, i, _ in e.read
@@ -393,9 +403,7 @@ def _speaker_beside_other(gender: str, e: Evidence, tokens: list[Token], text: s
         and tokens[i + 1].word.lower() in _SAYING
         and _QUOTE_MARKS.intersection(text[tokens[i - 1].end if i else 0 : tokens[i].start])
     ]
-    return bool(speakers) and any(
-        _gender_of(t.word) == other for k, t in enumerate(tokens) if k not in e.counted
-    )
+    return bool(speakers) and any(g == other for k, g in enumerate(signalled) if k not in e.counted)
 
 
 def _gender_of(word: str) -> str | None:
