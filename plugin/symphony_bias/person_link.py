@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
-from symphony_bench.plugin.symphony_bias.person_places import Phrases
+from symphony_bench.plugin.symphony_bias.person_places import Phrases, audience
 
 # the parts of an instrument a player handles ("plucked the strings", "wet the reed")
 _PARTS = W.words("strings bow reed reeds valves slide mouthpiece sticks drumsticks")
@@ -24,7 +24,6 @@ _CLAUSE_OPENERS = W.words(". ! ? ; : , and then but") | W.SUBORDINATE_CLAUSE
 _SOMEONE = (
     W.words("he she him they them we i you") | W.OTHERS | W.ROLES | W.MALE_NOUNS | W.FEMALE_NOUNS
 )
-_LISTENING = ("listen", "watch", "heard", "hear", "applaud", "clap", "cheer")
 _OWNERS = W.words("the his her its")
 _WINDOW = 16
 _SENTENCE = 60
@@ -61,7 +60,7 @@ def handles_instrument(phrases: Phrases, i: int) -> bool:
     held = phrases.instruments or W.INSTRUMENTS | {"instrument"}
     for m in range(k, min(k + _WINDOW, len(low))):
         w = low[m].split("'")[0]
-        if w in (".", "!", "?", ";") or w.startswith(_LISTENING):
+        if w in (".", "!", "?", ";") or audience(low, m):
             return False
         if _person(w) or (words[m][:1].isupper() and name_gender(words[m]) is not None):
             return False

@@ -40,7 +40,7 @@ def _base(word: str) -> str:
 _LESSONS = W.words("tutorial tutorials video videos lesson lessons clip clips recording recordings")
 
 
-def _audience(low: list[str], k: int) -> bool:
+def audience(low: list[str], k: int) -> bool:
     """Whether the word at `k` is a verb of an audience ("slowed down to listen", "clapped"): not a
     noun after a determiner ("planned for the clapping"), nor watching a lesson ("watched the
     tutorial")."""
@@ -180,7 +180,7 @@ class Phrases:
         for k in range(i + 1, min(i + 12, len(self.low))):
             if self.low[k] in (".", "!", "?", ";", "but"):
                 return False
-            if _audience(self.low, k):
+            if audience(self.low, k):
                 return True
         return False
 
