@@ -29,6 +29,7 @@ _WINDOW = 16
 _SENTENCE = 60
 _NEAR = 200
 _NARRATOR = W.words("i me my")
+_ANY_INSTRUMENT = W.INSTRUMENTS | {"instrument"}
 _ENDS = (".", "!", "?")
 
 
@@ -41,10 +42,6 @@ def handles_instrument(phrases: Phrases, i: int) -> bool:
     in a sentence that names someone of the other gender ("Kofi plays in the mornings and Ama at
     night")."""
     low, words = phrases.low, phrases.words
-    if _NARRATOR.intersection(low[max(i - _NEAR, 0) : i]):
-        return (
-            False  # "I brought a violin home. Uncle Tony ... his violin ensemble": the narrator's
-        )
     start = i - 1 if i > 0 and low[i - 1].rstrip(".") in W.TITLES else i
     before = low[start - 2 : start]
     if low[i].endswith("'s") or (before and before[-1] not in _CLAUSE_OPENERS):
@@ -57,7 +54,7 @@ def handles_instrument(phrases: Phrases, i: int) -> bool:
     k = i + 1
     while k < len(words) and words[k][:1].isupper():
         k += 1
-    held = phrases.instruments or W.INSTRUMENTS | {"instrument"}
+    held = phrases.instruments or _ANY_INSTRUMENT
     for m in range(k, min(k + _WINDOW, len(low))):
         w = low[m].split("'")[0]
         if w in (".", "!", "?", ";") or audience(low, m):
@@ -66,7 +63,9 @@ def handles_instrument(phrases: Phrases, i: int) -> bool:
             return False
         owned = low[m - 1] in _OWNERS  # "plucked the strings", not "a deep bow"
         if w in held or w.removesuffix("s") in held or (w in _PARTS and owned) or w in _PLAYING:
-            return not _other_gender_named(low, words, i)
+            # "I brought a violin home. Uncle Tony ... his violin ensemble": the narrator's uncle
+            narrated = _NARRATOR.intersection(low[max(i - _NEAR, 0) : i])
+            return not narrated and not _other_gender_named(low, words, i)
     return False
 
 
