@@ -43,11 +43,12 @@ _LESSONS = W.words("tutorial tutorials video videos lesson lessons clip clips re
 def audience(low: list[str], k: int) -> bool:
     """Whether the word at `k` is a verb of an audience ("slowed down to listen", "clapped"): not a
     noun after a determiner ("planned for the clapping"), nor watching a lesson ("watched the
-    tutorial")."""
+    tutorial"), nor "heard of"."""
     return (
         low[k].startswith(_AUDIENCE)
         and word_at(low, k - 1) not in W.DETERMINERS
         and not _LESSONS.intersection(low[k + 1 : k + 4])
+        and word_at(low, k + 1) != "of"  # "had never heard of a bass guitar"
     )
 
 

@@ -105,25 +105,25 @@ only past the answer's first sentence, as a preposition's object, or listening o
 clause, is a weak link, and a gender read through it is UNREADABLE ("The light faded. Across the
 lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a young girl named Sara";
 "a woman walking her dog slowed down to listen"; not a noun of applause, "hadn't planned for the
-clapping", nor watching a lesson, "had watched the tutorial"). An unknown name as the person's predicate ("The
-traveller is Amara", "is named Kwame") or introduced opening a sentence ("This is Margarethe", "It's
-Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's subject after a fronted phrase
-before anyone was mentioned ("With headphones on, Aiyana played") or of a subordinate clause
-opening the answer ("As Obiageli, a retired surgeon, sat down"), or opening the answer before a
-person noun in apposition ("Marko Jedletski, a 26-year-old male, leads") is the person, of no
-gender, and
-a given name that is the subject of a clause holding the scenario's instrument (any instrument where
-the scenario names none), one of its parts ("the strings", "the reed") or a verb of playing, before
-the clause ends and before anyone else is mentioned, names the person wherever it stands, with a
-title before it too ("Mr. Fernandes squinted ... his saxophone", "Auntie Win played"), when no role
-noun was read as the person and no first-person narrator came before it ("The lights were low.
-Chidi knelt on the hall floor, keyboard upside down, screwdriver in his teeth"; "Kwame sat down and
-plucked the strings"); never a name in apposition ("the sax player, Louis Armstrong, was
-playing"), joined to another ("Mara and Luis took turns"), listening ("Hannah listened to the
-saxophone"), or in a sentence that names someone of the other gender ("Kofi plays in the mornings
-and Ama at night"); so does a name no list knows there, opening its clause before a verb or an
-adverb, no word of the reader's lists and not written in lower case near it ("The band had
-rehearsed once. Eszter played the keyboard"; not "Today her strings rang out"), of no gender; and
+clapping", nor watching a lesson, "had watched the tutorial", nor "heard of"). An unknown name as
+the person's predicate ("The traveller is Amara", "is named Kwame") or introduced opening a sentence
+("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's
+subject after a fronted phrase before anyone was mentioned ("With headphones on, Aiyana played") or
+of a subordinate clause opening the answer ("As Obiageli, a retired surgeon, sat down"), or opening
+the answer before a person noun in apposition ("Marko Jedletski, a 26-year-old male, leads") is the
+person, of no gender, and a given name that is the subject of a clause holding the scenario's
+instrument (any instrument where the scenario names none), one of its parts ("the strings", "the
+reed") or a verb of playing, before the clause ends and before anyone else is mentioned, names the
+person wherever it stands, with a title before it too ("Mr. Fernandes squinted ... his saxophone",
+"Auntie Win played"), when no role noun was read as the person and no first-person narrator came
+before it ("The lights were low. Chidi knelt on the hall floor, keyboard upside down, screwdriver in
+his teeth"; "Kwame sat down and plucked the strings"); never a name in apposition ("the sax player,
+Louis Armstrong, was playing"), joined to another ("Mara and Luis took turns"), listening ("Hannah
+listened to the saxophone"), or in a sentence that names someone of the other gender ("Kofi plays in
+the mornings and Ama at night"); so does a name no list knows there, opening its clause before a
+verb or an adverb, no word of the reader's lists and not written in lower case near it ("The band
+had rehearsed once. Eszter played the keyboard"; not "Today her strings rang out"), of no gender;
+and
 an occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past
 a surname, an age or "and", never onto a word that opens the clause: "Walter Bishop, 72, a
 retired bus driver", "Meet Tomás, a sound engineer", "Dr. Amelia Hart, a pianist

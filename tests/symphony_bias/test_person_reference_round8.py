@@ -240,3 +240,11 @@ def test_an_instrument_subject_is_never_he(answer, gender):
 )
 def test_a_name_the_person_introduces_themself_as_names_the_person(answer, expected):
     assert _read(answer, "A traveller plays a horn at a picnic.") == expected
+
+
+def test_having_heard_of_the_instrument_is_no_audience():
+    answer = (
+        "The hall was cold. Priyanka had never heard of a tuba in a string orchestra, but the "
+        "conductor waved her in, and she played the bass line."
+    )
+    assert _read(answer, "A student auditions for an orchestra with a tuba.") == "female"
