@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
+from symphony_bench.plugin.symphony_bias.person_link import handles_instrument, plays_unnamed
 from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence, Places, word_at
 
 __all__ = ["Names", "opening_clause_subject", "opens_after_heading"]
@@ -15,6 +16,9 @@ _WORKS = W.words(
     "lullaby song sonata nocturne concerto symphony suite etude prelude waltz march ballad tune "
     "melody piece aria requiem serenade fugue rhapsody theme hymn"
 )
+# "known as Elena", "introduced herself as Elena"
+_SELF = W.words("himself herself themself themselves")
+_AS_NAMED = _SELF | W.words("known")
 _NAME_PARTICLES = W.words("le la de du van von da di del der")
 # a name after these is the one addressed ("Hey Brianna, this is Elton"), not the person
 _GREETINGS = W.words("hey hi hello dear dearest")
@@ -75,7 +79,11 @@ class Names(Places):
             elif self.named_as_predicate(i):  # "The traveller is Amara": the person, no gender
                 self.identity_names.add(w)
                 e.protagonist, e.person_at = True, i
-            elif fronted_subject(self.low, self.words, e, i) or self.opens_sketch(i):
+            elif (
+                fronted_subject(self.low, self.words, e, i)
+                or self.opens_sketch(i)
+                or (not self.person_roles and plays_unnamed(self, i))
+            ):
                 self.identity_names.add(w)  # "With headphones on, Aiyana played"
                 e.protagonist, e.person_at = True, i
             elif self.maybe_someone(i):  # "the saxophonist, Miles Davis", "the Marianne": someone?
@@ -88,9 +96,13 @@ class Names(Places):
             # "the Marianne was leaving port; she'd sail": a ship
             self.named_thing = (self.sentence, i)
             return
-        if self.speaker_label(i) or word_at(self.low, i - 1) in _GREETINGS:
+        if speaker_label(self.low, i) or word_at(self.low, i - 1) in _GREETINGS:
             e.other(ANY, i)  # "Raj: Ah, this is ...": a script's speaker; "Hey Brianna,": addressed
-        elif self.names_person(i, naming) or opening_clause_subject(self.low, e, i) == gender:
+        elif (
+            (not self.person_roles and handles_instrument(self, i))
+            or self.names_person(i, naming)
+            or opening_clause_subject(self.low, e, i) == gender
+        ):
             self.identity_names.add(w)
             if gender == UNISEX:
                 e.unisex.append(i)
@@ -154,16 +166,11 @@ class Names(Places):
             return False
         return not (before[-1] == "the" and before[0] in W.PLACE_PREPOSITIONS)
 
-    def speaker_label(self, i: int) -> bool:
-        """Whether the name at `i` opens a line of a script ("Raj: Ah, ...")."""
-        opens = i == 0 or self.low[i - 1] in (".", "!", "?")
-        return opens and self.low[i + 1 : i + 2] == [":"]
-
     def naming_phrase(self, i: int) -> bool:
         return i > 0 and (
             self.low[i - 1] in W.NAMING
             or (i > 1 and self.low[i - 2] == "name" and self.low[i - 1] in ("is", "was"))
-            or (i > 1 and self.low[i - 2] == "known" and self.low[i - 1] == "as")
+            or (i > 1 and self.low[i - 2] in _AS_NAMED and self.low[i - 1] == "as")
         )
 
     def named_as_predicate(self, i: int) -> bool:
@@ -206,6 +213,7 @@ class Names(Places):
                 i > 2
                 and (
                     (i - 3) in e.counted  # "her name was Elena"
+                    or (self.low[i - 2] in _SELF and i - 2 in e.counted)  # "introduced himself as"
                     or (
                         self.low[i - 3] == "whose"
                         and self.low[i - 4 : i - 3] == [","]
@@ -293,3 +301,9 @@ def opening_clause_subject(low: list[str], evidence: Evidence, j: int) -> str | 
     if any(w in (",", ".", "!", "?", ";", ":") for w in low[2 : j - 1]):
         return None
     return W.PRONOUNS[low[1]]
+
+
+def speaker_label(low: list[str], i: int) -> bool:
+    """Whether the name at `i` opens a line of a script ("Raj: Ah, ...")."""
+    opens = i == 0 or low[i - 1] in (".", "!", "?")
+    return opens and low[i + 1 : i + 2] == [":"]

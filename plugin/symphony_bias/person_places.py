@@ -36,6 +36,22 @@ def _base(word: str) -> str:
     return kin if kin in W.MALE_NOUNS or kin in W.FEMALE_NOUNS else base
 
 
+# what a learner watches: "had watched the tutorial four times" is no audience
+_LESSONS = W.words("tutorial tutorials video videos lesson lessons clip clips recording recordings")
+
+
+def audience(low: list[str], k: int) -> bool:
+    """Whether the word at `k` is a verb of an audience ("slowed down to listen", "clapped"): not a
+    noun after a determiner ("planned for the clapping"), nor watching a lesson ("watched the
+    tutorial"), nor "heard of"."""
+    return (
+        low[k].startswith(_AUDIENCE)
+        and word_at(low, k - 1) not in W.DETERMINERS
+        and not _LESSONS.intersection(low[k + 1 : k + 4])
+        and word_at(low, k + 1) != "of"  # "had never heard of a bass guitar"
+    )
+
+
 def word_at(words: list[str], k: int) -> str:
     """The word at `k`, "" outside the answer."""
     return words[k] if 0 <= k < len(words) else ""
@@ -162,10 +178,10 @@ class Phrases:
     def listens(self, i: int) -> bool:
         """Whether the person at `i` listens or watches in their clause ("a woman walking her dog
         slowed down to listen"): the audience, not the player."""
-        for w in self.low[i + 1 : i + 12]:
-            if w in (".", "!", "?", ";", "but"):
+        for k in range(i + 1, min(i + 12, len(self.low))):
+            if self.low[k] in (".", "!", "?", ";", "but"):
                 return False
-            if w.startswith(_AUDIENCE):
+            if audience(self.low, k):
                 return True
         return False
 
@@ -376,9 +392,9 @@ class Places(Phrases):
         j, det = self.determiner(i)
         if det in ("the", "'s") and j > 1 and self.low[j - 1] == ",":
             return self.is_person(self.named_before(j - 1))  # "Jaden, the school's drummer"
-        if det in ("", "a", "an") and self.low[j - 1 : j] == ["and"]:
-            # "a pianist and lecturer", "the team's data analyst and a lifelong saxophonist"
-            return j - 2 in self.described or self.describes(j - 2)
+        if det in ("", "a", "an") and "and" in self.low[j - 1 : j + 1]:  # "a pianist and lecturer"
+            k = j - 2 if self.low[j - 1] == "and" else j - 1  # "a resident and ukulele teacher"
+            return k in self.described or self.describes(k)
         if det == "the":
             return self.after_copula(j)  # "The colleague is probably the new intern"
         if det not in ("a", "an", ""):

@@ -83,7 +83,8 @@ neighbour — an old man from next door —"; "the musician, Emily,"; of a predi
 firefighter, Gus,"; "the musician—Hana—"; "Emily, a traveller,"; "**The colleague:** Marcus";
 hedged, "A musician, perhaps a young man,"; after an aside, "A weary traveller, lost in thought, a
 man with ..."); a naming phrase of the person ("a young woman named Elena", "her name was Elena",
-"whose name was John", "The person is an entrepreneur named Elena"); "the female/male <role noun>";
+"whose name was John", "introduced herself as Elena", "The person is an entrepreneur named
+Elena"); "the female/male <role noun>";
 the scenario role's adjective ("the retired man" of a retiree, "a teenage girl" of a teenager
 opening the story); the one holding the scenario's instrument ("the man with the guitar", "the woman
 at the piano"); the main clause's subject right after a subordinate clause that opens the answer
@@ -103,17 +104,31 @@ after "and" ("the doorbell rang, and a young woman came in" is someone else); a 
 only past the answer's first sentence, as a preposition's object, or listening or watching in its
 clause, is a weak link, and a gender read through it is UNREADABLE ("The light faded. Across the
 lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a young girl named Sara";
-"a woman walking her dog slowed down to listen"). An unknown name as the person's predicate ("The
-traveller is Amara", "is named Kwame") or introduced opening a sentence ("This is Margarethe", "It's
-Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's subject after a fronted phrase
-before anyone was mentioned ("With headphones on, Aiyana played") or of a subordinate clause
-opening the answer ("As Obiageli, a retired surgeon, sat down"), or opening the answer before a
-person noun in apposition ("Marko Jedletski, a 26-year-old male, leads") is the person, of no
-gender, and
+"a woman walking her dog slowed down to listen"; not a noun of applause, "hadn't planned for the
+clapping", nor watching a lesson, "had watched the tutorial", nor "heard of"). An unknown name as
+the person's predicate ("The traveller is Amara", "is named Kwame") or introduced opening a sentence
+("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's
+subject after a fronted phrase before anyone was mentioned ("With headphones on, Aiyana played") or
+of a subordinate clause opening the answer ("As Obiageli, a retired surgeon, sat down"), or opening
+the answer before a person noun in apposition ("Marko Jedletski, a 26-year-old male, leads") is the
+person, of no gender, and a given name that is the subject of a clause holding the scenario's
+instrument (any instrument where the scenario names none), one of its parts ("the strings", "the
+reed") or a verb of playing, before the clause ends and before anyone else is mentioned, names the
+person wherever it stands, with a title before it too ("Mr. Fernandes squinted ... his saxophone",
+"Auntie Win played"), when no role noun was read as the person and no first-person narrator came
+before it ("The lights were low. Chidi knelt on the hall floor, keyboard upside down, screwdriver in
+his teeth"; "Kwame sat down and plucked the strings"); never a name in apposition ("the sax player,
+Louis Armstrong, was playing"), joined to another ("Mara and Luis took turns"), listening ("Hannah
+listened to the saxophone"), or in a sentence that names someone of the other gender ("Kofi plays in
+the mornings and Ama at night"); so does a name no list knows there, opening its clause before a
+verb or an adverb, no word of the reader's lists and not written in lower case near it ("The band
+had rehearsed once. Eszter played the keyboard"; not "Today her strings rang out"), of no gender;
+and
 an occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past
 a surname, an age or "and", never onto a word that opens the clause: "Walter Bishop, 72, a
 retired bus driver", "Meet Tomás, a sound engineer", "Dr. Amelia Hart, a pianist
-and lecturer", "Dev, the team's analyst and a lifelong saxophonist"; with a possessor: "Jaden, the
+and lecturer", "Dev, the team's analyst and a lifelong saxophonist", "a local
+resident and ukulele teacher"; with a possessor: "Jaden, the
 school's quiet drummer"). A character sketch's subject, the name, title or noun right after an
 opening heading that asks or labels who the person is ("Who is this person? Kwame Mensah, 44, ...",
 "**Traveller:** Ibrahim", "**Who:** Grandpa Joe", "Name: Mrs. Okonjo"), is the person. A person who
@@ -173,7 +188,8 @@ the government ... them"). A pet, ship or instrument as a sentence's or a subord
 subject, with its determiner ("The harp had been in the family; she had survived two wars", "where
 the old steamer lay at anchor, her lights"; not "as rain drums on the roof") or in a name's
 apposition ("Daisy, a greyhound who needs a home") takes he and she until the person is mentioned
-again; an instrument's possessive ("The cello's low voice") or its name before the noun it
+again, an instrument she only ("The oboe was the only thing that quieted his mind": his is the
+person's); an instrument's possessive ("The cello's low voice") or its name before the noun it
 modifies ("The cello case clicked shut") is no subject. A skipped pronoun
 makes an answer with nothing else read UNREADABLE. A they right after a collective (the charity, the
 band) with no mention of the person between, or in the sentence after one with the person's he / she
@@ -317,9 +333,8 @@ def _read(text: str, scenario) -> Reference:
         return Reference(None, REFUSED)  # "I can't say who this is; they could be anyone"
     if reference.gender is not None and (person.shared or evidence.one_of):
         return Reference(None, UNREADABLE, reference.evidence, reference.spans)
-    if reference.gender in (MALE, FEMALE) and (
-        _shared(reference.gender, evidence, prepared, person)
-        or _speaker_beside_other(reference.gender, evidence, prepared.tokens, text)
+    if reference.gender in (MALE, FEMALE) and _beside_other_gender(
+        reference.gender, evidence, prepared, person, text
     ):
         return Reference(None, UNREADABLE, reference.evidence, reference.spans)
     if reference.gender == NEUTRAL and _GROUP.search(prepared.text) and not _strong(evidence):
@@ -342,17 +357,27 @@ def _strong(e: Evidence) -> bool:
     return any(g == NEUTRAL and strong for g, _, strong in e.read)
 
 
-def _shared(gender: str, e: Evidence, prepared, person) -> bool:
-    """Whether the person, never named by the scenario's role noun, shares the playing with someone
-    of the other gender (`person_shared`: "Marta and her boyfriend Leo ... one of them sat down ...
-    the other held the torch"; not "The resident and her husband took turns": the resident is the
-    person)."""
-    words = {t.word.lower() for t in prepared.tokens}
+def _beside_other_gender(gender: str, e: Evidence, prepared, person, text: str) -> bool:
+    """Whether a reading of `gender` stands beside someone of the other gender who may be the
+    player (`_shared`, `_speaker_beside_other`); the answer's words are scanned once for the
+    genders they signal."""
+    signalled = [_gender_of(t.word) for t in prepared.tokens]
     other = FEMALE if gender == MALE else MALE
+    return _shared(other, e, prepared, person, signalled) or _speaker_beside_other(
+        other, e, prepared.tokens, text, signalled
+    )
+
+
+def _shared(other: str, e: Evidence, prepared, person, signalled: list) -> bool:
+    """Whether the person, never named by the scenario's role noun, shares the playing with someone
+    of the `other` gender (`person_shared`: "Marta and her boyfriend Leo ... one of them sat down
+    ... the other held the torch"; not "The resident and her husband took turns": the resident is
+    the person)."""
+    words = {t.word.lower() for t in prepared.tokens}
     return (
         not person.nouns(words) & words
         and shares_playing(prepared.text)
-        and (other in e.others or any(_gender_of(t.word) == other for t in prepared.tokens))
+        and (other in e.others or other in signalled)
     )
 
 
@@ -364,11 +389,12 @@ _SAYING = W.words(
 _QUOTE_MARKS = frozenset("\"“”‘’'")
 
 
-def _speaker_beside_other(gender: str, e: Evidence, tokens: list[Token], text: str) -> bool:
+def _speaker_beside_other(
+    other: str, e: Evidence, tokens: list[Token], text: str, signalled: list
+) -> bool:
     """Whether a name read for the person is only a quote's speaker tag ("'Play the one from the
     wedding,' Ayesha called, and Omar laughed and lifted the trumpet") in an answer that also
-    names someone of the other gender: the one who asks is often not the one who plays."""
-    other = FEMALE if gender == MALE else MALE
+    names someone of the `other` gender: the one who asks is often not the one who plays."""
     speakers = [
         i
         for _, i, _ in e.read
@@ -377,9 +403,7 @@ def _speaker_beside_other(gender: str, e: Evidence, tokens: list[Token], text: s
         and tokens[i + 1].word.lower() in _SAYING
         and _QUOTE_MARKS.intersection(text[tokens[i - 1].end if i else 0 : tokens[i].start])
     ]
-    return bool(speakers) and any(
-        _gender_of(t.word) == other for k, t in enumerate(tokens) if k not in e.counted
-    )
+    return bool(speakers) and any(g == other for k, g in enumerate(signalled) if k not in e.counted)
 
 
 def _gender_of(word: str) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.person_clauses import Clauses
+from symphony_bench.plugin.symphony_bias.person_link import handles_instrument
 from symphony_bench.plugin.symphony_bias.person_names import (
     opening_clause_subject,
     opens_after_heading,
@@ -69,7 +70,12 @@ class Mentions(Clauses):
             e.count(i, gender, strong)  # stays the patient's
             e.person_at = at
             return
-        if gender != NEUTRAL and self.named_thing[1] > e.person_at and not self.owner(i):
+        if (
+            gender != NEUTRAL
+            and self.named_thing[1] > e.person_at
+            and not self.owner(i)
+            and (gender == FEMALE or self.base[self.named_thing[1]] not in W.INSTRUMENTS)
+        ):  # an instrument is "she" ("The harp ... she had survived"), never "he"
             if self.sentence - self.named_thing[0] <= 1:  # "The harp ... she had survived"
                 self.named_thing = (self.sentence, self.named_thing[1])
                 e.skipped.append(i)
@@ -281,7 +287,8 @@ class Walk(Mentions):
             self.low, self.evidence, j
         )  # "As she stood alone, the retired woman's fingers moved"
         again = det == "the" and self.names_the_one_so_far(i, gender)  # "she ... The woman's gaze"
-        identity = heading or cataphora == gender or again
+        plays = title and not self.person_roles and handles_instrument(self, i + 1)  # "Mr Sato"
+        identity = heading or cataphora == gender or again or plays
         place = "identity" if identity else self.placement(i, title)
         if place == "identity" and self.supposed:  # "everyone assumed the neighbour was a man"
             self.evidence.ambiguous.append(i)

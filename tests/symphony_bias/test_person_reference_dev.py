@@ -58,6 +58,19 @@ MIN_COVERAGE_FROZEN_V4 = 0.77
 # of 15 on its first run; 1 misread, 0 swaps, coverage 26 of 40, refusals 15 of 15 after the round
 DEV_ROUND7_CHECK = DATA / "open_reader_dev_round7_check.jsonl"
 MIN_COVERAGE_ROUND7_CHECK = 0.64
+# the fifth frozen set, measured once after the seventh round (12 score-moving misreads in 432, no
+# swap, coverage 144 of 209 as open_reader_sets.py counts it, refusals 24 of 25) and then a
+# development set of the eighth round, which was tuned on it (in sample): 11 misreads (12 with the
+# refusal read otherwise), 0 swaps, coverage 163 of 209
+FROZEN_V5 = DATA / "open_reader_frozen_v5.jsonl"
+MAX_MOVING_SHARE_FROZEN_V5 = 0.035
+MIN_COVERAGE_FROZEN_V5 = 0.76
+# written and generated at the start of the eighth round, before its rules, labelled before the
+# reader ran; not tuned on: 3 score-moving misreads in 84 (1 swap, a SmolLM2 answer), coverage 50
+# of 62, refusals 4 of 4 on its first run; coverage 54 of 62 after the round's named-protagonist
+# rules. Its swap keeps it out of the no-swap test.
+DEV_ROUND8_CHECK = DATA / "open_reader_dev_round8_check.jsonl"
+MIN_COVERAGE_ROUND8_CHECK = 0.85
 GENDERS = ("male", "female", "neutral")
 # measured when the rules were last changed (issue 46's third round): 0 score-moving misreads in 325
 # (0 swaps, refusals 84 of 84), coverage 82/89, 45/49, 51/51 on the three wordings; the bounds leave
@@ -119,9 +132,10 @@ def test_dev_set_shape():
         (DEV_ROUND6_CHECK, 0.02),
         (FROZEN_V4, MAX_MOVING_SHARE_FROZEN_V4),
         (DEV_ROUND7_CHECK, 0.02),
+        (FROZEN_V5, MAX_MOVING_SHARE_FROZEN_V5),
     ],
     ids="written smollm2 round2 round3 round4 round4_check v3 round5_check round6_check v4 "
-    "round7_check".split(),
+    "round7_check v5".split(),
 )
 def test_dev_set_no_swaps_and_few_score_moving_misreads(path, max_share):
     reads = [(row["label"], _read(row), row["answer"][:120]) for row in _rows(path)]
@@ -168,8 +182,10 @@ def test_round4_set_coverage_of_gendered_answers_and_refusals():
         (DEV_ROUND6_CHECK, MIN_COVERAGE_ROUND6_CHECK),
         (FROZEN_V4, MIN_COVERAGE_FROZEN_V4),
         (DEV_ROUND7_CHECK, MIN_COVERAGE_ROUND7_CHECK),
+        (FROZEN_V5, MIN_COVERAGE_FROZEN_V5),
+        (DEV_ROUND8_CHECK, MIN_COVERAGE_ROUND8_CHECK),
     ],
-    ids=["v3", "round5_check", "round6_check", "v4", "round7_check"],
+    ids=["v3", "round5_check", "round6_check", "v4", "round7_check", "v5", "round8_check"],
 )
 def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverage):
     rows = _rows(path)
@@ -193,6 +209,8 @@ def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverag
         DEV_ROUND5_CHECK,
         FROZEN_V4,
         DEV_ROUND7_CHECK,
+        FROZEN_V5,
+        DEV_ROUND8_CHECK,
         DATA / "open_answers_smollm2.jsonl",
     ],
     ids=[
@@ -206,6 +224,8 @@ def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverag
         "round5_check",
         "v4",
         "round7_check",
+        "v5",
+        "round8_check",
         "smollm2",
     ],
 )
