@@ -56,8 +56,9 @@ def test_the_report_line_quotes_the_published_numbers(measured):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the reader does not meet issue 46's bar yet (on frozen set v5: misreads 2.8 %, "
-    "coverage 62.3 / 66.1 / 78.6 % by wording; docs/symphony-bias-method.md#how-well-the-reader-reads)",
+    reason="the reader does not meet issue 46's bar yet (on frozen set v6: misreads 4.4 %, one swap, "
+    "coverage 77.3 / 82.1 / 85.9 % by wording, refusals 92 %; "
+    "docs/symphony-bias-method.md#how-well-the-reader-reads)",
 )
 def test_the_reader_meets_the_bar_of_issue_46(measured):
     """Issue 46, done when: score-moving misreads at most 1.5 % of the answers with the upper end
