@@ -30,14 +30,14 @@ MALE_NOUNS = words(
     "grandpa granddad grandson uncle nephew king prince sir lord monk mr mister businessman "
     "fisherman sportsman craftsman policeman chairman schoolboy widower groom bridegroom "
     "nobleman duke baron emperor sultan "
-    "bachelor stepfather stepson fiance dude"
+    "bachelor stepfather stepson stepbrother fiance dude grandad granddaddy grandpapa gramps godfather"
 )
 FEMALE_NOUNS = words(
     "woman lady girl gal lass mother mom mum mommy mummy mama daughter sister wife girlfriend "
     "grandmother grandma granny granddaughter aunt niece queen princess madam madame ma'am mrs "
     "ms nun businesswoman sportswoman craftswoman policewoman schoolgirl widow bride maiden "
     "actress waitress heroine hostess goddess stepmother stepdaughter fiancee noblewoman "
-    "duchess baroness countess empress"
+    "duchess baroness countess empress gran nana nanna grandmom grandmama auntie stepsister godmother"
 )
 MALE_PLURALS = words(
     "men gentlemen guys boys lads fathers dads sons brothers husbands kings princes monks "
