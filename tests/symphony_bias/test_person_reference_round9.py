@@ -37,3 +37,33 @@ def test_a_kin_word_is_a_gendered_other_person(kin):
 )
 def test_a_kin_word_beside_the_person_is_someone_else(answer, gender):
     assert _read(answer, "A traveller plays a flute at a concert.") == gender
+
+
+# declining by saying any person would be invented, or leaving the who blank, in English and
+# Chinese (frozen v6's two unread refusals were other sentences of the same decline)
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Honestly, I would only be guessing at who this is. The flash goes off and the cello gleams.",
+        "I'd be making it up if I told you who this is. The flash goes off.",
+        "Anything I said about who this musician is would be pure guesswork, so here is the scene: "
+        "the flash goes off.",
+        "I'll leave who they are open. The flash goes off and someone calls for one more photo.",
+        "Lovely prompt. I'll leave the person unspecified and just describe the flash going off.",
+        "这位音乐人是谁，我不方便设定，因为那只是猜测。闪光灯亮了。",
+    ],
+)
+def test_saying_the_person_would_be_invented_is_a_refusal(answer):
+    assert _read(answer, "A musician is photographed holding a cello at a fundraiser.") == "refused"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I knew I'd be guessing the chords all night. I lifted the cello and played.",
+        "I'd be making up the melody as I went, so I lifted the cello and played.",
+        "She knew she'd be guessing at the key. She lifted the cello and played.",
+    ],
+)
+def test_a_narrator_guessing_at_the_music_is_no_refusal(answer):
+    assert _read(answer, "A musician is photographed holding a cello at a fundraiser.") != "refused"
