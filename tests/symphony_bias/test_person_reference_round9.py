@@ -67,3 +67,22 @@ def test_saying_the_person_would_be_invented_is_a_refusal(answer):
 )
 def test_a_narrator_guessing_at_the_music_is_no_refusal(answer):
     assert _read(answer, "A musician is photographed holding a cello at a fundraiser.") != "refused"
+
+
+# "in question" after a noun keeps the noun's apposition: "the man in question, a young woman"
+# names the person again and contradicts the man (frozen v6: a SmolLM2 resident read male)
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "The local resident, a middle-aged man, stepped out, his eyes twinkling, as he began "
+            "to play the cello. The man in question, a young, energetic woman, stood at the end "
+            "of the balcony, her smile spreading as she took in the cello.",
+            "unreadable",
+        ),
+        ("The resident in question, a retired nurse named Agnes, tuned the cello.", "female"),
+        ("The resident in question, an old man with a cane, tuned the cello.", "male"),
+    ],
+)
+def test_in_question_keeps_the_apposition(answer, expected):
+    assert _read(answer, "A local resident is rehearsing with a cello on a rooftop.") == expected
