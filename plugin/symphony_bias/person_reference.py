@@ -181,8 +181,11 @@ from "her"), and in a sentence whose subject is the person's role noun with no o
 between, as a reflexive, a possessive his / her, or a subject he / she after a subordinator ("The
 retiree had promised herself she would play"), and a he / she right after a verb of saying or
 thinking whose subject is the person's role noun ("the volunteer laughed and said he'd been here
-since five"). A group (the crowd, friends, pupils, passersby, we) takes "they" for the rest of the
-answer; so do "one of them", a they in a sentence where the person is already he or she or in the
+since five"); a him / her that is the object of a verb or of "at" / "to" in the clause whose subject
+is the person's role noun, with no one mentioned between, is someone else's, skipped ("The
+traveller nodded at him"; not "the music washed over him"). A group (the crowd, friends, pupils,
+passersby, we) takes "they" for the rest of the answer; so do "one of them", a they in a sentence
+where the person is already he or she or in the
 sentence after such a group's they ("She showed them how to strum, and they shrieked"), a they with
 "together", "all" or "both" in its clause, and a them in a sentence with a collective noun ("urging
 the government ... them"). A pet, ship or instrument as a sentence's or a subordinate clause's

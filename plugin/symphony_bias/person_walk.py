@@ -31,6 +31,9 @@ class Mentions(Clauses):
 
     def pronoun(self, i: int, gender: str, strong: bool = False) -> None:
         e = self.evidence
+        if gender != NEUTRAL and self.object_of_the_person(i):
+            e.skipped.append(i)  # "The traveller nodded at him": someone else
+            return
         if self.subject_continues(i) or self.reports_person(i):
             e.count(i, gender, strong)  # "The retiree had promised herself she would play"
             return
@@ -108,6 +111,31 @@ class Mentions(Clauses):
         e.count(i, gender, strong)
         if gender != NEUTRAL:
             self.gendered_sentence = self.sentence
+
+    def object_of_the_person(self, i: int) -> bool:
+        """Whether the him / her at `i` is the object of a verb (or of "at" / "to") in the clause whose
+        subject is the person's role noun, with no one mentioned between: a non-reflexive object is
+        someone else ("The traveller nodded at him"; "the music washed over him" may be the
+        person's)."""
+        e = self.evidence
+        at = e.person_at
+        after = word_at(self.low, i + 1)
+        between = self.low[at + 1 : i]
+        return (
+            (
+                self.base[i] == "him"
+                or (
+                    self.base[i] == "her"
+                    and (not after.isalpha() or after in W.DETERMINERS | W.AFTER_OBJECT)
+                )
+            )
+            and at in self.person_roles
+            and max(e.unknown_at, e.last_other) < at
+            and 0 < len(between) <= 6
+            and not set(between) & W.CLAUSE_BREAKS
+            and (between[-1] in ("at", "to") or between[-1] not in W.PLACE_PREPOSITIONS)
+            and self.clause_subject(at)
+        )
 
     def lone_they(self, i: int) -> bool:
         """Whether the their at `i` follows the person's he or she in its sentence, with no one

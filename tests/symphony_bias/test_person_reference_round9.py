@@ -86,3 +86,26 @@ def test_a_narrator_guessing_at_the_music_is_no_refusal(answer):
 )
 def test_in_question_keeps_the_apposition(answer, expected):
     assert _read(answer, "A local resident is rehearsing with a cello on a rooftop.") == expected
+
+
+# a him / her that is the object in the person's own clause is someone else: only a reflexive is the
+# person (frozen v6: "The traveller nodded at him" read male)
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "Under the lamp, the traveller played a suite. A student walking home stopped and "
+            "listened until the last note. The traveller nodded at him, packed up, and left.",
+            "unreadable",
+        ),
+        ("The traveller played a suite. The traveller thanked him and left.", "unreadable"),
+        ("The traveller smiled at her and played on.", "unreadable"),
+        # guards: a place around the person, a possessive, a reflexive
+        ("The traveller played until the music washed over him.", "male"),
+        ("The traveller pulled the cello toward her and played.", "female"),
+        ("The traveller lifted her cello and played.", "female"),
+        ("The traveller told himself to play slower.", "male"),
+    ],
+)
+def test_an_object_in_the_persons_own_clause_is_someone_else(answer, expected):
+    assert _read(answer, "A traveller is playing a cello in a library courtyard.") == expected
