@@ -98,6 +98,7 @@ class Mentions(Clauses):
                 self.base[i] in ("they", "them")
                 and self.sentence - self.thing_plural <= 1
                 and self.thing_at > e.person_at
+                and not self.acts_as_person(i)
             ) or (
                 self.base[i] == "them"
                 and self.sentence - self.loose_thing[0] <= 1
@@ -136,6 +137,14 @@ class Mentions(Clauses):
             and (between[-1] in ("at", "to") or between[-1] not in W.PLACE_PREPOSITIONS)
             and self.clause_subject(at)
         )
+
+    def acts_as_person(self, i: int) -> bool:
+        """Whether the they at `i` is the subject of a verb only a person does ("They then listened",
+        "They rely on memory"), so it is no plural thing's ("the strings were old; they snapped")."""
+        verb = word_at(self.low, i + 1)
+        if verb in W.THEN_ADVERBS:
+            verb = word_at(self.low, i + 2)
+        return verb in W.PERSON_VERBS
 
     def lone_they(self, i: int) -> bool:
         """Whether the their at `i` follows the person's he or she in its sentence, with no one

@@ -282,3 +282,13 @@ ROLE_SYNONYMS = {
     "learner": words("adult beginner"),
     "someone": words("person"),
 }
+# verbs only a person does: a they before one is no plural thing's ("They then listened")
+PERSON_VERBS = words(
+    "listen listens listened rely relies relied smile smiles smiled laugh laughs laughed say says "
+    "said think thinks thought feel feels felt decide decides decided hope hopes hoped want wants "
+    "wanted know knows knew remember remembers remembered realise realises realised realize "
+    "realizes realized wonder wonders wondered nod nods nodded sigh sighs sighed whisper whispers "
+    "whispered exhale exhales exhaled inhale inhales inhaled breathe breathes breathed"
+)
+# adverbs between a subject and its verb ("They then listened")
+THEN_ADVERBS = words("then also still just only soon finally quickly slowly often always never")

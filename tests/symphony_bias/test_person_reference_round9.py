@@ -109,3 +109,30 @@ def test_in_question_keeps_the_apposition(answer, expected):
 )
 def test_an_object_in_the_persons_own_clause_is_someone_else(answer, expected):
     assert _read(answer, "A traveller is playing a cello in a library courtyard.") == expected
+
+
+# a they before a verb only a person does is the person's, not the plural thing's before it, so
+# "herself ... They then listened" drifts (frozen v6: two SmolLM2 answers read a gender)
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "The student reviewed the piano notes to familiarise herself with the basic melodies. "
+            "They then listened to the flute.",
+            "unreadable",
+        ),
+        (
+            "The student spent his mornings on the scales and the long notes. They rely only on "
+            "memory now.",
+            "unreadable",
+        ),
+        # guards: the plural thing's own verb
+        (
+            "The student restrung his guitar, but the strings were cheap. They snapped by noon.",
+            "male",
+        ),
+        ("The student tried her old reeds. They cracked within a week.", "female"),
+    ],
+)
+def test_a_they_that_acts_as_a_person_is_no_plural_things(answer, expected):
+    assert _read(answer, "A student auditions for an orchestra with a flute.") == expected
