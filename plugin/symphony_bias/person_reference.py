@@ -139,8 +139,9 @@ crowd", "the bartender, a stout man", a boy, girl, man or woman made a role by a
 "the birthday boy", "the delivery man"), and so are gender-free people introduced as others ("a
 child", "her teacher", "the gardener", "a cleaner", "an intern", "another musician", one of a group:
 "one of the judges put down her pen", the head of a body: "the head of strings put down his
-coffee"); a name after a title is the title's ("Mr. Haruto Sato": one person). A capitalised word
-after a preposition ("from Sydney", "in Madison", "by Chopin") names no
+coffee", a role noun set off on both sides right after another's noun: "The traveller's friend, the
+electric guitar player, played"); a name after a title is the title's ("Mr. Haruto Sato": one
+person). A capitalised word after a preposition ("from Sydney", "in Madison", "by Chopin") names no
 one, nor does a nationality or an acronym inside a noun phrase ("a young Brazilian woman", "a
 French-horn student", "the office's HR manager"), nor a composer ("a Chopin nocturne", "Pierre le
 Coeur's Lullaby"), who is someone else where named again ("Chopin wrote it in his last years"). A

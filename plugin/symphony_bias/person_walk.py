@@ -200,6 +200,26 @@ class Mentions(Clauses):
             and after[0] not in W.AFTER_OBJECT | W.DETERMINERS  # "handed her the bow"
         )
 
+    def heads_a_body(self, i: int) -> bool:
+        """Whether "head" at `i` is a person, the head of a body ("the head of strings", "the
+        head of the music department"), not of an instrument ("the head of the drum")."""
+        after = self.low[i + 1 : i + 6]
+        return (
+            self.determiner(i)[1] == "the"
+            and after[:1] == ["of"]
+            and not set(after[1:]) & (W.INSTRUMENTS | self.instruments)
+        )
+
+    def appended_to_other(self, j: int, i: int) -> bool:
+        """Whether the noun phrase from `j` to `i` is set off on both sides right after another
+        person's noun ("The traveller's friend, the electric guitar player, played"): it describes
+        that other."""
+        e = self.evidence
+        set_off = (
+            j > 1 and self.low[j - 1] in W.APPOSITION and word_at(self.low, i + 1) in W.APPOSITION
+        )
+        return set_off and self.named_before(j - 1) == e.last_other > e.person_at
+
     def someone(self, i: int) -> None:
         """Another person of unknown gender at `i`; as a sentence's subject ("The retiree smiled at
         the musician, and she played on") they compete for he and she to the sentence's end."""
@@ -298,16 +318,6 @@ class Walk(Mentions):
             self.plural_seen = True
             self.loose_thing = (self.sentence, i)
 
-    def heads_a_body(self, i: int) -> bool:
-        """Whether "head" at `i` is a person, the head of a body ("the head of strings", "the
-        head of the music department"), not of an instrument ("the head of the drum")."""
-        after = self.low[i + 1 : i + 6]
-        return (
-            self.determiner(i)[1] == "the"
-            and after[:1] == ["of"]
-            and not set(after[1:]) & (W.INSTRUMENTS | self.instruments)
-        )
-
     def names_the_one_so_far(self, i: int, gender: str) -> bool:
         """Whether the plain noun at `i` ("the woman") names again the one person of the answer so
         far: no one else was mentioned and every gendered word read for the person is of its
@@ -380,6 +390,8 @@ class Walk(Mentions):
         b, e = self.base[i], self.evidence
         if self.appended_to_person(j):
             other = False  # "the volunteer, a young musician,", "Kathryn Kroll, a pianist,"
+        elif self.appended_to_other(j, i):
+            other = True  # "The traveller's friend, the electric guitar player,"
         elif self.low[j - 1 : j] in (["named"], ["called"]):
             other = False  # a quoted name removed: 'named "Luna", a solo artist'
         elif det == "your" and b == self.anchor_role:

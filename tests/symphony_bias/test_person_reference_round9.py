@@ -136,3 +136,30 @@ def test_an_object_in_the_persons_own_clause_is_someone_else(answer, expected):
 )
 def test_a_they_that_acts_as_a_person_is_no_plural_things(answer, expected):
     assert _read(answer, "A student auditions for an orchestra with a flute.") == expected
+
+
+# a role noun set off right after another person's noun describes that other (frozen v6: "The
+# traveller's friend, the electric guitar player, played ... her time" read female)
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "The traveller's friend, the electric guitar player, played an electric guitar from "
+            "memory during her time at a local cafe.",
+            "unreadable",
+        ),
+        (
+            "The waiter, the only musician in the cafe, watched the door. The traveller played "
+            "her guitar.",
+            "female",
+        ),
+        # guards: the person's own apposition; a role noun not set off on both sides
+        ("The traveller, the electric guitar player, played during her lunch break.", "female"),
+        (
+            "Among the smart music players, the musician stood on the stage. He played his guitar.",
+            "male",
+        ),
+    ],
+)
+def test_a_role_noun_set_off_after_another_person_describes_that_other(answer, expected):
+    assert _read(answer, "A traveller plays an electric guitar during a lunch break.") == expected
