@@ -33,6 +33,12 @@ _ANY_INSTRUMENT = W.INSTRUMENTS | {"instrument"}
 _ENDS = (".", "!", "?")
 
 
+def unplaced(phrases) -> bool:
+    """Whether no role noun was read as the person but as a possessor ("the traveller's guitar"):
+    a name that handles the instrument may still be the person."""
+    return all(phrases.low[k].endswith("'s") for k in phrases.person_roles)
+
+
 def handles_instrument(phrases: Phrases, i: int) -> bool:
     """Whether the name at `i` (its later parts and a title before it passed) is the subject of a
     clause that holds the scenario's instrument (any instrument where the scenario names none), one

@@ -116,7 +116,8 @@ person, of no gender, and a given name that is the subject of a clause holding t
 instrument (any instrument where the scenario names none), one of its parts ("the strings", "the
 reed") or a verb of playing, before the clause ends and before anyone else is mentioned, names the
 person wherever it stands, with a title before it too ("Mr. Fernandes squinted ... his saxophone",
-"Auntie Win played"), when no role noun was read as the person and no first-person narrator came
+"Auntie Win played"), when no role noun was read as the person (but as a possessor: "the
+traveller's guitar was full of sand. Kwame loosened the strings") and no first-person narrator came
 before it ("The lights were low. Chidi knelt on the hall floor, keyboard upside down, screwdriver in
 his teeth"; "Kwame sat down and plucked the strings"); never a name in apposition ("the sax player,
 Louis Armstrong, was playing"), joined to another ("Mara and Luis took turns"), listening ("Hannah

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.person_clauses import Clauses
-from symphony_bench.plugin.symphony_bias.person_link import handles_instrument
+from symphony_bench.plugin.symphony_bias.person_link import handles_instrument, unplaced
 from symphony_bench.plugin.symphony_bias.person_names import (
     opening_clause_subject,
     opens_after_heading,
@@ -334,7 +334,7 @@ class Walk(Mentions):
             self.low, self.evidence, j
         )  # "As she stood alone, the retired woman's fingers moved"
         again = det == "the" and self.names_the_one_so_far(i, gender)  # "she ... The woman's gaze"
-        plays = title and not self.person_roles and handles_instrument(self, i + 1)  # "Mr Sato"
+        plays = title and unplaced(self) and handles_instrument(self, i + 1)  # "Mr Sato"
         identity = heading or cataphora == gender or again or plays
         place = "identity" if identity else self.placement(i, title)
         if place == "identity" and self.supposed:  # "everyone assumed the neighbour was a man"

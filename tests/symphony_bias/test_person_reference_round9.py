@@ -163,3 +163,37 @@ def test_a_they_that_acts_as_a_person_is_no_plural_things(answer, expected):
 )
 def test_a_role_noun_set_off_after_another_person_describes_that_other(answer, expected):
     assert _read(answer, "A traveller plays an electric guitar during a lunch break.") == expected
+
+
+# a role noun read only as a possessor ("the traveller's guitar") leaves the person unplaced: the name
+# that then handles the instrument is the person (frozen v6: "Kwame loosened the strings")
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "After a week on the road, the traveller's guitar was full of sand. Kwame loosened the "
+            "strings one by one and polished the body until he could see the window in it.",
+            "male",
+        ),
+        (
+            "The traveller's guitar had not been played in weeks. Ingrid tuned the strings and "
+            "she played until dark.",
+            "female",
+        ),
+        # guards: a name owned by the traveller, another gender in the sentence
+        (
+            "The traveller's sister, Maya, cleaned the guitar while he slept.",
+            "male",
+        ),
+        (
+            "The traveller's guitar was dusty. Kofi tuned the strings while Ama watched, and she "
+            "played until dark.",
+            "unreadable",
+        ),
+    ],
+)
+def test_a_name_handling_the_instrument_after_a_possessed_role_noun_is_the_person(answer, expected):
+    assert (
+        _read(answer, "A traveller is cleaning an acoustic guitar on a weekend afternoon.")
+        == expected
+    )
