@@ -19,7 +19,7 @@ _PLAYING = W.words(
     "improvising"
 )
 # words before a name that open its clause: the name is that clause's subject
-_CLAUSE_OPENERS = W.words(". ! ? ; : , and then but") | W.SUBORDINATE_CLAUSE
+_CLAUSE_OPENERS = W.words(". ! ? ; : , and then but so") | W.SUBORDINATE_CLAUSE
 # words of someone else, or of listening, between the name and the instrument
 _SOMEONE = (
     W.words("he she him they them we i you") | W.OTHERS | W.ROLES | W.MALE_NOUNS | W.FEMALE_NOUNS

@@ -197,3 +197,30 @@ def test_a_name_handling_the_instrument_after_a_possessed_role_noun_is_the_perso
         _read(answer, "A traveller is cleaning an acoustic guitar on a weekend afternoon.")
         == expected
     )
+
+
+# "so" opens a clause: the name after it that handles the instrument is the person (frozen v6: "so
+# Yusuf started fingerpicking ... on the strings")
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "The engineer wanted something loud, so Yusuf dug in hard on the strings. He watched "
+            "the meters flick up and down.",
+            "male",
+        ),
+        (
+            "The baby had been fussing for an hour, so Amara set the cello between her knees and "
+            "played. The baby was asleep before he knew it.",
+            "female",
+        ),
+        # guard: someone else between the name and the instrument
+        (
+            "The engineer wanted something loud, so Yusuf asked his sister to play the guitar. She "
+            "played.",
+            "unreadable",
+        ),
+    ],
+)
+def test_a_name_after_so_that_handles_the_instrument_is_the_person(answer, expected):
+    assert _read(answer, "A volunteer plays a guitar and a cello in the studio.") == expected
