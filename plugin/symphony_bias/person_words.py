@@ -83,7 +83,10 @@ OTHERS = words(
     "grocer florist tailor mechanic plumber electrician carpenter builder courier "
     "pupil cleaner intern apprentice trainee barber hairdresser warden ranger lifeguard "
     "secretary treasurer chairperson contestant competitor opponent rival teammate flatmate "
-    "housemate organist hiker cyclist runner backpacker fisher referee umpire"
+    "housemate organist hiker cyclist runner backpacker fisher referee umpire "
+    "worker labourer laborer dentist veterinarian banker editor "
+    "supervisor foreman administrator bellboy bellhop busboy valet chauffeur passenger stylist "
+    "hairstylist athlete swimmer surfer skater motorist homeowner shepherd"
 )
 GROUPS = (
     words(  # a plural they after these is read as theirs

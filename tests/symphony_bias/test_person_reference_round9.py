@@ -224,3 +224,32 @@ def test_a_name_handling_the_instrument_after_a_possessed_role_noun_is_the_perso
 )
 def test_a_name_after_so_that_handles_the_instrument_is_the_person(answer, expected):
     assert _read(answer, "A volunteer plays a guitar and a cello in the studio.") == expected
+
+
+# more occupations are other people, so a bystander's own possessive is no longer the person's
+# (frozen v6: "A construction worker on the next bench lowered his phone" read male)
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "Between bites of a sandwich, the traveller pulled a flute from a backpack and played a "
+            "tune. A construction worker on the next bench lowered his phone to listen.",
+            "unreadable",
+        ),
+        (
+            "The traveller played her flute on the bench. A young office worker two benches down "
+            "stopped scrolling his phone to listen.",
+            "female",
+        ),
+        (
+            "The traveller warmed up with scales while the tide came in, her gloves on. Next, a "
+            "surfer paddling out heard her and stayed on his board, listening.",
+            "female",
+        ),
+    ],
+)
+def test_an_occupation_is_another_person(answer, expected):
+    assert (
+        _read(answer, "A traveller plays an instrument from memory during a lunch break.")
+        == expected
+    )
