@@ -34,8 +34,13 @@ _ENDS = (".", "!", "?")
 
 
 def unplaced(phrases) -> bool:
-    """Whether no role noun was read as the person but as a possessor ("the traveller's guitar"):
-    a name that handles the instrument may still be the person."""
+    """Whether a name that handles the instrument may still be the person: nothing but a role
+    noun of no gender was read and no one else mentioned ("the traveller set a keyboard on a bench.
+    Oliver hadn't played in weeks"), or every role noun read was a possessor ("the traveller's
+    guitar")."""
+    e = phrases.evidence
+    if e.last_other < 0 and not any(gender for gender, _, _ in e.read):
+        return True
     return all(phrases.low[k].endswith("'s") for k in phrases.person_roles)
 
 

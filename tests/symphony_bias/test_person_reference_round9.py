@@ -253,3 +253,23 @@ def test_an_occupation_is_another_person(answer, expected):
         _read(answer, "A traveller plays an instrument from memory during a lunch break.")
         == expected
     )
+
+
+# a role noun read with no gender and no one else mentioned leaves room for the name that then plays
+# the instrument: it is the person, so a they beside it drifts (frozen v6: "the traveller set an
+# electronic keyboard on a bench ... Oliver hadn't played in weeks; their fingers" read neutral)
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "The courtyard was silent until the traveller set a keyboard on a bench. Oliver hadn't "
+            "played in weeks; their fingers moved slowly at first.",
+            "unreadable",
+        ),
+        ("The traveller arrived at noon. Oliver played the keyboard until dark.", "male"),
+        # guard: the traveller already gendered, the name is someone else
+        ("The traveller set her bag down. Oliver played the keyboard until dark.", "female"),
+    ],
+)
+def test_a_name_that_plays_after_a_genderless_role_noun_is_the_person(answer, expected):
+    assert _read(answer, "A traveller carries a keyboard into a library courtyard.") == expected
