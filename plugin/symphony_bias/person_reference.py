@@ -202,7 +202,9 @@ modifies ("The cello case clicked shut") is no subject. A skipped pronoun
 makes an answer with nothing else read UNREADABLE. A they right after a collective (the charity, the
 band) with no mention of the person between, or in the sentence after one with the person's he / she
 later in its sentence ("waiting for the choir. When they did, he came in"), or a subject they / them
-in the sentence after a plural noun of things ("the strings were old; they snapped"; not before a
+in its sentence or the one after a plural noun of things (after a plural determiner or an
+instrument's possessive: "the tuba's valve caps ... dabbing them"; "the strings were old; they
+snapped"; not before a
 verb only a person does: "herself with the basic melodies. They then listened" drifts), or a them
 after an instrument's parts or pieces whatever their determiner ("patching drums, tuning them"), is
 skipped silently, and so is a they who walk past or go by ("As they walk past, the sound

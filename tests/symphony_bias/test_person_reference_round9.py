@@ -273,3 +273,25 @@ def test_an_occupation_is_another_person(answer, expected):
 )
 def test_a_name_that_plays_after_a_genderless_role_noun_is_the_person(answer, expected):
     assert _read(answer, "A traveller carries a keyboard into a library courtyard.") == expected
+
+
+# an instrument's possessive counts its parts as plural things, so a them after them is theirs
+# (frozen v6: "loosening the tuba's valve caps one by one and dabbing them with oil. His hands")
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "The volunteer worked slowly, loosening the tuba's valve caps one by one and dabbing "
+            "them with oil. His hands were still rough from work, and he hummed a hymn.",
+            "male",
+        ),
+        # guard: an instrument as a plain modifier ("violin lessons") is no possessive
+        (
+            "Lior started violin lessons last year. A busker stops to listen, and by evening "
+            "they've worked out a duet together.",
+            "no_reference",
+        ),
+    ],
+)
+def test_an_instruments_possessive_counts_its_parts_as_things(answer, expected):
+    assert _read(answer, "A volunteer is tuning a tuba in the chapel after work.") == expected
