@@ -204,14 +204,13 @@ band) with no mention of the person between, or in the sentence after one with t
 later in its sentence ("waiting for the choir. When they did, he came in"), or a subject they / them
 in its sentence or the one after a plural noun of things (after a plural determiner or an
 instrument's possessive: "the tuba's valve caps ... dabbing them"; "the strings were old; they
-snapped"; not before a
-verb only a person does: "herself with the basic melodies. They then listened" drifts), or a them
-after an instrument's parts or pieces whatever their determiner ("patching drums, tuning them"), is
-skipped silently, and so is a they who walk past or go by ("As they walk past, the sound
-echoes": passers-by). A singular they / them / their after another single person mentioned in its
-sentence past the person's last mention is that other's, or both of theirs ("the deceased's brother
-... the music they used to share"): skipped (a doubt), not after a group ("The children crowded
-around them").
+snapped"; not before a verb only a person does: "herself with the basic melodies. They then
+listened" drifts), or a them after an instrument's parts or pieces whatever their determiner
+("patching drums, tuning them"), is skipped silently, and so is a they who walk past or go by
+("As they walk past, the sound echoes": passers-by). A singular they / them / their after another
+single person mentioned in its sentence past the person's last mention is that other's, or both of
+theirs ("the deceased's brother ... the music they used to share"): skipped (a doubt), not after a
+group ("The children crowded around them").
 
 Decision: male and female evidence, or gendered and strong-neutral evidence: UNREADABLE; a they
 read beside a group counted as several ("all four of them", "most of them") is UNREADABLE (is the
