@@ -33,14 +33,16 @@ _ANY_INSTRUMENT = W.INSTRUMENTS | {"instrument"}
 _ENDS = (".", "!", "?")
 
 
-def unplaced(phrases) -> bool:
+def unplaced(phrases, i: int) -> bool:
     """Whether a name that handles the instrument may still be the person: nothing but a role
-    noun of no gender was read and no one else mentioned ("the traveller set a keyboard on a bench.
-    Oliver hadn't played in weeks"), or every role noun read was a possessor ("the traveller's
-    guitar")."""
+    noun of no gender was read, no one else mentioned and the person no audience before the name at
+    `i` ("the traveller set a keyboard on a bench. Oliver hadn't played in weeks"; not "The
+    traveller ... watched. Maria played the violin"), or every role noun read was a possessor ("the
+    traveller's guitar")."""
     e = phrases.evidence
     if e.last_other < 0 and not any(gender for gender, _, _ in e.read):
-        return True
+        first = min(phrases.person_roles, default=i)
+        return not any(audience(phrases.low, k) for k in range(first, i))
     return all(phrases.low[k].endswith("'s") for k in phrases.person_roles)
 
 

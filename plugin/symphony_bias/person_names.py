@@ -86,7 +86,7 @@ class Names(Places):
             elif (
                 fronted_subject(self.low, self.words, e, i)
                 or self.opens_sketch(i)
-                or (unplaced(self) and plays_unnamed(self, i))
+                or (unplaced(self, i) and plays_unnamed(self, i))
             ):
                 self.identity_names.add(w)  # "With headphones on, Aiyana played"
                 e.protagonist, e.person_at = True, i
@@ -103,7 +103,7 @@ class Names(Places):
         if speaker_label(self.low, i) or word_at(self.low, i - 1) in _GREETINGS:
             e.other(ANY, i)  # "Raj: Ah, this is ...": a script's speaker; "Hey Brianna,": addressed
         elif (
-            (unplaced(self) and handles_instrument(self, i))
+            (unplaced(self, i) and handles_instrument(self, i))
             or self.names_person(i, naming)
             or opening_clause_subject(self.low, e, i) == gender
         ):

@@ -117,9 +117,10 @@ instrument (any instrument where the scenario names none), one of its parts ("th
 reed") or a verb of playing, before the clause ends and before anyone else is mentioned, names the
 person wherever it stands, with a title before it too ("Mr. Fernandes squinted ... his saxophone",
 "Auntie Win played"), when no role noun was read as the person (but as a possessor: "the
-traveller's guitar was full of sand. Kwame loosened the strings"), or nothing of a gender was read
-and no one else mentioned ("the traveller set a keyboard on a bench. Oliver hadn't played in weeks;
-their fingers": UNREADABLE), and no first-person narrator came before it ("The lights were low.
+traveller's guitar was full of sand. Kwame loosened the strings"), or nothing of a gender was read,
+no one else mentioned and the person no audience ("the traveller set a keyboard on a bench. Oliver
+hadn't played in weeks; their fingers": UNREADABLE; not "The traveller ... watched. Maria played"),
+and no first-person narrator came before it ("The lights were low.
 Chidi knelt on the hall floor, keyboard upside down, screwdriver in
 his teeth"; "Kwame sat down and plucked the strings"); never a name in apposition ("the sax player,
 Louis Armstrong, was playing"), joined to another ("Mara and Luis took turns"), listening ("Hannah

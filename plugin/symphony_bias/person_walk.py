@@ -334,7 +334,7 @@ class Walk(Mentions):
             self.low, self.evidence, j
         )  # "As she stood alone, the retired woman's fingers moved"
         again = det == "the" and self.names_the_one_so_far(i, gender)  # "she ... The woman's gaze"
-        plays = title and unplaced(self) and handles_instrument(self, i + 1)  # "Mr Sato"
+        plays = title and unplaced(self, i + 1) and handles_instrument(self, i + 1)  # "Mr Sato"
         identity = heading or cataphora == gender or again or plays
         place = "identity" if identity else self.placement(i, title)
         if place == "identity" and self.supposed:  # "everyone assumed the neighbour was a man"

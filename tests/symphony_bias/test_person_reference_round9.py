@@ -267,8 +267,12 @@ def test_an_occupation_is_another_person(answer, expected):
             "unreadable",
         ),
         ("The traveller arrived at noon. Oliver played the keyboard until dark.", "male"),
-        # guard: the traveller already gendered, the name is someone else
+        # guards: the traveller already gendered, or watching: the name is someone else
         ("The traveller set her bag down. Oliver played the keyboard until dark.", "female"),
+        (
+            "The traveller sat down and listened. Oliver played the keyboard until dark.",
+            "unreadable",
+        ),
     ],
 )
 def test_a_name_that_plays_after_a_genderless_role_noun_is_the_person(answer, expected):
