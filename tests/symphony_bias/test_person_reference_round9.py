@@ -271,7 +271,7 @@ def test_an_occupation_is_another_person(answer, expected):
         ("The traveller set her bag down. Oliver played the keyboard until dark.", "female"),
         (
             "The traveller sat down and listened. Oliver played the keyboard until dark.",
-            "unreadable",
+            "no_reference",
         ),
     ],
 )
