@@ -25,7 +25,7 @@ _SOMEONE = (
     W.words("he she him they them we i you") | W.OTHERS | W.ROLES | W.MALE_NOUNS | W.FEMALE_NOUNS
 )
 _OWNERS = W.words("the his her its")
-_WINDOW = 16
+_WINDOW = 20
 _SENTENCE = 60
 _NEAR = 200
 _NARRATOR = W.words("i me my")

@@ -299,3 +299,28 @@ def test_a_name_that_plays_after_a_genderless_role_noun_is_the_person(answer, ex
 )
 def test_an_instruments_possessive_counts_its_parts_as_things(answer, expected):
     assert _read(answer, "A volunteer is tuning a tuba in the chapel after work.") == expected
+
+
+# the named-protagonist link looks 20 words past the name for the instrument ("Clara from HR had
+# somehow ended up leading a tiny parade of coworkers around the tables with her ukulele")
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            "It was open-mic night at the pub, and Clara from HR had somehow ended up leading a tiny "
+            "parade of coworkers around the tables with her ukulele. She strummed at full volume.",
+            "female",
+        ),
+        # guard: the name only watches
+        (
+            "It was open-mic night at the pub, and Clara from HR had somehow ended up watching a "
+            "tiny parade of coworkers around the tables. Someone played a ukulele.",
+            "no_reference",
+        ),
+    ],
+)
+def test_a_name_links_to_an_instrument_twenty_words_on(answer, expected):
+    assert (
+        _read(answer, "A colleague plays a ukulele as part of a parade at an open-mic night.")
+        == expected
+    )
