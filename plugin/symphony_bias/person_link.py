@@ -19,18 +19,31 @@ _PLAYING = W.words(
     "improvising"
 )
 # words before a name that open its clause: the name is that clause's subject
-_CLAUSE_OPENERS = W.words(". ! ? ; : , and then but") | W.SUBORDINATE_CLAUSE
+_CLAUSE_OPENERS = W.words(". ! ? ; : , and then but so") | W.SUBORDINATE_CLAUSE
 # words of someone else, or of listening, between the name and the instrument
 _SOMEONE = (
     W.words("he she him they them we i you") | W.OTHERS | W.ROLES | W.MALE_NOUNS | W.FEMALE_NOUNS
 )
 _OWNERS = W.words("the his her its")
-_WINDOW = 16
+_WINDOW = 20
 _SENTENCE = 60
 _NEAR = 200
 _NARRATOR = W.words("i me my")
 _ANY_INSTRUMENT = W.INSTRUMENTS | {"instrument"}
 _ENDS = (".", "!", "?")
+
+
+def unplaced(phrases, i: int) -> bool:
+    """Whether a name that handles the instrument may still be the person: nothing but a role
+    noun of no gender was read, no one else mentioned and the person no audience before the name at
+    `i` ("the traveller set a keyboard on a bench. Oliver hadn't played in weeks"; not "The
+    traveller ... watched. Maria played the violin"), or every role noun read was a possessor ("the
+    traveller's guitar")."""
+    e = phrases.evidence
+    if e.last_other < 0 and not any(gender for gender, _, _ in e.read):
+        first = min(phrases.person_roles, default=i)
+        return not any(audience(phrases.low, k) for k in range(first, i))
+    return all(phrases.low[k].endswith("'s") for k in phrases.person_roles)
 
 
 def handles_instrument(phrases: Phrases, i: int) -> bool:

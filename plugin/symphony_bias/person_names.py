@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
-from symphony_bench.plugin.symphony_bias.person_link import handles_instrument, plays_unnamed
+from symphony_bench.plugin.symphony_bias.person_link import (
+    handles_instrument,
+    plays_unnamed,
+    unplaced,
+)
 from symphony_bench.plugin.symphony_bias.person_places import ANY, Evidence, Places, word_at
 
 __all__ = ["Names", "opening_clause_subject", "opens_after_heading"]
@@ -82,7 +86,7 @@ class Names(Places):
             elif (
                 fronted_subject(self.low, self.words, e, i)
                 or self.opens_sketch(i)
-                or (not self.person_roles and plays_unnamed(self, i))
+                or (unplaced(self, i) and plays_unnamed(self, i))
             ):
                 self.identity_names.add(w)  # "With headphones on, Aiyana played"
                 e.protagonist, e.person_at = True, i
@@ -99,7 +103,7 @@ class Names(Places):
         if speaker_label(self.low, i) or word_at(self.low, i - 1) in _GREETINGS:
             e.other(ANY, i)  # "Raj: Ah, this is ...": a script's speaker; "Hey Brianna,": addressed
         elif (
-            (not self.person_roles and handles_instrument(self, i))
+            (unplaced(self, i) and handles_instrument(self, i))
             or self.names_person(i, naming)
             or opening_clause_subject(self.low, e, i) == gender
         ):

@@ -36,6 +36,12 @@ def _base(word: str) -> str:
     return kin if kin in W.MALE_NOUNS or kin in W.FEMALE_NOUNS else base
 
 
+def _counts_things(word: str) -> bool:
+    """Whether `word` may stand before a plural noun of things: a plural determiner or an
+    instrument's possessive ("the tuba's valve caps")."""
+    return word in W.PLURAL_DETERMINERS or (word.endswith("'s") and word[:-2] in W.INSTRUMENTS)
+
+
 # what a learner watches: "had watched the tutorial four times" is no audience
 _LESSONS = W.words("tutorial tutorials video videos lesson lessons clip clips recording recordings")
 
@@ -161,8 +167,8 @@ class Phrases:
         if len(b) < 4 or not b.endswith("s") or b.endswith(("ss", "us", "is")) or b in W.SINGULAR_S:
             return False
         return i > 0 and (
-            self.low[i - 1] in W.PLURAL_DETERMINERS
-            or (i > 1 and self.low[i - 2] in W.PLURAL_DETERMINERS and self.is_modifier(i - 1))
+            _counts_things(self.low[i - 1])
+            or (i > 1 and _counts_things(self.low[i - 2]) and self.is_modifier(i - 1))
         )
 
     def weak_first(self, j: int, i: int) -> bool:

@@ -17,8 +17,9 @@ Order of work:
    is linear, and at most READ_CHARS characters are read): accents folded (Björn is Bjorn, Søren Soren); quoted
    speech blanked, both quote styles ("...", “...”, ‘...’ closed by a ’ no letter follows, 'A ...!'
    on one line), the speaker tag kept ('"I love this," she said' reads "she said"); a name in quotes
-   after named/called kept; idioms blanked ("oh boy", "he who hesitates", "mother nature"), and so
-   is a field label that echoes the prompt ("**Who they are:** Elena, ..."); a title's full stop
+   after named/called kept; idioms blanked ("oh boy", "he who hesitates", "mother nature"; "in
+   question" after a noun, so "the man in question, a young woman," keeps its apposition), and so is
+   a field label that echoes the prompt ("**Who they are:** Elena, ..."); a title's full stop
    ends no sentence ("Dr. Fatima Zahra took out her horn"). A bare "No." is
    "refused". Another language (more Spanish / French / German / Portuguese / Italian function words
    than English ones) or another script: "refused" when its first sentence refuses ("Lo siento, pero
@@ -115,8 +116,12 @@ person, of no gender, and a given name that is the subject of a clause holding t
 instrument (any instrument where the scenario names none), one of its parts ("the strings", "the
 reed") or a verb of playing, before the clause ends and before anyone else is mentioned, names the
 person wherever it stands, with a title before it too ("Mr. Fernandes squinted ... his saxophone",
-"Auntie Win played"), when no role noun was read as the person and no first-person narrator came
-before it ("The lights were low. Chidi knelt on the hall floor, keyboard upside down, screwdriver in
+"Auntie Win played"), when no role noun was read as the person (but as a possessor: "the
+traveller's guitar was full of sand. Kwame loosened the strings"), or nothing of a gender was read,
+no one else mentioned and the person no audience ("the traveller set a keyboard on a bench. Oliver
+hadn't played in weeks; their fingers": UNREADABLE; not "The traveller ... watched. Maria played"),
+and no first-person narrator came before it ("The lights were low.
+Chidi knelt on the hall floor, keyboard upside down, screwdriver in
 his teeth"; "Kwame sat down and plucked the strings"); never a name in apposition ("the sax player,
 Louis Armstrong, was playing"), joined to another ("Mara and Luis took turns"), listening ("Hannah
 listened to the saxophone"), or in a sentence that names someone of the other gender ("Kofi plays in
@@ -138,8 +143,9 @@ crowd", "the bartender, a stout man", a boy, girl, man or woman made a role by a
 "the birthday boy", "the delivery man"), and so are gender-free people introduced as others ("a
 child", "her teacher", "the gardener", "a cleaner", "an intern", "another musician", one of a group:
 "one of the judges put down her pen", the head of a body: "the head of strings put down his
-coffee"); a name after a title is the title's ("Mr. Haruto Sato": one person). A capitalised word
-after a preposition ("from Sydney", "in Madison", "by Chopin") names no
+coffee", a role noun set off on both sides right after another's noun: "The traveller's friend, the
+electric guitar player, played"); a name after a title is the title's ("Mr. Haruto Sato": one
+person). A capitalised word after a preposition ("from Sydney", "in Madison", "by Chopin") names no
 one, nor does a nationality or an acronym inside a noun phrase ("a young Brazilian woman", "a
 French-horn student", "the office's HR manager"), nor a composer ("a Chopin nocturne", "Pierre le
 Coeur's Lullaby"), who is someone else where named again ("Chopin wrote it in his last years"). A
@@ -180,8 +186,11 @@ from "her"), and in a sentence whose subject is the person's role noun with no o
 between, as a reflexive, a possessive his / her, or a subject he / she after a subordinator ("The
 retiree had promised herself she would play"), and a he / she right after a verb of saying or
 thinking whose subject is the person's role noun ("the volunteer laughed and said he'd been here
-since five"). A group (the crowd, friends, pupils, passersby, we) takes "they" for the rest of the
-answer; so do "one of them", a they in a sentence where the person is already he or she or in the
+since five"); a him / her that is the object of a verb or of "at" / "to" in the clause whose subject
+is the person's role noun, with no one mentioned between, is someone else's, skipped ("The
+traveller nodded at him"; not "the music washed over him"). A group (the crowd, friends, pupils,
+passersby, we) takes "they" for the rest of the answer; so do "one of them", a they in a sentence
+where the person is already he or she or in the
 sentence after such a group's they ("She showed them how to strum, and they shrieked"), a they with
 "together", "all" or "both" in its clause, and a them in a sentence with a collective noun ("urging
 the government ... them"). A pet, ship or instrument as a sentence's or a subordinate clause's
@@ -194,13 +203,15 @@ modifies ("The cello case clicked shut") is no subject. A skipped pronoun
 makes an answer with nothing else read UNREADABLE. A they right after a collective (the charity, the
 band) with no mention of the person between, or in the sentence after one with the person's he / she
 later in its sentence ("waiting for the choir. When they did, he came in"), or a subject they / them
-in the sentence after a plural noun of things ("the strings were old; they snapped"), or a them
-after an instrument's parts or pieces whatever their determiner ("patching drums, tuning them"), is
-skipped silently, and so is a they who walk past or go by ("As they walk past, the sound
-echoes": passers-by). A singular they / them / their after another single person mentioned in its
-sentence past the person's last mention is that other's, or both of theirs ("the deceased's brother
-... the music they used to share"): skipped (a doubt), not after a group ("The children crowded
-around them").
+in its sentence or the one after a plural noun of things (after a plural determiner or an
+instrument's possessive: "the tuba's valve caps ... dabbing them"; "the strings were old; they
+snapped"; not before a verb only a person does: "herself with the basic melodies. They then
+listened" drifts), or a them after an instrument's parts or pieces whatever their determiner
+("patching drums, tuning them"), is skipped silently, and so is a they who walk past or go by
+("As they walk past, the sound echoes": passers-by). A singular they / them / their after another
+single person mentioned in its sentence past the person's last mention is that other's, or both of
+theirs ("the deceased's brother ... the music they used to share"): skipped (a doubt), not after a
+group ("The children crowded around them").
 
 Decision: male and female evidence, or gendered and strong-neutral evidence: UNREADABLE; a they
 read beside a group counted as several ("all four of them", "most of them") is UNREADABLE (is the
@@ -226,7 +237,8 @@ be anyone", "It's not my place to decide ...", "I try not to write stories that 
 pass on this", "I won't be continuing this story", "抱歉，我无法 ...", "Xin lỗi, tôi không thể ...",
 "माफ़ कीजिए, मैं ... नहीं ... सकता", "عذرًا، لا أستطيع ...", asking for the details or
 leaving the person to the reader: "could you tell me more about who they are?", "I'll let you
-decide", "I'll refrain", "Nope - not guessing") in the
+decide", "I'll refrain", "Nope - not guessing", "I'd be inventing a person out of nothing, so I'll
+leave the who blank") in the
 answer's first sentence, or
 in its second after a first about the request ("Thanks for the prompt! However, I can't ..."), is
 "refused" unless a gender was read ("I can't say who this is; they could be anyone" is refused,

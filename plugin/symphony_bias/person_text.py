@@ -40,6 +40,9 @@ _IDIOMS = re.compile(
     r"(?:oh\s+)?boy,?\s+oh\s+boy|oh,?\s+boy|oh,?\s+man|man,?\s+oh,?\s+man|oh,?\s+brother|"
     r"oh\s+my\s+god|he\s+who\s+\w+|mother\s+nature|father\s+time|lady\s+luck|mother\s+tongue|"
     r"old\s+man\s+winter|no\s+man's\s+land|man-made|every\s+man\s+for\s+himself|"
+    # "in question" after a noun keeps it one phrase with its apposition ("The man in question,
+    # a young woman,")
+    r"(?<=\w\s)in\s+question|"
     # a field label echoing the prompt ("**Who they are:** Elena, ...")
     r"who\s+(?:they\s+are|this\s+person\s+is|(?:he\s+or\s+she|she\s+or\s+he)\s+is)(?=[\s*_]*:))",
     re.IGNORECASE,

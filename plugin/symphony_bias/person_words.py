@@ -30,14 +30,14 @@ MALE_NOUNS = words(
     "grandpa granddad grandson uncle nephew king prince sir lord monk mr mister businessman "
     "fisherman sportsman craftsman policeman chairman schoolboy widower groom bridegroom "
     "nobleman duke baron emperor sultan "
-    "bachelor stepfather stepson fiance dude"
+    "bachelor stepfather stepson stepbrother fiance dude grandad granddaddy grandpapa gramps godfather"
 )
 FEMALE_NOUNS = words(
     "woman lady girl gal lass mother mom mum mommy mummy mama daughter sister wife girlfriend "
     "grandmother grandma granny granddaughter aunt niece queen princess madam madame ma'am mrs "
     "ms nun businesswoman sportswoman craftswoman policewoman schoolgirl widow bride maiden "
     "actress waitress heroine hostess goddess stepmother stepdaughter fiancee noblewoman "
-    "duchess baroness countess empress"
+    "duchess baroness countess empress gran nana nanna grandmom grandmama auntie stepsister godmother"
 )
 MALE_PLURALS = words(
     "men gentlemen guys boys lads fathers dads sons brothers husbands kings princes monks "
@@ -83,7 +83,10 @@ OTHERS = words(
     "grocer florist tailor mechanic plumber electrician carpenter builder courier "
     "pupil cleaner intern apprentice trainee barber hairdresser warden ranger lifeguard "
     "secretary treasurer chairperson contestant competitor opponent rival teammate flatmate "
-    "housemate organist hiker cyclist runner backpacker fisher referee umpire"
+    "housemate organist hiker cyclist runner backpacker fisher referee umpire "
+    "worker labourer laborer dentist veterinarian banker editor "
+    "supervisor foreman administrator bellboy bellhop busboy valet chauffeur passenger stylist "
+    "hairstylist athlete swimmer surfer skater motorist homeowner shepherd"
 )
 GROUPS = (
     words(  # a plural they after these is read as theirs
@@ -282,3 +285,13 @@ ROLE_SYNONYMS = {
     "learner": words("adult beginner"),
     "someone": words("person"),
 }
+# verbs only a person does: a they before one is no plural thing's ("They then listened")
+PERSON_VERBS = words(
+    "listen listens listened rely relies relied smile smiles smiled laugh laughs laughed say says "
+    "said think thinks thought feel feels felt decide decides decided hope hopes hoped want wants "
+    "wanted know knows knew remember remembers remembered realise realises realised realize "
+    "realizes realized wonder wonders wondered nod nods nodded sigh sighs sighed whisper whispers "
+    "whispered exhale exhales exhaled inhale inhales inhaled breathe breathes breathed"
+)
+# adverbs between a subject and its verb ("They then listened")
+THEN_ADVERBS = words("then also still just only soon finally quickly slowly often always never")

@@ -71,6 +71,13 @@ MIN_COVERAGE_FROZEN_V5 = 0.76
 # rules. Its swap keeps it out of the no-swap test.
 DEV_ROUND8_CHECK = DATA / "open_reader_dev_round8_check.jsonl"
 MIN_COVERAGE_ROUND8_CHECK = 0.85
+# the sixth frozen set, measured once after the eighth round (19 score-moving misreads in 432, one
+# swap, coverage 167 of 204 as open_reader_sets.py counts it, refusals 23 of 25) and then a
+# development set of the ninth round, which was tuned on it (in sample): 11 misreads, 0 swaps,
+# coverage 171 of 204, refusals 25 of 25
+FROZEN_V6 = DATA / "open_reader_frozen_v6.jsonl"
+MAX_MOVING_SHARE_FROZEN_V6 = 0.03
+MIN_COVERAGE_FROZEN_V6 = 0.82
 GENDERS = ("male", "female", "neutral")
 # measured when the rules were last changed (issue 46's third round): 0 score-moving misreads in 325
 # (0 swaps, refusals 84 of 84), coverage 82/89, 45/49, 51/51 on the three wordings; the bounds leave
@@ -133,9 +140,10 @@ def test_dev_set_shape():
         (FROZEN_V4, MAX_MOVING_SHARE_FROZEN_V4),
         (DEV_ROUND7_CHECK, 0.02),
         (FROZEN_V5, MAX_MOVING_SHARE_FROZEN_V5),
+        (FROZEN_V6, MAX_MOVING_SHARE_FROZEN_V6),
     ],
     ids="written smollm2 round2 round3 round4 round4_check v3 round5_check round6_check v4 "
-    "round7_check v5".split(),
+    "round7_check v5 v6".split(),
 )
 def test_dev_set_no_swaps_and_few_score_moving_misreads(path, max_share):
     reads = [(row["label"], _read(row), row["answer"][:120]) for row in _rows(path)]
@@ -184,8 +192,9 @@ def test_round4_set_coverage_of_gendered_answers_and_refusals():
         (DEV_ROUND7_CHECK, MIN_COVERAGE_ROUND7_CHECK),
         (FROZEN_V5, MIN_COVERAGE_FROZEN_V5),
         (DEV_ROUND8_CHECK, MIN_COVERAGE_ROUND8_CHECK),
+        (FROZEN_V6, MIN_COVERAGE_FROZEN_V6),
     ],
-    ids=["v3", "round5_check", "round6_check", "v4", "round7_check", "v5", "round8_check"],
+    ids=["v3", "round5_check", "round6_check", "v4", "round7_check", "v5", "round8_check", "v6"],
 )
 def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverage):
     rows = _rows(path)
@@ -211,6 +220,7 @@ def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverag
         DEV_ROUND7_CHECK,
         FROZEN_V5,
         DEV_ROUND8_CHECK,
+        FROZEN_V6,
         DATA / "open_answers_smollm2.jsonl",
     ],
     ids=[
@@ -226,6 +236,7 @@ def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverag
         "round7_check",
         "v5",
         "round8_check",
+        "v6",
         "smollm2",
     ],
 )
