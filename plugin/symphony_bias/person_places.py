@@ -25,6 +25,8 @@ _BOTH = W.words("both together each")
 # capitalised words that open a clause before a name ("Meet Tomás, ...", "As Rachel, ...")
 _OPENERS = W.SUBORDINATORS | W.SUBORDINATE_CLAUSE | W.PREPOSITIONS | W.words("introducing")
 _AUDIENCE = ("listen", "watched", "watching", "heard", "applaud", "clapped", "clapping", "cheered")
+# one who films or photographs another is the audience ("Marisol filmed the man on the balcony")
+_CAMERA = W.words("filmed filming photographed photographing videoed videoing")
 
 
 def _base(word: str) -> str:
@@ -47,9 +49,11 @@ _LESSONS = W.words("tutorial tutorials video videos lesson lessons clip clips re
 
 
 def audience(low: list[str], k: int) -> bool:
-    """Whether the word at `k` is a verb of an audience ("slowed down to listen", "clapped"): not a
-    noun after a determiner ("planned for the clapping"), nor watching a lesson ("watched the
-    tutorial"), nor "heard of"."""
+    """Whether the word at `k` is a verb of an audience ("slowed down to listen", "clapped", "filmed
+    the man"; not "filmed herself", "filmed the trumpet solo"): not a noun after a determiner
+    ("planned for the clapping"), nor watching a lesson ("watched the tutorial"), nor "heard of"."""
+    if low[k] in _CAMERA:
+        return word_at(low, k + 1) in W.DETERMINERS and word_at(low, k + 2) not in W.INSTRUMENTS
     return (
         low[k].startswith(_AUDIENCE)
         and word_at(low, k - 1) not in W.DETERMINERS

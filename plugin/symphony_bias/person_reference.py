@@ -105,8 +105,9 @@ after "and" ("the doorbell rang, and a young woman came in" is someone else); a 
 only past the answer's first sentence, as a preposition's object, or listening or watching in its
 clause, is a weak link, and a gender read through it is UNREADABLE ("The light faded. Across the
 lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a young girl named Sara";
-"a woman walking her dog slowed down to listen"; not a noun of applause, "hadn't planned for the
-clapping", nor watching a lesson, "had watched the tutorial", nor "heard of"). An unknown name as
+"a woman walking her dog slowed down to listen"; filming or photographing someone, "Marisol filmed
+the man on the balcony"; not a noun of applause, "hadn't planned for the clapping", nor watching a
+lesson, "had watched the tutorial", nor "heard of"). An unknown name as
 the person's predicate ("The traveller is Amara", "is named Kwame") or introduced opening a sentence
 ("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's
 subject after a fronted phrase before anyone was mentioned ("With headphones on, Aiyana played") or
