@@ -45,3 +45,32 @@ def test_one_who_films_another_is_no_player(answer):
 )
 def test_filming_oneself_or_the_music_is_playing(answer, gender):
     assert _read(answer, "A neighbour is filmed playing a trumpet late at night.") == gender
+
+
+# "as a child" after a verb is the person's own past, not a child in the scene (frozen v7:
+# "Eleni Papadopoulos, 44, an architect who played clarinet as a child. ... She buys a clarinet")
+@pytest.mark.parametrize(
+    "answer, gender",
+    [
+        (
+            "Vesna Horvat, 52, is an architect who played clarinet as a child. She buys a "
+            "clarinet and plays it in her basement.",
+            "female",
+        ),
+        (
+            "Ardit Hoxha, 58, is an architect who loved the clarinet as a kid, and still does. He "
+            "plays it every evening.",
+            "male",
+        ),
+    ],
+)
+def test_as_a_child_is_the_persons_past(answer, gender):
+    assert _read(answer, "An adult learner plays a clarinet in the basement.") == gender
+
+
+def test_a_child_in_the_scene_still_counts():
+    answer = (
+        "The learner fumbled with the clarinet as a child watched from the stairs. She laughed at "
+        "the squeak."
+    )
+    assert _read(answer, "An adult learner plays a clarinet in the basement.") == "unreadable"
