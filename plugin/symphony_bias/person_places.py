@@ -62,6 +62,17 @@ def audience(low: list[str], k: int) -> bool:
     )
 
 
+def listens(low: list[str], i: int) -> bool:
+    """Whether the person at `i` listens or watches in their clause ("a woman walking her dog slowed
+    down to listen"): the audience, not the player."""
+    for k in range(i + 1, min(i + 12, len(low))):
+        if low[k] in (".", "!", "?", ";", "but"):
+            return False
+        if audience(low, k):
+            return True
+    return False
+
+
 def word_at(words: list[str], k: int) -> str:
     """The word at `k`, "" outside the answer."""
     return words[k] if 0 <= k < len(words) else ""
@@ -148,9 +159,12 @@ class Phrases:
         return False
 
     def role_apposition(self, n: int) -> bool:
-        """Whether ", (a|an|the) <modifiers> ROLE" follows at `n`."""
+        """Whether ", (a|an|the) <modifiers> ROLE" follows at `n`, past an age (", 34, the
+        saxophonist")."""
         if n >= len(self.low) or self.low[n] != ",":
             return False
+        if word_at(self.low, n + 1).isdigit() and word_at(self.low, n + 2) == ",":
+            n += 2
         for m in range(n + 1, min(n + 7, len(self.low))):
             if self.base[m] in self.roles:
                 return True
@@ -182,18 +196,8 @@ class Phrases:
         return (
             any(w in (".", "!", "?") for w in self.low[:i])
             or (j > 0 and self.low[j - 1] in W.PREPOSITIONS)
-            or self.listens(i)
+            or listens(self.low, i)
         )
-
-    def listens(self, i: int) -> bool:
-        """Whether the person at `i` listens or watches in their clause ("a woman walking her dog
-        slowed down to listen"): the audience, not the player."""
-        for k in range(i + 1, min(i + 12, len(self.low))):
-            if self.low[k] in (".", "!", "?", ";", "but"):
-                return False
-            if audience(self.low, k):
-                return True
-        return False
 
     def sentence_subject(self, i: int) -> bool:
         """Whether the noun at `i` heads the first noun phrase of its sentence."""

@@ -82,9 +82,9 @@ student is a 19-year-old female music major"; a negated predicate is skipped, "n
 woman" reads the one after "but", also across a long aside and opening the answer: "Not a woman, as
 the clerk had guessed, but a lanky young man"); apposition ("the traveller, a young woman,"; "the
 neighbour — an old man from next door —"; "the musician, Emily,"; of a predicate noun, "is a retired
-firefighter, Gus,"; "the musician—Hana—"; "Emily, a traveller,"; "**The colleague:** Marcus";
-hedged, "A musician, perhaps a young man,"; after an aside, "A weary traveller, lost in thought, a
-man with ..."); a naming phrase of the person ("a young woman named Elena", "her name was Elena",
+firefighter, Gus,"; "the musician—Hana—"; "Emily, a traveller,"; past an age, "Ananya Iyer, 34,
+the saxophonist"; "**The colleague:** Marcus"; hedged, "A musician, perhaps a young man,"; after
+an aside, "A weary traveller, lost in thought, a man with ..."); a naming phrase of the person ("a young woman named Elena", "her name was Elena",
 "whose name was John", "introduced herself as Elena", "The person is an entrepreneur named
 Elena"); "the female/male <role noun>";
 the scenario role's adjective ("the retired man" of a retiree, "a teenage girl" of a teenager

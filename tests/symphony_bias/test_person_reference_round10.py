@@ -74,3 +74,21 @@ def test_a_child_in_the_scene_still_counts():
         "the squeak."
     )
     assert _read(answer, "An adult learner plays a clarinet in the basement.") == "unreadable"
+
+
+# the scenario's role noun in apposition to a name past an age is the named person ("Ananya Iyer,
+# 34, the saxophonist": before, the definite role noun left the name someone else's)
+@pytest.mark.parametrize(
+    "answer, gender",
+    [
+        ("Ananya Iyer, 34, the unofficial saxophonist. She closes the night.", "female"),
+        ("Kofi Boateng, 51, the saxophonist. He closes the night with a slow blues.", "male"),
+    ],
+)
+def test_a_role_noun_past_a_name_and_age_is_the_named_person(answer, gender):
+    assert _read(answer, "A colleague closes a fundraiser with a piece on a saxophone.") == gender
+
+
+def test_a_role_noun_of_another_instrument_past_a_name_and_age_is_not():
+    answer = "Kofi Boateng, 51, the pianist. She closes the night with a slow blues."
+    assert _read(answer, "A colleague closes a fundraiser with a piece on a saxophone.") != "female"
