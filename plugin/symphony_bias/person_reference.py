@@ -84,9 +84,9 @@ the clerk had guessed, but a lanky young man"); apposition ("the traveller, a yo
 neighbour — an old man from next door —"; "the musician, Emily,"; of a predicate noun, "is a retired
 firefighter, Gus,"; "the musician—Hana—"; "Emily, a traveller,"; past an age, "Ananya Iyer, 34,
 the saxophonist"; "**The colleague:** Marcus"; hedged, "A musician, perhaps a young man,"; after
-an aside, "A weary traveller, lost in thought, a man with ..."); a naming phrase of the person ("a young woman named Elena", "her name was Elena",
-"whose name was John", "introduced herself as Elena", "The person is an entrepreneur named
-Elena"); "the female/male <role noun>";
+an aside, "A weary traveller, lost in thought, a man with ..."); a naming phrase of the person ("a
+young woman named Elena", "her name was Elena", "whose name was John", "introduced herself as
+Elena", "The person is an entrepreneur named Elena"); "the female/male <role noun>";
 the scenario role's adjective ("the retired man" of a retiree, "a teenage girl" of a teenager
 opening the story); the one holding the scenario's instrument ("the man with the guitar", "the woman
 at the piano"); the main clause's subject right after a subordinate clause that opens the answer
