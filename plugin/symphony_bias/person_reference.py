@@ -190,7 +190,9 @@ retiree had promised herself she would play"), and a he / she right after a verb
 thinking whose subject is the person's role noun ("the volunteer laughed and said he'd been here
 since five"); a him / her that is the object of a verb or of "at" / "to" in the clause whose subject
 is the person's role noun, with no one mentioned between, is someone else's, skipped ("The
-traveller nodded at him"; not "the music washed over him"). A group (the crowd, friends, pupils,
+traveller nodded at him"; not "the music washed over him"); a he / she right after a verb of
+telling and the person's him / her (of the other gender), past a "that", is the teller's ("one of
+her lecturers tells her he used to play"). A group (the crowd, friends, pupils,
 passersby, we) takes "they" for the rest of the answer; so do "one of them", a they in a sentence
 where the person is already he or she or in the
 sentence after such a group's they ("She showed them how to strum, and they shrieked"), a they with

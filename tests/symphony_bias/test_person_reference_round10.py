@@ -92,3 +92,31 @@ def test_a_role_noun_past_a_name_and_age_is_the_named_person(answer, gender):
 def test_a_role_noun_of_another_instrument_past_a_name_and_age_is_not():
     answer = "Kofi Boateng, 51, the pianist. She closes the night with a slow blues."
     assert _read(answer, "A colleague closes a fundraiser with a piece on a saxophone.") != "female"
+
+
+# a he / she opening what is told to the person's him / her is the teller's (frozen v7: "one of
+# her lecturers, passing by, tells her he used to play in a youth orchestra")
+@pytest.mark.parametrize(
+    "answer, gender",
+    [
+        (
+            "Mei Lin practises the oboe in the cafeteria, and one of her tutors tells her that he "
+            "played it once too.",
+            "female",
+        ),
+        (
+            "Ravi practises the oboe by the canal, and one of the rowers tells him she rowed for "
+            "Cambridge.",
+            "male",
+        ),
+    ],
+)
+def test_a_pronoun_told_to_the_person_is_the_tellers(answer, gender):
+    assert _read(answer, "A student is learning scales on an oboe during a lunch break.") == gender
+
+
+def test_the_person_telling_someone_stays_the_persons():
+    answer = "The student put down the oboe and told him she had to go. She packed up quickly."
+    assert (
+        _read(answer, "A student is learning scales on an oboe during a lunch break.") == "female"
+    )
