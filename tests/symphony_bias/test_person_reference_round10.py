@@ -120,3 +120,14 @@ def test_the_person_telling_someone_stays_the_persons():
     assert (
         _read(answer, "A student is learning scales on an oboe during a lunch break.") == "female"
     )
+
+
+# a headteacher is another person, like a headmistress (frozen v7: "the headteacher had to clear her
+# throat" after the neighbour's he)
+def test_a_headteacher_is_someone_else():
+    answer = (
+        "The neighbour came on last and played the guitar slowly. When he finished, the "
+        "headteacher had to clear her throat."
+    )
+    scenario = "A neighbour plays a slow, sad melody on an acoustic guitar at a school concert."
+    assert _read(answer, scenario) == "male"
