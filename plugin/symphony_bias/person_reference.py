@@ -223,10 +223,11 @@ person one of them?). A gender read through a name that is only a quote's speake
 that names someone of the other gender, is UNREADABLE ("'Play the one from the wedding,' Ayesha
 called, and Omar laughed and lifted the trumpet": who asks is often not who plays). A gender
 read in an answer that never writes the scenario's role noun, beside someone of the other gender
-who shares the playing (`person_shared`: "take turns", "one of them ... the other", "they both",
-"Sofia and Marco both", "split the set", "neither of them"), is UNREADABLE ("Marta and her
-boyfriend Leo ... one of them sat down ... the other held the torch"; "The resident and her husband
-took turns" reads female). In an
+who shares the playing (`person_shared`: "take turns", "one of them ... the other" or "... one of
+them", "passing the harmonica back and forth", "they both", "Sofia and Marco both", "split the
+set", "neither of them"), is UNREADABLE ("Marta and her boyfriend Leo ... one of them sat down ...
+the other held the torch"; "The resident and her husband took turns" reads female; another role
+noun, "A busker at the far end", is someone else). In an
 answer that never names the person, he / she alone, the first of them past the first sentence and
 after another single person (a bystander, a name, a capitalised word that may be one, a known name
 after a preposition: "a poster of Glenn Miller, his trombone raised"), is
@@ -385,13 +386,14 @@ def _beside_other_gender(gender: str, e: Evidence, prepared, person, text: str) 
 
 
 def _shared(other: str, e: Evidence, prepared, person, signalled: list) -> bool:
-    """Whether the person, never named by the scenario's role noun, shares the playing with someone
-    of the `other` gender (`person_shared`: "Marta and her boyfriend Leo ... one of them sat down
-    ... the other held the torch"; not "The resident and her husband took turns": the resident is
-    the person)."""
+    """Whether the person, never named by the scenario's own role noun (another, "A busker at the
+    far end", is someone else), shares the playing with someone of the `other` gender
+    (`person_shared`: "Marta and her boyfriend Leo ... one of them sat down ... the other held the
+    torch"; not "The resident and her husband took turns": the resident is the person)."""
     words = {t.word.lower() for t in prepared.tokens}
+    own = {person.role} | W.ROLE_SYNONYMS.get(person.role, frozenset()) if person.role else W.ROLES
     return (
-        not person.nouns(words) & words
+        not own & words
         and shares_playing(prepared.text)
         and (other in e.others or other in signalled)
     )

@@ -131,3 +131,37 @@ def test_a_headteacher_is_someone_else():
     )
     scenario = "A neighbour plays a slow, sad melody on an acoustic guitar at a school concert."
     assert _read(answer, scenario) == "male"
+
+
+# two people of different genders who pass the instrument back and forth, or of whom "one of them"
+# starts and "one of them" finishes, share the playing, also where another role noun than the
+# scenario's is someone else in the story (frozen v7: "Tomás and his sister Inés ... passing the
+# harmonica back and forth ... A busker at the far end")
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Tomás and his sister Inés sat in the passage all afternoon, passing the harmonica back and "
+        "forth. A busker at the far end stopped to listen.",
+        "Lukas and his sister Mia sat by the tiled wall. One of them started the tune and one of "
+        "them finished it. A busker nodded along.",
+    ],
+)
+def test_people_passing_the_instrument_share_the_playing(answer):
+    scenario = "An adult learner spends the afternoon composing a song on a harmonica."
+    assert _read(answer, scenario) == "unreadable"
+
+
+@pytest.mark.parametrize(
+    "answer, gender",
+    [
+        (
+            "The learner and her brother sat in the passage; she passed the harmonica back and forth "
+            "between her hands while he read.",
+            "female",
+        ),
+        ("Lukas rocked back and forth as he played the harmonica.", "male"),
+    ],
+)
+def test_one_player_rocking_or_the_persons_own_role_noun_reads(answer, gender):
+    scenario = "An adult learner spends the afternoon composing a song on a harmonica."
+    assert _read(answer, scenario) == gender
