@@ -1,10 +1,11 @@
 """Whether an answer shares the playing between people (`person_reference`'s precision check): two
 who take turns or pass the instrument back and forth, one of whom plays while the other (or "one of
-them") does something else, who both stand up, or who split a set. Where the scenario's role noun is never written (the person is a name or a pronoun) and
-someone of the other gender than the one read shares the playing, either could be the scenario's
-person, so the reading is UNREADABLE ("Nadia and her husband had been taking turns on the
-bass ... one of them plucked ...; the other hummed", "Emma and her brother Lucas ... they both stood
-up", "The twins had agreed to split the set — Noah would play the first half, Nora the second").
+them") does something else, who both stand up, or who split a set. Where the scenario's role noun
+is never written (the person is a name or a pronoun) and someone of the other gender than the one
+read shares the playing, either could be the scenario's person, so the reading is UNREADABLE ("Nadia
+and her husband had been taking turns on the bass ... one of them plucked ...; the other hummed",
+"Emma and her brother Lucas ... they both stood up", "The twins had agreed to split the set — Noah
+would play the first half, Nora the second").
 """
 
 from __future__ import annotations
