@@ -110,6 +110,9 @@ class Mentions(Clauses):
                 e.skipped.append(i)
                 return
         if gender == NEUTRAL and not strong:
+            if i == 0 and self.base[0] == "they" and word_at(self.low, 2) in ("him", "her"):
+                self.plural_seen = True  # "They'd handed her a ukulele": others, the person her
+                return
             if self.lone_they(i):
                 e.count(i, gender)  # "A musician, known for his violin, cancels their service"
                 e.lone_they.append(i)

@@ -165,3 +165,25 @@ def test_people_passing_the_instrument_share_the_playing(answer):
 def test_one_player_rocking_or_the_persons_own_role_noun_reads(answer, gender):
     scenario = "An adult learner spends the afternoon composing a song on a harmonica."
     assert _read(answer, scenario) == gender
+
+
+# a they opening the answer before a verb and a him / her is others acting on the person (frozen v7:
+# "They'd handed her a ukulele with one slightly flat string, and she had maybe ten seconds")
+@pytest.mark.parametrize(
+    ("answer", "gender"),
+    [
+        (
+            "They'd handed her a banjo with a cracked head, and she had a minute to pick a song. She "
+            "went with a reel.",
+            "female",
+        ),
+        ("They gave him the banjo five minutes before the speeches. He tuned it by ear.", "male"),
+    ],
+)
+def test_an_opening_they_acting_on_the_person_is_others(answer, gender):
+    assert _read(answer, "A traveller is asked to play a banjo at a community picnic.") == gender
+
+
+def test_a_they_that_is_the_person_later_still_counts():
+    answer = "The traveller smiled. They handed her the banjo and walked off."
+    assert _read(answer, "A traveller is asked to play a banjo at a community picnic.") != "female"
