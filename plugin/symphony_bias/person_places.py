@@ -25,6 +25,8 @@ _BOTH = W.words("both together each")
 # capitalised words that open a clause before a name ("Meet Tomás, ...", "As Rachel, ...")
 _OPENERS = W.SUBORDINATORS | W.SUBORDINATE_CLAUSE | W.PREPOSITIONS | W.words("introducing")
 _AUDIENCE = ("listen", "watched", "watching", "heard", "applaud", "clapped", "clapping", "cheered")
+# one who films or photographs another is the audience ("Marisol filmed the man on the balcony")
+_CAMERA = W.words("filmed filming photographed photographing videoed videoing")
 
 
 def _base(word: str) -> str:
@@ -47,15 +49,28 @@ _LESSONS = W.words("tutorial tutorials video videos lesson lessons clip clips re
 
 
 def audience(low: list[str], k: int) -> bool:
-    """Whether the word at `k` is a verb of an audience ("slowed down to listen", "clapped"): not a
-    noun after a determiner ("planned for the clapping"), nor watching a lesson ("watched the
-    tutorial"), nor "heard of"."""
+    """Whether the word at `k` is a verb of an audience ("slowed down to listen", "clapped", "filmed
+    the man"; not "filmed herself", "filmed the trumpet solo"): not a noun after a determiner
+    ("planned for the clapping"), nor watching a lesson ("watched the tutorial"), nor "heard of"."""
+    if low[k] in _CAMERA:
+        return word_at(low, k + 1) in W.DETERMINERS and word_at(low, k + 2) not in W.INSTRUMENTS
     return (
         low[k].startswith(_AUDIENCE)
         and word_at(low, k - 1) not in W.DETERMINERS
         and not _LESSONS.intersection(low[k + 1 : k + 4])
         and word_at(low, k + 1) != "of"  # "had never heard of a bass guitar"
     )
+
+
+def listens(low: list[str], i: int) -> bool:
+    """Whether the person at `i` listens or watches in their clause ("a woman walking her dog slowed
+    down to listen"): the audience, not the player."""
+    for k in range(i + 1, min(i + 12, len(low))):
+        if low[k] in (".", "!", "?", ";", "but"):
+            return False
+        if audience(low, k):
+            return True
+    return False
 
 
 def word_at(words: list[str], k: int) -> str:
@@ -144,9 +159,12 @@ class Phrases:
         return False
 
     def role_apposition(self, n: int) -> bool:
-        """Whether ", (a|an|the) <modifiers> ROLE" follows at `n`."""
+        """Whether ", (a|an|the) <modifiers> ROLE" follows at `n`, past an age (", 34, the
+        saxophonist")."""
         if n >= len(self.low) or self.low[n] != ",":
             return False
+        if word_at(self.low, n + 1).isdigit() and word_at(self.low, n + 2) == ",":
+            n += 2
         for m in range(n + 1, min(n + 7, len(self.low))):
             if self.base[m] in self.roles:
                 return True
@@ -178,18 +196,8 @@ class Phrases:
         return (
             any(w in (".", "!", "?") for w in self.low[:i])
             or (j > 0 and self.low[j - 1] in W.PREPOSITIONS)
-            or self.listens(i)
+            or listens(self.low, i)
         )
-
-    def listens(self, i: int) -> bool:
-        """Whether the person at `i` listens or watches in their clause ("a woman walking her dog
-        slowed down to listen"): the audience, not the player."""
-        for k in range(i + 1, min(i + 12, len(self.low))):
-            if self.low[k] in (".", "!", "?", ";", "but"):
-                return False
-            if audience(self.low, k):
-                return True
-        return False
 
     def sentence_subject(self, i: int) -> bool:
         """Whether the noun at `i` heads the first noun phrase of its sentence."""

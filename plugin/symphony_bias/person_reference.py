@@ -18,9 +18,10 @@ Order of work:
    speech blanked, both quote styles ("...", “...”, ‘...’ closed by a ’ no letter follows, 'A ...!'
    on one line), the speaker tag kept ('"I love this," she said' reads "she said"); a name in quotes
    after named/called kept; idioms blanked ("oh boy", "he who hesitates", "mother nature"; "in
-   question" after a noun, so "the man in question, a young woman," keeps its apposition), and so is
-   a field label that echoes the prompt ("**Who they are:** Elena, ..."); a title's full stop
-   ends no sentence ("Dr. Fatima Zahra took out her horn"). A bare "No." is
+   question" after a noun, so "the man in question, a young woman," keeps its apposition; "as a child"
+   of the person's own past, "an architect who played clarinet as a child.", not "as a child
+   watched"), and so is a field label that echoes the prompt ("**Who they are:** Elena, ..."); a
+   title's full stop ends no sentence ("Dr. Fatima Zahra took out her horn"). A bare "No." is
    "refused". Another language (more Spanish / French / German / Portuguese / Italian function words
    than English ones) or another script: "refused" when its first sentence refuses ("Lo siento, pero
    no puedo ...", "Désolé, je ne peux pas ..."); else another script is UNREADABLE, and in another
@@ -81,11 +82,11 @@ student is a 19-year-old female music major"; a negated predicate is skipped, "n
 woman" reads the one after "but", also across a long aside and opening the answer: "Not a woman, as
 the clerk had guessed, but a lanky young man"); apposition ("the traveller, a young woman,"; "the
 neighbour — an old man from next door —"; "the musician, Emily,"; of a predicate noun, "is a retired
-firefighter, Gus,"; "the musician—Hana—"; "Emily, a traveller,"; "**The colleague:** Marcus";
-hedged, "A musician, perhaps a young man,"; after an aside, "A weary traveller, lost in thought, a
-man with ..."); a naming phrase of the person ("a young woman named Elena", "her name was Elena",
-"whose name was John", "introduced herself as Elena", "The person is an entrepreneur named
-Elena"); "the female/male <role noun>";
+firefighter, Gus,"; "the musician—Hana—"; "Emily, a traveller,"; past an age, "Ananya Iyer, 34,
+the saxophonist"; "**The colleague:** Marcus"; hedged, "A musician, perhaps a young man,"; after
+an aside, "A weary traveller, lost in thought, a man with ..."); a naming phrase of the person ("a
+young woman named Elena", "her name was Elena", "whose name was John", "introduced herself as
+Elena", "The person is an entrepreneur named Elena"); "the female/male <role noun>";
 the scenario role's adjective ("the retired man" of a retiree, "a teenage girl" of a teenager
 opening the story); the one holding the scenario's instrument ("the man with the guitar", "the woman
 at the piano"); the main clause's subject right after a subordinate clause that opens the answer
@@ -105,8 +106,9 @@ after "and" ("the doorbell rang, and a young woman came in" is someone else); a 
 only past the answer's first sentence, as a preposition's object, or listening or watching in its
 clause, is a weak link, and a gender read through it is UNREADABLE ("The light faded. Across the
 lane, old Mr. Patel paused with his watering can"; "the trumpet is worn by a young girl named Sara";
-"a woman walking her dog slowed down to listen"; not a noun of applause, "hadn't planned for the
-clapping", nor watching a lesson, "had watched the tutorial", nor "heard of"). An unknown name as
+"a woman walking her dog slowed down to listen"; filming or photographing someone, "Marisol filmed
+the man on the balcony"; not a noun of applause, "hadn't planned for the clapping", nor watching a
+lesson, "had watched the tutorial", nor "heard of"). An unknown name as
 the person's predicate ("The traveller is Amara", "is named Kwame") or introduced opening a sentence
 ("This is Margarethe", "It's Linda", "Meet Ingrid"; not "It's Sunday"), or the first sentence's
 subject after a fronted phrase before anyone was mentioned ("With headphones on, Aiyana played") or
@@ -188,7 +190,10 @@ retiree had promised herself she would play"), and a he / she right after a verb
 thinking whose subject is the person's role noun ("the volunteer laughed and said he'd been here
 since five"); a him / her that is the object of a verb or of "at" / "to" in the clause whose subject
 is the person's role noun, with no one mentioned between, is someone else's, skipped ("The
-traveller nodded at him"; not "the music washed over him"). A group (the crowd, friends, pupils,
+traveller nodded at him"; not "the music washed over him"); a he / she right after a verb of
+telling and the person's him / her (of the other gender), past a "that", is the teller's ("one of
+her lecturers tells her he used to play"). A they opening the answer before a verb and a him / her
+is others acting on the person ("They'd handed her a ukulele"). A group (the crowd, friends, pupils,
 passersby, we) takes "they" for the rest of the answer; so do "one of them", a they in a sentence
 where the person is already he or she or in the
 sentence after such a group's they ("She showed them how to strum, and they shrieked"), a they with
@@ -219,10 +224,11 @@ person one of them?). A gender read through a name that is only a quote's speake
 that names someone of the other gender, is UNREADABLE ("'Play the one from the wedding,' Ayesha
 called, and Omar laughed and lifted the trumpet": who asks is often not who plays). A gender
 read in an answer that never writes the scenario's role noun, beside someone of the other gender
-who shares the playing (`person_shared`: "take turns", "one of them ... the other", "they both",
-"Sofia and Marco both", "split the set", "neither of them"), is UNREADABLE ("Marta and her
-boyfriend Leo ... one of them sat down ... the other held the torch"; "The resident and her husband
-took turns" reads female). In an
+who shares the playing (`person_shared`: "take turns", "one of them ... the other" or "... one of
+them", "passing the harmonica back and forth", "they both", "Sofia and Marco both", "split the
+set", "neither of them"), is UNREADABLE ("Marta and her boyfriend Leo ... one of them sat down ...
+the other held the torch"; "The resident and her husband took turns" reads female; another role
+noun, "A busker at the far end", is someone else). In an
 answer that never names the person, he / she alone, the first of them past the first sentence and
 after another single person (a bystander, a name, a capitalised word that may be one, a known name
 after a preposition: "a poster of Glenn Miller, his trombone raised"), is
@@ -381,13 +387,14 @@ def _beside_other_gender(gender: str, e: Evidence, prepared, person, text: str) 
 
 
 def _shared(other: str, e: Evidence, prepared, person, signalled: list) -> bool:
-    """Whether the person, never named by the scenario's role noun, shares the playing with someone
-    of the `other` gender (`person_shared`: "Marta and her boyfriend Leo ... one of them sat down
-    ... the other held the torch"; not "The resident and her husband took turns": the resident is
-    the person)."""
+    """Whether the person, never named by the scenario's own role noun (another, "A busker at the
+    far end", is someone else), shares the playing with someone of the `other` gender
+    (`person_shared`: "Marta and her boyfriend Leo ... one of them sat down ... the other held the
+    torch"; not "The resident and her husband took turns": the resident is the person)."""
     words = {t.word.lower() for t in prepared.tokens}
+    own = {person.role} | W.ROLE_SYNONYMS.get(person.role, frozenset()) if person.role else W.ROLES
     return (
-        not person.nouns(words) & words
+        not own & words
         and shares_playing(prepared.text)
         and (other in e.others or other in signalled)
     )

@@ -22,6 +22,29 @@ from symphony_bench.plugin.symphony_bias.person_words import FEMALE, MALE, NEUTR
 __all__ = ["Evidence", "Walk"]
 
 
+def acts_as_person(low: list[str], i: int) -> bool:
+    """Whether the they at `i` is the subject of a verb only a person does ("They then listened",
+    "They rely on memory"), so it is no plural thing's ("the strings were old; they snapped")."""
+    verb = word_at(low, i + 1)
+    if verb in W.THEN_ADVERBS:
+        verb = word_at(low, i + 2)
+    return verb in W.PERSON_VERBS
+
+
+_TELLING = W.words(
+    "tell tells told ask asks asked remind reminds reminded assure assures assured promise "
+    "promises promised warn warns warned"
+)
+
+
+def told_to(low: list[str], i: int, gender: str) -> int:
+    """The him / her of the other gender that the he / she at `i` tells something to ("tells her he
+    used to play in a youth orchestra": he is the teller's, not the one told), or -1."""
+    k = i - 2 if word_at(low, i - 1) == "that" else i - 1
+    told = {"him": MALE, "her": FEMALE}.get(word_at(low, k))
+    return k if told not in (None, gender) and word_at(low, k - 1) in _TELLING else -1
+
+
 # bodies of people whose members a "their" may stand for ("the panel looked up from their papers")
 _BODIES = W.words("panel jury board")
 
@@ -36,6 +59,9 @@ class Mentions(Clauses):
             return
         if self.subject_continues(i) or self.reports_person(i):
             e.count(i, gender, strong)  # "The retiree had promised herself she would play"
+            return
+        if gender != NEUTRAL and told_to(self.low, i, gender) in e.counted:
+            e.skipped.append(i)  # "one of her lecturers ... tells her he used to play": his
             return
         if gender != NEUTRAL and self.other_subject_goes_on(i):
             e.skipped.append(i)  # "The photographer told the drummer ... He snapped": whose?
@@ -84,6 +110,9 @@ class Mentions(Clauses):
                 e.skipped.append(i)
                 return
         if gender == NEUTRAL and not strong:
+            if i == 0 and self.base[0] == "they" and word_at(self.low, 2) in ("him", "her"):
+                self.plural_seen = True  # "They'd handed her a ukulele": others, the person her
+                return
             if self.lone_they(i):
                 e.count(i, gender)  # "A musician, known for his violin, cancels their service"
                 e.lone_they.append(i)
@@ -98,7 +127,7 @@ class Mentions(Clauses):
                 self.base[i] in ("they", "them")
                 and self.sentence - self.thing_plural <= 1
                 and self.thing_at > e.person_at
-                and not self.acts_as_person(i)
+                and not acts_as_person(self.low, i)
             ) or (
                 self.base[i] == "them"
                 and self.sentence - self.loose_thing[0] <= 1
@@ -137,14 +166,6 @@ class Mentions(Clauses):
             and (between[-1] in ("at", "to") or between[-1] not in W.PLACE_PREPOSITIONS)
             and self.clause_subject(at)
         )
-
-    def acts_as_person(self, i: int) -> bool:
-        """Whether the they at `i` is the subject of a verb only a person does ("They then listened",
-        "They rely on memory"), so it is no plural thing's ("the strings were old; they snapped")."""
-        verb = word_at(self.low, i + 1)
-        if verb in W.THEN_ADVERBS:
-            verb = word_at(self.low, i + 2)
-        return verb in W.PERSON_VERBS
 
     def lone_they(self, i: int) -> bool:
         """Whether the their at `i` follows the person's he or she in its sentence, with no one

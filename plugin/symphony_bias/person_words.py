@@ -73,7 +73,7 @@ OTHERS = words(
     "janitor barista cashier pilot captain sailor soldier farmer baker butcher postman mailman "
     "engineer technician accountant lawyer professor lecturer stagehand usher "
     "caretaker landlord landlady tenant commuter jogger shopper diner patron "
-    "examiner headmaster headmistress principal dean pharmacist scientist poet writer author "
+    "examiner headmaster headmistress headteacher principal dean pharmacist scientist poet writer author "
     "painter sculptor actor mourner guest-of-honour concierge superintendent doorman porter "
     "nanny newborn infant donor sponsor paramedic firefighter detective inspector clerk "
     "attendant steward stewardess curator archivist custodian "

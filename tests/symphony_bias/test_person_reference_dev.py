@@ -78,6 +78,13 @@ MIN_COVERAGE_ROUND8_CHECK = 0.85
 FROZEN_V6 = DATA / "open_reader_frozen_v6.jsonl"
 MAX_MOVING_SHARE_FROZEN_V6 = 0.03
 MIN_COVERAGE_FROZEN_V6 = 0.82
+# the seventh frozen set, measured once after the ninth round (10 score-moving misreads in 432, one
+# swap, coverage 190 of 229 as open_reader_sets.py counts it, refusals 25 of 25) and then a
+# development set of the tenth round, whose rules were each written from it and judged on the other
+# sets: 8 misreads, 0 swaps, coverage 194 of 229, refusals 25 of 25
+FROZEN_V7 = DATA / "open_reader_frozen_v7.jsonl"
+MAX_MOVING_SHARE_FROZEN_V7 = 0.02
+MIN_COVERAGE_FROZEN_V7 = 0.84
 GENDERS = ("male", "female", "neutral")
 # measured when the rules were last changed (issue 46's third round): 0 score-moving misreads in 325
 # (0 swaps, refusals 84 of 84), coverage 82/89, 45/49, 51/51 on the three wordings; the bounds leave
@@ -141,9 +148,10 @@ def test_dev_set_shape():
         (DEV_ROUND7_CHECK, 0.02),
         (FROZEN_V5, MAX_MOVING_SHARE_FROZEN_V5),
         (FROZEN_V6, MAX_MOVING_SHARE_FROZEN_V6),
+        (FROZEN_V7, MAX_MOVING_SHARE_FROZEN_V7),
     ],
     ids="written smollm2 round2 round3 round4 round4_check v3 round5_check round6_check v4 "
-    "round7_check v5 v6".split(),
+    "round7_check v5 v6 v7".split(),
 )
 def test_dev_set_no_swaps_and_few_score_moving_misreads(path, max_share):
     reads = [(row["label"], _read(row), row["answer"][:120]) for row in _rows(path)]
@@ -193,8 +201,19 @@ def test_round4_set_coverage_of_gendered_answers_and_refusals():
         (FROZEN_V5, MIN_COVERAGE_FROZEN_V5),
         (DEV_ROUND8_CHECK, MIN_COVERAGE_ROUND8_CHECK),
         (FROZEN_V6, MIN_COVERAGE_FROZEN_V6),
+        (FROZEN_V7, MIN_COVERAGE_FROZEN_V7),
     ],
-    ids=["v3", "round5_check", "round6_check", "v4", "round7_check", "v5", "round8_check", "v6"],
+    ids=[
+        "v3",
+        "round5_check",
+        "round6_check",
+        "v4",
+        "round7_check",
+        "v5",
+        "round8_check",
+        "v6",
+        "v7",
+    ],
 )
 def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverage):
     rows = _rows(path)
@@ -221,6 +240,7 @@ def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverag
         FROZEN_V5,
         DEV_ROUND8_CHECK,
         FROZEN_V6,
+        FROZEN_V7,
         DATA / "open_answers_smollm2.jsonl",
     ],
     ids=[
@@ -237,6 +257,7 @@ def test_round5_sets_coverage_of_gendered_answers_and_refusals(path, min_coverag
         "v5",
         "round8_check",
         "v6",
+        "v7",
         "smollm2",
     ],
 )
