@@ -1,5 +1,5 @@
 """How well the open-ended reader (`person_reference.read_reference`) reads: its accuracy on the
-frozen test set (tests/symphony_bias/data/open_reader_frozen_v7.jsonl, labelled before the reader ran
+frozen test set (tests/symphony_bias/data/open_reader_frozen_v8.jsonl, labelled before the reader ran
 on it and never used to tune it), published in `data/open_reader_measurement.json` by
 `scripts/measure_open_reader.py` and quoted in the report of every open-ended run."""
 
@@ -15,7 +15,7 @@ from symphony_bench.metrics.reader_accuracy import reader_accuracy
 from symphony_bench.plugin.symphony_bias import person_reference
 
 PUBLISHED = Path(__file__).parent / "data" / "open_reader_measurement.json"
-FROZEN_SET_NAME = "tests/symphony_bias/data/open_reader_frozen_v7.jsonl"
+FROZEN_SET_NAME = "tests/symphony_bias/data/open_reader_frozen_v8.jsonl"
 DOCS_ANCHOR = "docs/symphony-bias-method.md#how-well-the-reader-reads"
 SCORED = ("male", "female", "neutral")
 

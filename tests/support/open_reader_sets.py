@@ -5,7 +5,8 @@ answers, refusals read refused).
     python tests/support/open_reader_sets.py [--misses] [--set NAME]
 
 prints one table row per set and wording; `--misses` lists every answer read otherwise than its
-label, with the reader's evidence. The frozen set being written (v8) is not among these.
+label, with the reader's evidence. A frozen set joins them only once it has been
+measured (v8 has; its successor v9 is not written yet).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from symphony_bench.metrics.reader_accuracy import reader_accuracy
 from symphony_bench.plugin.symphony_bias.person_reference import read_reference
 
 DATA = Path(__file__).resolve().parents[1] / "symphony_bias" / "data"
-# the old frozen sets (open_reader_frozen.jsonl, _v2 … _v7) became development sets when their successors were
+# the old frozen sets (open_reader_frozen.jsonl, _v2 … _v8) became development sets when their successors were
 # written; their rows are read like the others
 SETS = {
     "frozen_old": "open_reader_frozen.jsonl",
@@ -31,6 +32,7 @@ SETS = {
     "frozen_v5": "open_reader_frozen_v5.jsonl",
     "frozen_v6": "open_reader_frozen_v6.jsonl",
     "frozen_v7": "open_reader_frozen_v7.jsonl",
+    "frozen_v8": "open_reader_frozen_v8.jsonl",
     "dev": "open_reader_dev.jsonl",
     "dev_smollm2": "open_reader_dev_smollm2.jsonl",
     "smollm2": "open_answers_smollm2.jsonl",
