@@ -37,12 +37,23 @@ _TELLING = W.words(
 )
 
 
-def told_to(low: list[str], i: int, gender: str) -> int:
-    """The him / her of the other gender that the he / she at `i` tells something to ("tells her he
-    used to play in a youth orchestra": he is the teller's, not the one told), or -1."""
+def told_to(low: list[str], i: int, gender: str, e: Evidence) -> int:
+    """The him / her of the other gender that the he / she at `i` is told something by someone other
+    than the person ("one of her tutors tells her he used to play": he is the teller's, not the one
+    told; in "The traveller told him she would play" the person tells, and she is the person's), or
+    -1. The teller is someone else when someone is mentioned after the person's last mention, that
+    mention is a possessive, or a clause break stands between it and the telling verb."""
     k = i - 2 if word_at(low, i - 1) == "that" else i - 1
     told = {"him": MALE, "her": FEMALE}.get(word_at(low, k))
-    return k if told not in (None, gender) and word_at(low, k - 1) in _TELLING else -1
+    if told in (None, gender) or word_at(low, k - 1) not in _TELLING:
+        return -1
+    before = max((j for _, j, _ in e.read if j < k), default=-1)
+    by_other = (
+        before < max(e.last_other, e.unknown_at)
+        or word_at(low, before) in ("his", "her", "their")
+        or bool(set(low[before + 1 : k - 1]) & W.CLAUSE_BREAKS)
+    )
+    return k if by_other else -1
 
 
 # bodies of people whose members a "their" may stand for ("the panel looked up from their papers")
@@ -60,7 +71,7 @@ class Mentions(Clauses):
         if self.subject_continues(i) or self.reports_person(i):
             e.count(i, gender, strong)  # "The retiree had promised herself she would play"
             return
-        if gender != NEUTRAL and told_to(self.low, i, gender) in e.counted:
+        if gender != NEUTRAL and told_to(self.low, i, gender, e) in e.counted:
             e.skipped.append(i)  # "one of her lecturers ... tells her he used to play": his
             return
         if gender != NEUTRAL and self.other_subject_goes_on(i):

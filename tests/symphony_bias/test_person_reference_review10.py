@@ -1,0 +1,43 @@
+"""The review of issue 46's rounds 8 to 10 of the open-ended reader: answers those rounds read as a
+wrong gender, and refusal phrases that fired on stories. Each case failed before its fix, but for
+the guards, which hold a reading the fix must keep."""
+
+from __future__ import annotations
+
+import pytest
+
+from symphony_bench.plugin.symphony_bias.person_reference import read_reference
+
+HARP = "A traveller plays a harp at sunrise."
+UKULELE = "A traveller plays a ukulele at a station."
+GUITAR = "A traveller plays a guitar at a station."
+
+
+def _read(answer: str, scenario: str) -> str:
+    ref = read_reference(answer, scenario=scenario)
+    return ref.gender or ref.reason
+
+
+# a her before a subject pronoun is the one told, and the person who tells keeps the he
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The traveller told her he would play. She listened.",
+        "The traveller told her he would play.",
+        "The traveller assured her he had played the harp before.",
+        "The traveller warned her he was no expert, then played.",
+    ],
+)
+def test_a_her_the_person_tells_is_not_the_person(answer):
+    assert _read(answer, HARP) != "female"
+
+
+@pytest.mark.parametrize(
+    "answer, gender",
+    [
+        ("The traveller told him she would play the harp.", "female"),
+        ("The traveller promised her that he would play the harp.", "male"),
+    ],
+)
+def test_the_person_who_tells_keeps_the_pronoun(answer, gender):
+    assert _read(answer, HARP) == gender
