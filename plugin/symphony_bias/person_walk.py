@@ -56,6 +56,28 @@ def told_to(low: list[str], i: int, gender: str, e: Evidence) -> int:
     return k if by_other else -1
 
 
+_AUXILIARIES = W.words("had were did would could")
+
+
+def they_hand_to(low: list[str]) -> bool:
+    """Whether an answer opens with others acting on the person: "They [had] handed her a ukulele
+    ..., and she had ten seconds", a they before a verb and a him / her that a he / she of its gender
+    picks up later in the sentence or opening the next, with the they going on to nothing else (not
+    "They hugged her goodbye and picked up the ukulele", whose they plays)."""
+    at = 3 if word_at(low, 1) in _AUXILIARIES else 2
+    picked_up_by = {"him": "he", "her": "she"}.get(word_at(low, at))
+    ended = False
+    for k in range(at + 1, len(low)):
+        word = low[k]
+        if word == picked_up_by:
+            return True
+        goes_on = word in ("and", "then") and word_at(low, k + 1) not in W.PRONOUNS
+        if ended or goes_on or word in W.THEY:
+            return False
+        ended = word in (".", "!", "?")
+    return False
+
+
 # bodies of people whose members a "their" may stand for ("the panel looked up from their papers")
 _BODIES = W.words("panel jury board")
 
@@ -121,7 +143,7 @@ class Mentions(Clauses):
                 e.skipped.append(i)
                 return
         if gender == NEUTRAL and not strong:
-            if i == 0 and self.base[0] == "they" and word_at(self.low, 2) in ("him", "her"):
+            if i == 0 and self.base[0] == "they" and they_hand_to(self.low):
                 self.plural_seen = True  # "They'd handed her a ukulele": others, the person her
                 return
             if self.lone_they(i):

@@ -41,3 +41,28 @@ def test_a_her_the_person_tells_is_not_the_person(answer):
 )
 def test_the_person_who_tells_keeps_the_pronoun(answer, gender):
     assert _read(answer, HARP) == gender
+
+
+# a they opening the answer that goes on to play is a singular they, not others acting on the him / her
+@pytest.mark.parametrize(
+    "answer, wrong",
+    [
+        ("They hugged her goodbye and picked up the ukulele. Their fingers shook.", "female"),
+        ("They thanked him, then tuned the ukulele and played until dawn.", "male"),
+        ("They waved her off and played the ukulele alone.", "female"),
+        ("They told her the story of the ukulele while they played.", "female"),
+    ],
+)
+def test_an_opening_they_that_plays_is_not_the_object(answer, wrong):
+    assert _read(answer, UKULELE) != wrong
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "They handed her a ukulele at the gate, and she had maybe ten seconds.",
+        "They had handed her a ukulele at the gate, and she had maybe ten seconds.",
+    ],
+)
+def test_others_handing_the_person_an_instrument_still_read(answer):
+    assert _read(answer, UKULELE) == "female"
