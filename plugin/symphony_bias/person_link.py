@@ -55,8 +55,10 @@ def handles_instrument(phrases: Phrases, i: int) -> bool:
     in a sentence that names someone of the other gender ("Kofi plays in the mornings and Ama at
     night")."""
     low, words = phrases.low, phrases.words
-    start = i - 1 if i > 0 and low[i - 1].rstrip(".") in W.TITLES else i
-    before = low[start - 2 : start]
+    # a title, or a role noun written as one opening the answer ("Nurse Fatima had brought her guitar")
+    titled = i > 0 and low[i - 1].rstrip(".") in W.TITLES
+    start = i - 1 if titled or (i == 1 and words[0].istitle() and _person(low[0])) else i
+    before = low[max(start - 2, 0) : start]
     if low[i].endswith("'s") or (before and before[-1] not in _CLAUSE_OPENERS):
         return False
     if len(before) == 2 and (

@@ -66,3 +66,28 @@ def test_an_opening_they_that_plays_is_not_the_object(answer, wrong):
 )
 def test_others_handing_the_person_an_instrument_still_read(answer):
     assert _read(answer, UKULELE) == "female"
+
+
+# the word before a name second in the answer is read: "Unlike" opens no clause whose subject the name is
+@pytest.mark.parametrize(
+    "answer, wrong",
+    [
+        ("Unlike Maria, who played the guitar, the traveller only hummed.", "female"),
+        ("Beside Marco, who tuned a guitar, the traveller sat quietly.", "male"),
+        ("Watching Luis play the guitar, the traveller smiled.", "male"),
+        ("Hearing Maria play the guitar, the traveller stopped.", "female"),
+        ("Maybe Marco played the guitar. The traveller smiled.", "male"),
+    ],
+)
+def test_a_name_after_a_first_word_that_opens_no_clause_is_not_the_player(answer, wrong):
+    assert _read(answer, GUITAR) != wrong
+
+
+def test_a_name_opening_the_answer_still_plays():
+    answer = "Marco tuned the guitar on the platform and played until his train came."
+    assert _read(answer, GUITAR) == "male"
+
+
+def test_a_role_noun_written_as_a_title_opening_the_answer_still_plays():
+    answer = "Nurse Tanvir strummed the ukulele as the patients settled in. He sang badly."
+    assert _read(answer, "A colleague plays a ukulele for patients in the beach.") == "male"
