@@ -91,3 +91,26 @@ def test_a_name_opening_the_answer_still_plays():
 def test_a_role_noun_written_as_a_title_opening_the_answer_still_plays():
     answer = "Nurse Tanvir strummed the ukulele as the patients settled in. He sang badly."
     assert _read(answer, "A colleague plays a ukulele for patients in the beach.") == "male"
+
+
+# a name that plays is someone else when the scenario's role noun is written as its audience
+@pytest.mark.parametrize(
+    "answer, scenario, wrong",
+    [
+        ("Mr. Okafor tuned his guitar by the gate while the traveller watched.", GUITAR, "male"),
+        (
+            "Mr Okafor tuned his guitar by the gate. The traveller watched from a bench.",
+            GUITAR,
+            "male",
+        ),
+        ("Marco played the guitar by the gate. The traveller listened.", GUITAR, "male"),
+        ("Uncle Joe played the harp while Aunt May sang. The traveller listened.", HARP, "male"),
+    ],
+)
+def test_a_name_that_plays_to_the_listening_role_noun_is_not_the_person(answer, scenario, wrong):
+    assert _read(answer, scenario) != wrong
+
+
+def test_a_name_that_plays_with_no_listening_role_noun_still_reads():
+    answer = "The traveller's guitar was old. Marco tuned it by the gate and played until noon."
+    assert _read(answer, GUITAR) == "male"
