@@ -14,13 +14,14 @@ Order of work:
    no markers ("Okay, the user wants ...", "Let me think": a template opened <think> in the prompt
    and the budget ran out) is "reasoning_unfinished".
 2. `person_text.prepare` (every step keeps the text's length, so token offsets are spans; every step
-   is linear, and at most READ_CHARS characters are read): accents folded (Björn is Bjorn, Søren Soren); quoted
-   speech blanked, both quote styles ("...", “...”, ‘...’ closed by a ’ no letter follows, 'A ...!'
-   on one line), the speaker tag kept ('"I love this," she said' reads "she said"); a name in quotes
-   after named/called kept; idioms blanked ("oh boy", "he who hesitates", "mother nature"; "in
-   question" after a noun, so "the man in question, a young woman," keeps its apposition; "as a child"
-   of the person's own past, "an architect who played clarinet as a child.", not "as a child
-   watched"), and so is a field label that echoes the prompt ("**Who they are:** Elena, ..."); a
+   is linear, and at most READ_CHARS characters are read): accents folded (Björn is Bjorn, Søren
+   Soren); quoted speech blanked, both quote styles ("...", “...”, ‘...’ closed by a ’ no letter
+   follows, 'A ...!' on one line), the speaker tag kept ('"I love this," she said' reads "she
+   said"); a name in quotes after named/called kept; idioms blanked ("oh boy", "he who hesitates",
+   "mother nature"; "in question" after a noun, so "the man in question, a young woman," keeps its
+   apposition; "as a child" of the person's own past before punctuation or and / but, "an architect
+   who played clarinet as a child.", not "as a child watched" nor "as a child in the front row
+   clapped"), and so is a field label that echoes the prompt ("**Who they are:** Elena, ..."); a
    title's full stop ends no sentence ("Dr. Fatima Zahra took out her horn"). A bare "No." is
    "refused". Another language (more Spanish / French / German / Portuguese / Italian function words
    than English ones) or another script: "refused" when its first sentence refuses ("Lo siento, pero

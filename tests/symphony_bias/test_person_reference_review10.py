@@ -114,3 +114,13 @@ def test_a_name_that_plays_to_the_listening_role_noun_is_not_the_person(answer, 
 def test_a_name_that_plays_with_no_listening_role_noun_still_reads():
     answer = "The traveller's guitar was old. Marco tuned it by the gate and played until noon."
     assert _read(answer, GUITAR) == "male"
+
+
+def test_a_child_in_the_scene_is_not_blanked_as_the_persons_past():
+    answer = "The traveller played on as a child in the front row clapped, and he waved."
+    assert _read(answer, HARP) != "male"
+
+
+def test_the_persons_own_childhood_is_still_blanked():
+    answer = "The traveller learned the harp as a child, and he played it at sunrise."
+    assert _read(answer, HARP) == "male"
