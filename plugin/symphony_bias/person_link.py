@@ -133,11 +133,26 @@ _NOT_NAMES = (
 )
 
 
+# verbs in the past that end in neither -ed nor -s
+_IRREGULAR_VERBS = W.words(
+    "had was sat stood knelt began held took brought kept sang set put made went came ran felt "
+    "knew left found wore let hit struck drew blew spun swung could would should might must can will"
+)
+
+
+def _verb_or_adverb(word: str) -> bool:
+    return (
+        word.endswith(("ed", "s", "ly"))
+        or word in _PLAYING | W.PERSON_VERBS | W.THEN_ADVERBS | _IRREGULAR_VERBS
+    )
+
+
 def plays_unnamed(phrases: Phrases, i: int) -> bool:
     """Whether the capitalised word at `i`, no known name, may be a name that opens its clause (no
     word of the reader's lists, not written in lower case within `_NEAR` words of it, before a
-    lower-case word that is a verb or an adverb, not a pronoun, determiner or preposition) and
-    `handles_instrument`."""
+    lower-case word that is a verb or an adverb: it ends in -ed, -s or -ly or is a verb or adverb of
+    the reader's lists), no role noun of the person follows it ("Spotify played on his phone while
+    the traveller strummed": the traveller plays) and `handles_instrument`."""
     low, words = phrases.low, phrases.words
     after = words[i + 1 : i + 2]
     return (
@@ -148,6 +163,8 @@ def plays_unnamed(phrases: Phrases, i: int) -> bool:
         and after[0].isalpha()
         and after[0].islower()
         and after[0] not in _NOT_NAMES  # "Today her strings rang out", "Next to the stand"
+        and _verb_or_adverb(after[0])
         and low[i] not in words[max(i - _NEAR, 0) : i + _NEAR]
+        and not any(b in phrases.roles for b in phrases.base[i + 1 :])
         and handles_instrument(phrases, i)
     )

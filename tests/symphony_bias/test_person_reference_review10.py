@@ -124,3 +124,17 @@ def test_a_child_in_the_scene_is_not_blanked_as_the_persons_past():
 def test_the_persons_own_childhood_is_still_blanked():
     answer = "The traveller learned the harp as a child, and he played it at sunrise."
     assert _read(answer, HARP) == "male"
+
+
+# an unknown capitalised word is a player's name only before a verb or adverb and with no role noun
+# of the person after it
+def test_a_capitalised_word_that_is_no_player_is_no_person():
+    answer = (
+        "The announcer's voice echoed. Spotify played on his phone while the traveller strummed."
+    )
+    assert _read(answer, GUITAR) != "male"
+
+
+def test_an_unknown_name_that_plays_still_reads():
+    answer = "At the station, Zorvik tuned his guitar and played until the last train left."
+    assert _read(answer, GUITAR) == "male"
