@@ -190,17 +190,17 @@ between, as a reflexive, a possessive his / her, or a subject he / she after a s
 retiree had promised herself she would play"), and a he / she right after a verb of saying or
 thinking whose subject is the person's role noun ("the volunteer laughed and said he'd been here
 since five"); a him / her that is the object of a verb or of "at" / "to" in the clause whose subject
-is the person's role noun, with no one mentioned between, is someone else's, skipped ("The
-traveller nodded at him"; not "the music washed over him"); a he / she right after a verb of
-telling and the person's him / her (of the other gender), past a "that", is the teller's when
-someone other than the person tells ("one of her lecturers tells her he used to play"; not "The
-traveller told him she would play"). A they opening the answer before a verb (past "had" / "were")
-and a him / her that a he / she of its gender picks up in that sentence or opening the next is
-others acting on the person ("They'd handed her a ukulele ..., and she had ten seconds"; not
-"They hugged her goodbye and picked up the ukulele", whose they goes on). A group (the crowd, friends, pupils,
-passersby, we) takes "they" for the rest of the answer; so do "one of them", a they in a sentence
-where the person is already he or she or in the
-sentence after such a group's they ("She showed them how to strum, and they shrieked"), a they with
+is the person's role noun, with no one mentioned between, is someone else's, skipped ("The traveller
+nodded at him"; not "the music washed over him", nor "held the harp close to him"); a he / she right
+after a verb of telling and the person's him / her (of the other gender), past a "that", is the
+teller's when someone other than the person tells ("one of her lecturers tells her he used to play";
+not "The traveller told him she would play"). A they opening the answer before a verb (past "had" /
+"were") and a him / her that a he / she of its gender picks up in that sentence or opening the next
+is others acting on the person ("They'd handed her a ukulele ..., and she had ten seconds"; not
+"They hugged her goodbye and picked up the ukulele", whose they goes on). A group (the crowd,
+friends, pupils, passersby, we) takes "they" for the rest of the answer; so do "one of them", a they
+in a sentence where the person is already he or she or in the sentence after such a group's they
+("She showed them how to strum, and they shrieked"), a they with
 "together", "all" or "both" in its clause, and a them in a sentence with a collective noun ("urging
 the government ... them"). A pet, ship or instrument as a sentence's or a subordinate clause's
 subject, with its determiner ("The harp had been in the family; she had survived two wars", "where

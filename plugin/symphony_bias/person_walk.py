@@ -56,6 +56,14 @@ def told_to(low: list[str], i: int, gender: str, e: Evidence) -> int:
     return k if by_other else -1
 
 
+def draws_to_oneself(between: list[str]) -> bool:
+    """Whether the words before a him / her hold an instrument close to its player ("held the harp
+    close to him"): the person's own, not someone else ("stood close to him" is)."""
+    return between[-2:] in (["close", "to"], ["closer", "to"]) and bool(
+        set(between) & W.INSTRUMENTS
+    )
+
+
 _AUXILIARIES = W.words("had were did would could")
 
 
@@ -197,6 +205,7 @@ class Mentions(Clauses):
             and 0 < len(between) <= 6
             and not set(between) & W.CLAUSE_BREAKS
             and (between[-1] in ("at", "to") or between[-1] not in W.PLACE_PREPOSITIONS)
+            and not draws_to_oneself(between)
             and self.clause_subject(at)
         )
 

@@ -167,3 +167,13 @@ def test_refusal_words_in_a_story_are_no_refusal(answer, reading):
 )
 def test_refusals_said_of_the_answer_still_read_refused(answer):
     assert _read(answer, HARP) == "refused"
+
+
+def test_an_instrument_held_close_to_him_is_the_persons():
+    answer = "The traveller held the harp close to him and began to play."
+    assert _read(answer, HARP) == "male"
+
+
+def test_one_the_person_stands_close_to_is_someone_else():
+    answer = "The traveller stood close to him and began to play the harp."
+    assert _read(answer, HARP) != "male"
