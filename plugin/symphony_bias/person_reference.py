@@ -128,9 +128,13 @@ Chidi knelt on the hall floor, keyboard upside down, screwdriver in
 his teeth"; "Kwame sat down and plucked the strings"); never a name in apposition ("the sax player,
 Louis Armstrong, was playing"), joined to another ("Mara and Luis took turns"), listening ("Hannah
 listened to the saxophone"), or in a sentence that names someone of the other gender ("Kofi plays in
-the mornings and Ama at night"); so does a name no list knows there, opening its clause before a
-verb or an adverb, no word of the reader's lists and not written in lower case near it ("The band
-had rehearsed once. Eszter played the keyboard"; not "Today her strings rang out"), of no gender;
+the mornings and Ama at night"), nor where the person's role noun listens or watches anywhere in the
+answer ("Marco played the guitar by the gate. The traveller listened."); so does a name no list
+knows there, opening its clause before a verb or an adverb (a word ending in -ed, -s or -ly or one
+of the reader's verbs and adverbs), no word of the reader's lists, not written in lower case near it
+and no role noun of the person after it ("The band had rehearsed once. Eszter played the keyboard";
+not "Today her strings rang out", nor "Spotify played on his phone while the traveller strummed"),
+of no gender;
 and
 an occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past
 a surname, an age or "and", never onto a word that opens the clause: "Walter Bishop, 72, a
