@@ -30,7 +30,6 @@ _SENTENCE = 60
 _NEAR = 200
 _NARRATOR = W.words("i me my")
 _ANY_INSTRUMENT = W.INSTRUMENTS | {"instrument"}
-_ENDS = (".", "!", "?")
 
 
 def unplaced(phrases: Places, i: int) -> bool:
@@ -58,7 +57,7 @@ def handles_instrument(phrases: Places, i: int) -> bool:
     low, words = phrases.low, phrases.words
     if _role_noun_listens(phrases):
         return False
-    # a title, or a role noun written as one opening the answer ("Nurse Fatima had brought her guitar")
+    # a title, or a role noun written as one opening the answer ("Nurse Fatima brought her guitar")
     titled = i > 0 and low[i - 1].rstrip(".") in W.TITLES
     start = i - 1 if titled or (i == 1 and words[0].istitle() and _person(low[0])) else i
     before = low[max(start - 2, 0) : start]
@@ -105,8 +104,9 @@ def _other_gender_named(low: list[str], words: list[str], i: int) -> bool:
     someone of the other gender."""
     gender = name_gender(words[i])
     lowest, highest = max(i - _SENTENCE, 0), min(i + _SENTENCE, len(low))
-    first = next((k + 1 for k in range(i - 1, lowest - 1, -1) if low[k] in _ENDS), lowest)
-    last = next((k for k in range(i + 1, highest) if low[k] in _ENDS), highest)
+    ends = W.SENTENCE_ENDS
+    first = next((k + 1 for k in range(i - 1, lowest - 1, -1) if low[k] in ends), lowest)
+    last = next((k for k in range(i + 1, highest) if low[k] in ends), highest)
     return any(
         words[k][:1].isupper() and name_gender(words[k]) not in (None, gender, UNISEX)
         for k in range(first, last)
@@ -135,8 +135,8 @@ _NOT_NAMES = (
 
 # verbs in the past that end in neither -ed nor -s
 _IRREGULAR_VERBS = W.words(
-    "had was sat stood knelt began held took brought kept sang set put made went came ran felt "
-    "knew left found wore let hit struck drew blew spun swung could would should might must can will"
+    "had was sat stood knelt began held took brought kept sang set put made went came ran felt knew "
+    "left found wore let hit struck drew blew spun swung could would should might must can will"
 )
 
 

@@ -82,7 +82,7 @@ def they_hand_to(low: list[str]) -> bool:
         goes_on = word in ("and", "then") and word_at(low, k + 1) not in W.PRONOUNS
         if ended or goes_on or word in W.THEY:
             return False
-        ended = word in (".", "!", "?")
+        ended = word in W.SENTENCE_ENDS
     return False
 
 

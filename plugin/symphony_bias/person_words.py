@@ -238,6 +238,7 @@ SUBORDINATE_CLAUSE = words(
 )
 # a pronoun past these is in another clause than a person mentioned before them ("and" joins
 # verbs of one subject: "a jogger stopped and waved up at him")
+SENTENCE_ENDS = words(". ! ?")
 CLAUSE_BREAKS = words(", ; . ! ? : but who while as when whose which because so then")
 # the role nouns that may name the person in any scenario's story ("the musician" of a traveller)
 GENERIC_ROLES = words(
