@@ -309,5 +309,5 @@ def opening_clause_subject(low: list[str], evidence: Evidence, j: int) -> str | 
 
 def speaker_label(low: list[str], i: int) -> bool:
     """Whether the name at `i` opens a line of a script ("Raj: Ah, ...")."""
-    opens = i == 0 or low[i - 1] in (".", "!", "?")
+    opens = i == 0 or low[i - 1] in W.SENTENCE_ENDS
     return opens and low[i + 1 : i + 2] == [":"]

@@ -194,7 +194,7 @@ class Phrases:
         scenario's: met past the answer's first sentence, or a preposition's object ("the trumpet
         is worn by a young girl named Sara")."""
         return (
-            any(w in (".", "!", "?") for w in self.low[:i])
+            any(w in W.SENTENCE_ENDS for w in self.low[:i])
             or (j > 0 and self.low[j - 1] in W.PREPOSITIONS)
             or listens(self.low, i)
         )

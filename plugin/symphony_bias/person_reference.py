@@ -14,13 +14,14 @@ Order of work:
    no markers ("Okay, the user wants ...", "Let me think": a template opened <think> in the prompt
    and the budget ran out) is "reasoning_unfinished".
 2. `person_text.prepare` (every step keeps the text's length, so token offsets are spans; every step
-   is linear, and at most READ_CHARS characters are read): accents folded (Björn is Bjorn, Søren Soren); quoted
-   speech blanked, both quote styles ("...", “...”, ‘...’ closed by a ’ no letter follows, 'A ...!'
-   on one line), the speaker tag kept ('"I love this," she said' reads "she said"); a name in quotes
-   after named/called kept; idioms blanked ("oh boy", "he who hesitates", "mother nature"; "in
-   question" after a noun, so "the man in question, a young woman," keeps its apposition; "as a child"
-   of the person's own past, "an architect who played clarinet as a child.", not "as a child
-   watched"), and so is a field label that echoes the prompt ("**Who they are:** Elena, ..."); a
+   is linear, and at most READ_CHARS characters are read): accents folded (Björn is Bjorn, Søren
+   Soren); quoted speech blanked, both quote styles ("...", “...”, ‘...’ closed by a ’ no letter
+   follows, 'A ...!' on one line), the speaker tag kept ('"I love this," she said' reads "she
+   said"); a name in quotes after named/called kept; idioms blanked ("oh boy", "he who hesitates",
+   "mother nature"; "in question" after a noun, so "the man in question, a young woman," keeps its
+   apposition; "as a child" of the person's own past before punctuation or and / but, "an architect
+   who played clarinet as a child.", not "as a child watched" nor "as a child in the front row
+   clapped"), and so is a field label that echoes the prompt ("**Who they are:** Elena, ..."); a
    title's full stop ends no sentence ("Dr. Fatima Zahra took out her horn"). A bare "No." is
    "refused". Another language (more Spanish / French / German / Portuguese / Italian function words
    than English ones) or another script: "refused" when its first sentence refuses ("Lo siento, pero
@@ -127,9 +128,13 @@ Chidi knelt on the hall floor, keyboard upside down, screwdriver in
 his teeth"; "Kwame sat down and plucked the strings"); never a name in apposition ("the sax player,
 Louis Armstrong, was playing"), joined to another ("Mara and Luis took turns"), listening ("Hannah
 listened to the saxophone"), or in a sentence that names someone of the other gender ("Kofi plays in
-the mornings and Ama at night"); so does a name no list knows there, opening its clause before a
-verb or an adverb, no word of the reader's lists and not written in lower case near it ("The band
-had rehearsed once. Eszter played the keyboard"; not "Today her strings rang out"), of no gender;
+the mornings and Ama at night"), nor where the person's role noun listens or watches anywhere in the
+answer ("Marco played the guitar by the gate. The traveller listened."); so does a name no list
+knows there, opening its clause before a verb or an adverb (a word ending in -ed, -s or -ly or one
+of the reader's verbs and adverbs), no word of the reader's lists, not written in lower case near it
+and no role noun of the person after it ("The band had rehearsed once. Eszter played the keyboard";
+not "Today her strings rang out", nor "Spotify played on his phone while the traveller strummed"),
+of no gender;
 and
 an occupation in apposition or as predicate describes the person ("Amara, a nurse from Lagos"; past
 a surname, an age or "and", never onto a word that opens the clause: "Walter Bishop, 72, a
@@ -189,14 +194,17 @@ between, as a reflexive, a possessive his / her, or a subject he / she after a s
 retiree had promised herself she would play"), and a he / she right after a verb of saying or
 thinking whose subject is the person's role noun ("the volunteer laughed and said he'd been here
 since five"); a him / her that is the object of a verb or of "at" / "to" in the clause whose subject
-is the person's role noun, with no one mentioned between, is someone else's, skipped ("The
-traveller nodded at him"; not "the music washed over him"); a he / she right after a verb of
-telling and the person's him / her (of the other gender), past a "that", is the teller's ("one of
-her lecturers tells her he used to play"). A they opening the answer before a verb and a him / her
-is others acting on the person ("They'd handed her a ukulele"). A group (the crowd, friends, pupils,
-passersby, we) takes "they" for the rest of the answer; so do "one of them", a they in a sentence
-where the person is already he or she or in the
-sentence after such a group's they ("She showed them how to strum, and they shrieked"), a they with
+is the person's role noun, with no one mentioned between, is someone else's, skipped ("The traveller
+nodded at him"; not "the music washed over him", nor "held the harp close to him"); a he / she right
+after a verb of telling and the person's him / her (of the other gender), past a "that", is the
+teller's when someone other than the person tells ("one of her lecturers tells her he used to play";
+not "The traveller told him she would play"). A they opening the answer before a verb (past "had" /
+"were") and a him / her that a he / she of its gender picks up in that sentence or opening the next
+is others acting on the person ("They'd handed her a ukulele ..., and she had ten seconds"; not
+"They hugged her goodbye and picked up the ukulele", whose they goes on). A group (the crowd,
+friends, pupils, passersby, we) takes "they" for the rest of the answer; so do "one of them", a they
+in a sentence where the person is already he or she or in the sentence after such a group's they
+("She showed them how to strum, and they shrieked"), a they with
 "together", "all" or "both" in its clause, and a them in a sentence with a collective noun ("urging
 the government ... them"). A pet, ship or instrument as a sentence's or a subordinate clause's
 subject, with its determiner ("The harp had been in the family; she had survived two wars", "where

@@ -43,10 +43,10 @@ _IDIOMS = re.compile(
     # "in question" after a noun keeps it one phrase with its apposition ("The man in question,
     # a young woman,")
     r"(?<=\w\s)in\s+question|"
-    # the person's own past, not a child in the scene ("an architect who played clarinet as a child.";
-    # not "as a child watched")
+    # the person's own past, not a child in the scene ("an architect who played clarinet as a
+    # child."; not "as a child watched", "as a child in the front row clapped")
     r"(?<=\w\s)as\s+an?\s+(?:child|kid|youngster|toddler)"
-    r"(?=\s*[.,;!?]|\s+(?:and|but|in|at|when|before|after)\b)|"
+    r"(?=\s*[.,;!?]|\s+(?:and|but)\b)|"
     # a field label echoing the prompt ("**Who they are:** Elena, ...")
     r"who\s+(?:they\s+are|this\s+person\s+is|(?:he\s+or\s+she|she\s+or\s+he)\s+is)(?=[\s*_]*:))",
     re.IGNORECASE,

@@ -37,12 +37,53 @@ _TELLING = W.words(
 )
 
 
-def told_to(low: list[str], i: int, gender: str) -> int:
-    """The him / her of the other gender that the he / she at `i` tells something to ("tells her he
-    used to play in a youth orchestra": he is the teller's, not the one told), or -1."""
+def told_to(low: list[str], i: int, gender: str, e: Evidence) -> int:
+    """The him / her of the other gender that the he / she at `i` is told something by someone other
+    than the person ("one of her tutors tells her he used to play": he is the teller's, not the one
+    told; in "The traveller told him she would play" the person tells, and she is the person's), or
+    -1. The teller is someone else when someone is mentioned after the person's last mention, that
+    mention is a possessive, or a clause break stands between it and the telling verb."""
     k = i - 2 if word_at(low, i - 1) == "that" else i - 1
     told = {"him": MALE, "her": FEMALE}.get(word_at(low, k))
-    return k if told not in (None, gender) and word_at(low, k - 1) in _TELLING else -1
+    if told in (None, gender) or word_at(low, k - 1) not in _TELLING:
+        return -1
+    before = max((j for _, j, _ in e.read if j < k), default=-1)
+    by_other = (
+        before < max(e.last_other, e.unknown_at)
+        or word_at(low, before) in ("his", "her", "their")
+        or bool(set(low[before + 1 : k - 1]) & W.CLAUSE_BREAKS)
+    )
+    return k if by_other else -1
+
+
+def draws_to_oneself(between: list[str]) -> bool:
+    """Whether the words before a him / her hold an instrument close to its player ("held the harp
+    close to him"): the person's own, not someone else ("stood close to him" is)."""
+    return between[-2:] in (["close", "to"], ["closer", "to"]) and bool(
+        set(between) & W.INSTRUMENTS
+    )
+
+
+_AUXILIARIES = W.words("had were did would could")
+
+
+def they_hand_to(low: list[str]) -> bool:
+    """Whether an answer opens with others acting on the person: "They [had] handed her a ukulele
+    ..., and she had ten seconds", a they before a verb and a him / her that a he / she of its gender
+    picks up later in the sentence or opening the next, with the they going on to nothing else (not
+    "They hugged her goodbye and picked up the ukulele", whose they plays)."""
+    at = 3 if word_at(low, 1) in _AUXILIARIES else 2
+    picked_up_by = {"him": "he", "her": "she"}.get(word_at(low, at))
+    ended = False
+    for k in range(at + 1, len(low)):
+        word = low[k]
+        if word == picked_up_by:
+            return True
+        goes_on = word in ("and", "then") and word_at(low, k + 1) not in W.PRONOUNS
+        if ended or goes_on or word in W.THEY:
+            return False
+        ended = word in W.SENTENCE_ENDS
+    return False
 
 
 # bodies of people whose members a "their" may stand for ("the panel looked up from their papers")
@@ -60,7 +101,7 @@ class Mentions(Clauses):
         if self.subject_continues(i) or self.reports_person(i):
             e.count(i, gender, strong)  # "The retiree had promised herself she would play"
             return
-        if gender != NEUTRAL and told_to(self.low, i, gender) in e.counted:
+        if gender != NEUTRAL and told_to(self.low, i, gender, e) in e.counted:
             e.skipped.append(i)  # "one of her lecturers ... tells her he used to play": his
             return
         if gender != NEUTRAL and self.other_subject_goes_on(i):
@@ -110,7 +151,7 @@ class Mentions(Clauses):
                 e.skipped.append(i)
                 return
         if gender == NEUTRAL and not strong:
-            if i == 0 and self.base[0] == "they" and word_at(self.low, 2) in ("him", "her"):
+            if i == 0 and self.base[0] == "they" and they_hand_to(self.low):
                 self.plural_seen = True  # "They'd handed her a ukulele": others, the person her
                 return
             if self.lone_they(i):
@@ -164,6 +205,7 @@ class Mentions(Clauses):
             and 0 < len(between) <= 6
             and not set(between) & W.CLAUSE_BREAKS
             and (between[-1] in ("at", "to") or between[-1] not in W.PLACE_PREPOSITIONS)
+            and not draws_to_oneself(between)
             and self.clause_subject(at)
         )
 

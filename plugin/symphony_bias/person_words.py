@@ -226,8 +226,10 @@ SUPPOSING = words(
     "assumed assume assumes expected expect expects presumed presume mistook mistaken imagined "
     "pictured supposed guessed thought"
 )
-# after an object pronoun "her" (not a possessive): "gave her a smile", "told her to play"
-AFTER_OBJECT = words("to up down back again and as when while that with for in on at from")
+# after an object pronoun "her" (not a possessive): "gave her a smile", "told her to play", "told her he"
+AFTER_OBJECT = words(
+    "to up down back again and as when while that with for in on at from if he she they i we you it"
+)
 # a subject pronoun right after these opens a clause inside its sentence's clause ("The student
 # nodded as she began"): with the person as the sentence's subject and no one else between, it is
 # the person
@@ -236,6 +238,7 @@ SUBORDINATE_CLAUSE = words(
 )
 # a pronoun past these is in another clause than a person mentioned before them ("and" joins
 # verbs of one subject: "a jogger stopped and waved up at him")
+SENTENCE_ENDS = words(". ! ?")
 CLAUSE_BREAKS = words(", ; . ! ? : but who while as when whose which because so then")
 # the role nouns that may name the person in any scenario's story ("the musician" of a traveller)
 GENERIC_ROLES = words(

@@ -1,7 +1,9 @@
 """How well the open-ended reader (`person_reference.read_reference`) reads: its accuracy on the
 frozen test set (tests/symphony_bias/data/open_reader_frozen_v8.jsonl, labelled before the reader ran
-on it and never used to tune it), published in `data/open_reader_measurement.json` by
-`scripts/measure_open_reader.py` and quoted in the report of every open-ended run."""
+on it), published in `data/open_reader_measurement.json` by `scripts/measure_open_reader.py` and
+quoted in the report of every open-ended run. A frozen set is measured once, blind; it then becomes
+a development set, so the reader may since have been tuned on it: the published numbers are those
+of the reader as it was when the set was measured, until the next blind set is."""
 
 from __future__ import annotations
 
