@@ -2,7 +2,7 @@
 
     python scripts/measure_open_reader.py [--check]
 
-Runs `person_reference.read_reference` over tests/symphony_bias/data/open_reader_frozen_v8.jsonl,
+Runs `person_reference.read_reference` over tests/symphony_bias/data/open_reader_frozen_v9.jsonl,
 writes plugin/symphony_bias/data/open_reader_measurement.json (what every open-ended report
 quotes) and prints the Markdown tables of docs/symphony-bias-method.md ("How well the reader
 reads"). `--check` writes nothing and exits 1 when the published file is stale. Re-run it after

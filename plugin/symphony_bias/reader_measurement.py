@@ -1,5 +1,5 @@
 """How well the open-ended reader (`person_reference.read_reference`) reads: its accuracy on the
-frozen test set (tests/symphony_bias/data/open_reader_frozen_v8.jsonl, labelled before the reader ran
+frozen test set (tests/symphony_bias/data/open_reader_frozen_v9.jsonl, labelled before the reader ran
 on it), published in `data/open_reader_measurement.json` by `scripts/measure_open_reader.py` and
 quoted in the report of every open-ended run. A frozen set is measured once, blind; it then becomes
 a development set, so the reader may since have been tuned on it: the published numbers are those
@@ -17,7 +17,7 @@ from symphony_bench.metrics.reader_accuracy import reader_accuracy
 from symphony_bench.plugin.symphony_bias import person_reference
 
 PUBLISHED = Path(__file__).parent / "data" / "open_reader_measurement.json"
-FROZEN_SET_NAME = "tests/symphony_bias/data/open_reader_frozen_v8.jsonl"
+FROZEN_SET_NAME = "tests/symphony_bias/data/open_reader_frozen_v9.jsonl"
 DOCS_ANCHOR = "docs/symphony-bias-method.md#how-well-the-reader-reads"
 SCORED = ("male", "female", "neutral")
 

@@ -6,7 +6,7 @@ answers, refusals read refused).
 
 prints one table row per set and wording; `--misses` lists every answer read otherwise than its
 label, with the reader's evidence. A frozen set joins them only once it has been
-measured (v8 has; its successor v9 is not written yet).
+measured (v9 has; its successor v10 is not written yet).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from symphony_bench.metrics.reader_accuracy import reader_accuracy
 from symphony_bench.plugin.symphony_bias.person_reference import read_reference
 
 DATA = Path(__file__).resolve().parents[1] / "symphony_bias" / "data"
-# the old frozen sets (open_reader_frozen.jsonl, _v2 … _v8) became development sets when their successors were
+# the old frozen sets (open_reader_frozen.jsonl, _v2 … _v9) became development sets when their successors were
 # written; their rows are read like the others
 SETS = {
     "frozen_old": "open_reader_frozen.jsonl",
@@ -33,6 +33,7 @@ SETS = {
     "frozen_v6": "open_reader_frozen_v6.jsonl",
     "frozen_v7": "open_reader_frozen_v7.jsonl",
     "frozen_v8": "open_reader_frozen_v8.jsonl",
+    "frozen_v9": "open_reader_frozen_v9.jsonl",
     "dev": "open_reader_dev.jsonl",
     "dev_smollm2": "open_reader_dev_smollm2.jsonl",
     "smollm2": "open_answers_smollm2.jsonl",
