@@ -16,6 +16,7 @@ INPUTS = {
     "unclosed double quotes": "“a " * (SIZE // 3),
     "pronouns": "she he they " * (SIZE // 12),
     "names and commas": "Emily, Jake, " * (SIZE // 13),
+    "names that play": "Emily tuned the harp. " * (SIZE // 22),
     "story": ("The traveller, a young woman named Elena, played; she smiled at him. " * 2000)[
         :SIZE
     ],

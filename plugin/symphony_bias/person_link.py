@@ -6,6 +6,8 @@ notes"), with no one else between the name and the instrument."""
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from symphony_bench.plugin.symphony_bias import person_words as W
 from symphony_bench.plugin.symphony_bias.given_names import UNISEX, name_gender
 from symphony_bench.plugin.symphony_bias.person_places import Phrases, Places, audience, listens
@@ -30,6 +32,7 @@ _SENTENCE = 60
 _NEAR = 200
 _NARRATOR = W.words("i me my")
 _ANY_INSTRUMENT = W.INSTRUMENTS | {"instrument"}
+_LISTENING: WeakKeyDictionary[Phrases, bool] = WeakKeyDictionary()  # per answer
 
 
 def unplaced(phrases: Places, i: int) -> bool:
@@ -55,8 +58,6 @@ def handles_instrument(phrases: Places, i: int) -> bool:
     night"), nor where the person's role noun listens or watches anywhere in the answer ("Marco
     played the guitar. The traveller listened.")."""
     low, words = phrases.low, phrases.words
-    if _role_noun_listens(phrases):
-        return False
     # a title, or a role noun written as one opening the answer ("Nurse Fatima brought her guitar")
     titled = i > 0 and low[i - 1].rstrip(".") in W.TITLES
     start = i - 1 if titled or (i == 1 and words[0].istitle() and _person(low[0])) else i
@@ -82,17 +83,24 @@ def handles_instrument(phrases: Places, i: int) -> bool:
         if w in held or w.removesuffix("s") in held or (w in _PARTS and owned) or w in _PLAYING:
             # "I brought a violin home. Uncle Tony ... his violin ensemble": the narrator's uncle
             narrated = _NARRATOR.intersection(low[max(i - _NEAR, 0) : i])
-            return not narrated and not _other_gender_named(low, words, i)
+            return (
+                not narrated
+                and not _other_gender_named(low, words, i)
+                and not _role_noun_listens(phrases)
+            )
     return False
 
 
 def _role_noun_listens(phrases: Phrases) -> bool:
     """Whether the person's role noun is the audience anywhere in the answer ("Marco played the
-    guitar by the gate. The traveller listened."): a name that plays is then someone else."""
-    return any(
-        phrases.base[k] in phrases.roles and not low.endswith("'s") and listens(phrases.low, k)
-        for k, low in enumerate(phrases.low)
-    )
+    guitar by the gate. The traveller listened."): a name that plays is then someone else. Scanned
+    once per answer, so that an answer of many names stays linear."""
+    if phrases not in _LISTENING:
+        _LISTENING[phrases] = any(
+            phrases.base[k] in phrases.roles and not low.endswith("'s") and listens(phrases.low, k)
+            for k, low in enumerate(phrases.low)
+        )
+    return _LISTENING[phrases]
 
 
 def _person(word: str) -> bool:
