@@ -65,6 +65,8 @@ def draws_to_oneself(between: list[str]) -> bool:
 
 
 _AUXILIARIES = W.words("had were did would could")
+# the words after an object "her", not a possessive one ("nodded at her as", "told her he")
+_BEFORE_AN_OBJECT = W.DETERMINERS | W.AFTER_OBJECT
 
 
 def they_hand_to(low: list[str]) -> bool:
@@ -195,10 +197,7 @@ class Mentions(Clauses):
         return (
             (
                 self.base[i] == "him"
-                or (
-                    self.base[i] == "her"
-                    and (not after.isalpha() or after in W.DETERMINERS | W.AFTER_OBJECT)
-                )
+                or (self.base[i] == "her" and (not after.isalpha() or after in _BEFORE_AN_OBJECT))
             )
             and at in self.person_roles
             and max(e.unknown_at, e.last_other) < at
